@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uflush.h - the public API of uflush, a userspace page cache whose flusher
+ * threads implement the Linux kernel's writeback algorithms.
+ *
+ * Objects:
+ *   struct uf_cache  one page pool and one dirty domain ("memory"), with its
+ *                    /proc/sys/vm tunables and its flush policy
+ *   struct uf_dev    a block device (or a file standing in for one) in a
+ *                    cache: one backing_dev_info, one flusher thread
+ *   struct uf_file   an "inode": a byte range of a device, with its pages
+ *   struct uf_page   one cached page, for zero-copy use by a buffer pool
+ *
+ * Conventions: functions return 0 (or a byte count) on success and a
+ * negative errno on failure, and a failed call changes nothing.  Handles
+ * are opaque.  All calls are thread-safe unless noted.
+ *
+ * Errors common to all calls: -EINVAL for a NULL or malformed argument,
+ * -EBADF for a handle that is closed.
+ */
+#ifndef UFLUSH_H
+#define UFLUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct uf_cache;
+struct uf_dev;
+struct uf_file;
+struct uf_page;
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+
+/*
+ * Where uflush's messages go (which I/O engine a device uses, fallbacks,
+ * write errors).  level is a syslog level (3 = error ... 7 = debug).
+ * Without a callback, messages up to level 5 (or $UFLUSH_LOGLEVEL) go to
+ * stderr.  Pass NULL to restore that.
+ */
+typedef void (*uf_log_fn_t)(void *priv, int level, const char *msg);
+void uf_set_log_fn(uf_log_fn_t fn, void *priv);
+
+/* ------------------------------------------------------------------ */
+/* Cache                                                               */
+
+/*
+ * Configuration of a cache.  Fill with uf_cache_config_init(), then change
+ * what you need.  The tunables mirror /proc/sys/vm and default to the
+ * kernel's values; as in the kernel, setting a *_bytes value makes it win
+ * over the matching *_ratio (ratios are percent of the pool).
+ */
+struct uf_cache_config {
+	size_t nr_pages;		/* 4 KiB frames in the pool (65536) */
+	const char *policy;		/* flush policy spec; NULL = default */
+	unsigned int hz;		/* jiffies per second (1000); see below */
+	unsigned int max_io_pages;	/* pages merged into one write (256) */
+
+	unsigned int dirty_ratio;		/* 20 */
+	unsigned int dirty_background_ratio;	/* 10 */
+	unsigned long dirty_bytes;		/* 0 */
+	unsigned long dirty_background_bytes;	/* 0 */
+	unsigned int dirty_expire_centisecs;	/* 3000 */
+	unsigned int dirty_writeback_centisecs;	/* 500; 0 = no kupdate */
+
+	const char *trace_path;		/* write tracepoints here; NULL = off */
+};
+
+int uf_cache_config_init(struct uf_cache_config *cfg);
+
+/*
+ * Open a cache: allocates the whole frame pool up front.  hz is process
+ * wide (jiffies are one clock): a second cache must use the same value or
+ * gets -EINVAL.
+ */
+int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
+
+/* Write back everything, stop the flushers, close all devices and files,
+ * free the pool.  Returns the first writeback error, if any (the cache is
+ * closed either way). */
+int uf_cache_close(struct uf_cache *cache);
+
+/*
+ * Change a tunable at run time by its /proc/sys/vm name ("dirty_ratio",
+ * "dirty_background_bytes", "dirty_writeback_centisecs", ...).  Unknown
+ * name: -ENOENT.
+ */
+int uf_cache_set_tunable(struct uf_cache *cache, const char *name,
+			 unsigned long value);
+int uf_cache_get_tunable(struct uf_cache *cache, const char *name,
+			 unsigned long *value);
+
+/* Write back and wait for everything dirty in the cache, then flush every
+ * device's volatile cache (sync(2)). */
+int uf_sync(struct uf_cache *cache);
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+
+/* What a shaping wrapper does to a device's I/O (UF_DEV_SHAPED). */
+struct uf_io_shape {
+	uint64_t bw_bytes_per_sec;	/* 0 = unlimited */
+	uint32_t latency_us;		/* added to every request */
+	uint64_t eio_offset;		/* requests touching [eio_offset, */
+	uint64_t eio_len;		/*  +eio_len) fail with -EIO (0 = off) */
+	uint32_t eio_ops;		/* bitmask of 1 << op (0 read, 1 write,
+					 * 2 flush); 0 = writes only */
+	uint32_t eio_every_nth;		/* every Nth request fails (0 = off) */
+};
+
+#define UF_DEV_FORCE	(1u << 0)	/* open even if mounted or busy */
+#define UF_DEV_SHAPED	(1u << 2)	/* put the shaping wrapper in */
+
+struct uf_dev_config {
+	const char *engine;		/* "io_uring" (default), "libaio",
+					 * "psync"; falls back if unavailable */
+	unsigned int queue_depth;	/* 0 = 64 */
+	unsigned int flags;		/* UF_DEV_* */
+};
+
+/*
+ * Add a device to a cache and start its flusher thread.  The device is
+ * opened O_DIRECT (and O_EXCL for a block device).  -EBUSY: mounted, swap,
+ * or held by someone else (UF_DEV_FORCE overrides); -ENOENT; -ENODEV not a
+ * block device or regular file; -EINVAL the path cannot do O_DIRECT.
+ */
+int uf_dev_open(struct uf_cache *cache, const char *path,
+		const struct uf_dev_config *cfg, struct uf_dev **out);
+
+/* Stop the flusher and close the device.  -EBUSY while files are open. */
+int uf_dev_close(struct uf_dev *dev);
+
+int uf_dev_set_shape(struct uf_dev *dev, const struct uf_io_shape *shape);
+int uf_dev_stall(struct uf_dev *dev, unsigned int ms);
+
+/*
+ * Hold the device's superblock s_umount for writing, as an unmount or
+ * remount would: while held, the flusher's grab_super_passive() fails for
+ * this device's inodes.  For reproducing the seeds' stuck cases.
+ */
+int uf_dev_hold_umount(struct uf_dev *dev);
+int uf_dev_release_umount(struct uf_dev *dev);
+
+/* ------------------------------------------------------------------ */
+/* Files (inodes)                                                      */
+
+/* i_state dirty bits, with the kernel's values. */
+#define UF_I_DIRTY_SYNC		(1u << 0)
+#define UF_I_DIRTY_DATASYNC	(1u << 1)
+
+/* Which writeback is asking, for uf_file_ops.writepages_veto. */
+enum uf_wb_kind {
+	UF_WB_KUPDATE = 1,	/* periodic: for_kupdate */
+	UF_WB_BACKGROUND,	/* for_background */
+	UF_WB_OTHER_NONE,	/* other WB_SYNC_NONE work (e.g. writeback_inodes_sb) */
+	UF_WB_SYNC,		/* WB_SYNC_ALL: fsync, sync */
+};
+
+/*
+ * What the embedder supplies for its files; every member is optional.
+ *
+ * write_inode: write the file's metadata (called when the inode is dirty
+ *   with UF_I_DIRTY_SYNC/DATASYNC).  sync is 1 for data integrity
+ *   (WB_SYNC_ALL).  Return 0, -EAGAIN ("a lock is held, try later": the
+ *   inode stays dirty, as XFS did), or another -errno.
+ * writepages_veto: return non-zero to decline writing pages for this kind
+ *   of writeback; the pages stay dirty (as btrfs declined kupdate for its
+ *   btree inode).  Never consulted for UF_WB_SYNC... unless it returns
+ *   non-zero then too, in which case fsync returns -EAGAIN.
+ */
+struct uf_file_ops {
+	int (*write_inode)(struct uf_file *file, void *priv, int sync);
+	int (*writepages_veto)(struct uf_file *file, void *priv,
+			       enum uf_wb_kind kind);
+};
+
+/*
+ * Open a file: the byte range [dev_offset, dev_offset + length) of the
+ * device, named by ino (unique per device).  dev_offset must be a multiple
+ * of 4096; length is rounded up to a multiple of 4096 and must fit in the
+ * device.  -EEXIST ino in use; -EBUSY range overlaps an open file; -ERANGE
+ * outside the device.
+ */
+int uf_file_open(struct uf_dev *dev, uint64_t ino, uint64_t dev_offset,
+		 uint64_t length, const struct uf_file_ops *ops, void *priv,
+		 struct uf_file **out);
+
+/* Write back and drop the file's pages, then close it.  Returns a
+ * writeback error not yet reported by fsync, if any. */
+int uf_file_close(struct uf_file *file);
+
+/*
+ * Read and write through the cache.  Any alignment and length.  A write past
+ * the file's length fails with -EFBIG and writes nothing; a read past it is
+ * short.  A partial-page write reads the rest of the page from the device
+ * first.  Writers may be throttled when the cache is over its dirty limit.
+ */
+ssize_t uf_pwrite(struct uf_file *file, const void *buf, size_t len,
+		  uint64_t offset);
+ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
+		 uint64_t offset);
+
+/*
+ * Make the file durable: write and wait for its dirty pages (WB_SYNC_ALL),
+ * write its inode (fdatasync: only if I_DIRTY_DATASYNC), flush the device's
+ * volatile cache.  A write error since the last fsync of this file is
+ * returned once as -EIO (the kernel's errseq rule).
+ */
+int uf_fsync(struct uf_file *file);
+int uf_fdatasync(struct uf_file *file);
+
+/* Mark the file's metadata dirty (UF_I_DIRTY_SYNC | UF_I_DIRTY_DATASYNC):
+ * __mark_inode_dirty(); the flusher calls ops->write_inode later. */
+int uf_file_mark_inode_dirty(struct uf_file *file, unsigned int flags);
+
+/* ------------------------------------------------------------------ */
+/* Pages: zero-copy access for buffer pools                            */
+
+#define UF_PAGE_NOREAD	(1u << 0)	/* on a miss, don't read the device:
+					 * the page starts zeroed */
+#define UF_PAGE_NOCREATE (1u << 1)	/* only find a cached page (-ENOENT) */
+#define UF_PAGE_WRITE	(1u << 2)	/* return it locked and not under
+					 * writeback, ready to modify */
+
+/*
+ * Find or create page `index` of the file and take a reference.  Without
+ * UF_PAGE_WRITE the data may be read but not changed; with it, the page is
+ * locked (other writers and writeback wait) until uf_page_put().  May
+ * sleep for a free frame.  -EFBIG index past the file; -ENOMEM no frame
+ * could be freed; -EIO the read failed.
+ */
+int uf_page_get(struct uf_file *file, unsigned long index, unsigned int flags,
+		struct uf_page **out);
+void *uf_page_data(struct uf_page *page);	/* 4096 bytes, aligned */
+/* Mark a page obtained with UF_PAGE_WRITE dirty (set_page_dirty). */
+int uf_page_set_dirty(struct uf_page *page);
+/* Unlock if locked, drop the reference; the caller may then be throttled. */
+int uf_page_put(struct uf_page *page);
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+
+/* One device: what the kernel's /sys/kernel/debug/bdi/<dev>/stats shows,
+ * plus totals.  Sizes in KiB as there; counts of inodes per list. */
+struct uf_dev_stats {
+	unsigned long bdi_writeback_kb;
+	unsigned long bdi_reclaimable_kb;
+	unsigned long bdi_dirty_thresh_kb;
+	unsigned long dirty_thresh_kb;
+	unsigned long background_thresh_kb;
+	unsigned long bdi_dirtied_kb;
+	unsigned long bdi_written_kb;
+	unsigned long bdi_write_bandwidth_kbps;
+	unsigned long b_dirty;
+	unsigned long b_io;
+	unsigned long b_more_io;
+	unsigned long b_more_io_wait;
+	unsigned long state;		/* BDI_* bits */
+	unsigned long write_errors;	/* failed write requests */
+	unsigned long works_done;	/* wb_writeback works run */
+};
+
+struct uf_cache_stats {
+	unsigned long nr_pages;		/* frames in the pool */
+	unsigned long nr_free;
+	unsigned long nr_file_pages;	/* cached */
+	unsigned long nr_dirty;
+	unsigned long nr_writeback;
+	unsigned long nr_dirtied;	/* total pages ever dirtied */
+	unsigned long nr_written;	/* total pages ever written */
+	unsigned long dirty_thresh;	/* pages */
+	unsigned long background_thresh;
+	unsigned long write_errors;
+};
+
+int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);
+int uf_cache_stats(struct uf_cache *cache, struct uf_cache_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UFLUSH_H */

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io/io.h - block devices and the I/O engines behind them.
+ *
+ * A struct uf_bdev is one opened device (a block device, or a regular file
+ * standing in for one), opened with O_DIRECT, with one submission queue of a
+ * fixed depth served by one engine: io_uring (default), libaio or psync.
+ * An optional shaping wrapper sits between the queue and the engine.
+ *
+ * Requests are asynchronous: uf_bdev_submit() hands a batch to the engine and
+ * returns; each request's ->end_io() runs once, later, on the engine's
+ * completion thread.  Every function returns 0 (or a count) on success and a
+ * negative errno on failure; nothing here aborts the process.
+ *
+ * Errors a caller can get from every call:
+ *   -EBADF   handle not open (never opened, or closed)
+ *   -EINVAL  bad argument: NULL, misaligned buffer/offset/length, empty iovec
+ *   -ERANGE  the request reaches past the end of the device
+ * and from uf_bdev_open():
+ *   -ENOENT  no such path
+ *   -EBUSY   block device mounted or held open exclusively elsewhere
+ *            (pass UF_BDEV_FORCE to open it anyway)
+ *   -EINVAL  the path cannot do O_DIRECT (e.g. on a filesystem without it)
+ *   -ENODEV  not a block device nor a regular file
+ *   -ENOSYS  no engine could be set up
+ */
+#ifndef UF_IO_H
+#define UF_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/uio.h>
+
+#include "uflush.h"
+
+enum uf_io_op {
+	UF_IO_READ,
+	UF_IO_WRITE,
+	UF_IO_FLUSH,		/* flush the device's volatile write cache */
+};
+
+struct uf_io_req;
+typedef void (*uf_io_end_t)(struct uf_io_req *req, int res);
+
+/*
+ * One request: a contiguous device byte range [offset, offset+len) moved
+ * to/from nr_iov buffers, which need not be contiguous in memory (a run of
+ * page frames).  Filled by the caller; the fields under "owned by the I/O
+ * layer" must not be touched while the request is in flight.
+ *
+ * ->end_io(req, res) is called exactly once: res is the byte count (always
+ * the full length: a short transfer is reported as -EIO) or a negative errno.
+ * It runs on the engine's completion thread, so it must not sleep and must
+ * not submit to the same device (the queue may be full, and only this
+ * thread can make room).
+ */
+struct uf_io_req {
+	enum uf_io_op op;
+	uint64_t offset;
+	const struct iovec *iov;
+	unsigned int nr_iov;
+	uf_io_end_t end_io;
+	void *private;
+
+	/* owned by the I/O layer while in flight */
+	size_t len;
+	uint64_t submit_ns;
+	struct uf_io_req *next;
+};
+
+/* ------------------------------------------------------------------ */
+/* Engines                                                             */
+
+struct uf_io_queue;
+
+/*
+ * An engine moves requests between a queue and the kernel.  ->setup() may
+ * return -ENOSYS/-EPERM/... to let uf_bdev_open() fall back to the next
+ * engine.  ->submit() gets a batch that always fits in the free slots of the
+ * queue (the common layer waits for room before calling it) and must hand it
+ * to the kernel in as few system calls as it can.  A completion is reported
+ * with uf_io_complete(q, req, res) from whatever thread reaps it.
+ * ->teardown() is called with no request in flight.
+ */
+struct uf_io_engine {
+	const char *name;
+	int (*setup)(struct uf_io_queue *q);
+	void (*teardown)(struct uf_io_queue *q);
+	int (*submit)(struct uf_io_queue *q, struct uf_io_req **reqs,
+		      unsigned int nr);
+};
+
+extern const struct uf_io_engine uf_io_uring_engine;
+extern const struct uf_io_engine uf_libaio_engine;
+extern const struct uf_io_engine uf_psync_engine;
+extern const struct uf_io_engine uf_shape_engine;
+
+/*
+ * The queue an engine serves.  The common layer (io/blkdev.c) owns lock,
+ * inflight and the room wait; the engine owns engine_data.  complete() is
+ * where the engine delivers a result: uf_io_complete, unless a wrapping
+ * engine (shape) pointed its inner queue's complete() at itself.  Such an
+ * inner queue keeps no slot count: each of its requests holds a slot of the
+ * outer queue, which has the same depth.
+ */
+struct uf_io_queue {
+	const struct uf_io_engine *engine;
+	int fd;
+	unsigned int depth;
+	void *engine_data;
+	const struct uf_io_engine *inner; /* wrapping engines: what they wrap */
+	void (*complete)(struct uf_io_queue *q, struct uf_io_req *req,
+			 int res);
+
+	pthread_mutex_t lock;
+	pthread_cond_t room;	/* signalled when inflight drops */
+	unsigned int inflight;
+	unsigned int waiters;
+};
+
+/* Deliver a result: normalises short transfers to -EIO, frees the slot,
+ * then calls req->end_io.  Engines call q->complete(), which is this unless
+ * the queue is wrapped. */
+void uf_io_complete(struct uf_io_queue *q, struct uf_io_req *req, int res);
+
+/* Queue helpers, also for wrapping engines (shape): set up / tear down a
+ * queue of the given engine over fd; for a wrapping engine set q->inner
+ * before init.  uf_io_queue_submit waits for room, then calls the engine. */
+int uf_io_queue_init(struct uf_io_queue *q, const struct uf_io_engine *e,
+		     int fd, unsigned int depth);
+void uf_io_queue_exit(struct uf_io_queue *q);
+int uf_io_queue_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
+		       unsigned int nr);
+void uf_io_queue_drain(struct uf_io_queue *q);
+
+/* Look an engine up by name ("io_uring", "libaio", "psync"). */
+const struct uf_io_engine *uf_io_engine_find(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Shaping (io/shape.c)                                                */
+
+/* struct uf_io_shape is public: include/uflush.h. */
+
+/* ------------------------------------------------------------------ */
+/* Devices (io/blkdev.c)                                               */
+
+struct uf_bdev;
+
+#define UF_BDEV_FORCE		(1u << 0) /* open even if mounted/busy */
+#define UF_BDEV_NO_FALLBACK	(1u << 1) /* fail instead of another engine */
+#define UF_BDEV_SHAPED		(1u << 2) /* put the shaping wrapper in */
+
+struct uf_bdev_config {
+	const char *engine;		/* NULL = "io_uring" */
+	unsigned int queue_depth;	/* 0 = 64 */
+	unsigned int flags;		/* UF_BDEV_* */
+	const struct uf_io_shape *shape; /* initial shape (implies SHAPED) */
+};
+
+void uf_bdev_config_init(struct uf_bdev_config *cfg);
+int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
+		 struct uf_bdev **out);
+int uf_bdev_close(struct uf_bdev *bdev);
+
+/* Properties.  Size in bytes; logical block size in bytes (BLKSSZGET for a
+ * block device, the direct-I/O alignment for a file). */
+int uf_bdev_size(struct uf_bdev *bdev, uint64_t *size);
+int uf_bdev_block_size(struct uf_bdev *bdev, unsigned int *lbs);
+const char *uf_bdev_engine_name(struct uf_bdev *bdev);
+const char *uf_bdev_path(struct uf_bdev *bdev);
+bool uf_bdev_is_blockdev(struct uf_bdev *bdev);
+
+/*
+ * Submit a batch.  Each request is checked first (alignment, range); if any
+ * is bad, none is submitted and the error is returned.  Blocks (sleeping,
+ * not spinning) while the queue is full.  Returns 0 once all are queued.
+ */
+int uf_bdev_submit(struct uf_bdev *bdev, struct uf_io_req **reqs,
+		   unsigned int nr);
+
+/* Synchronous helpers built on submit: return bytes or -errno. */
+ssize_t uf_bdev_rw(struct uf_bdev *bdev, enum uf_io_op op, uint64_t offset,
+		   const struct iovec *iov, unsigned int nr_iov);
+ssize_t uf_bdev_pread(struct uf_bdev *bdev, void *buf, size_t len,
+		      uint64_t offset);
+ssize_t uf_bdev_pwrite(struct uf_bdev *bdev, const void *buf, size_t len,
+		       uint64_t offset);
+int uf_bdev_flush(struct uf_bdev *bdev);
+/* Wait until no request of this device is in flight. */
+int uf_bdev_drain(struct uf_bdev *bdev);
+
+/* Shaping: only on devices opened with UF_BDEV_SHAPED (else -EINVAL). */
+int uf_bdev_set_shape(struct uf_bdev *bdev, const struct uf_io_shape *shape);
+/* Hold every completion of this device for ms milliseconds from now. */
+int uf_bdev_stall(struct uf_bdev *bdev, unsigned int ms);
+
+/* Shape engine hooks used by blkdev.c (io/shape.c). */
+int uf_shape_set(struct uf_io_queue *q, const struct uf_io_shape *shape);
+int uf_shape_stall(struct uf_io_queue *q, unsigned int ms);
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC). */
+uint64_t uf_now_ns(void);
+
+#endif /* UF_IO_H */

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/testutil.h - helpers shared by the criterion tests.
+ *
+ * - tu_fill()/tu_check(): a pattern that depends on a seed and on the
+ *   *device* offset of every byte, so data landing at the wrong place or a
+ *   stale block from an earlier write is told apart from the right data;
+ * - tu_alloc(): zeroed, page-aligned buffers for O_DIRECT;
+ * - tu_raw_read()/tu_raw_write(): plain open(O_DIRECT)+pread/pwrite on the
+ *   device, bypassing uflush, to verify (and prepare) what is on the disk;
+ * - tu_dev(): a scratch device (loop with dio=1, or a file) that is
+ *   destroyed by tu_fini(), with the test skipped, reason printed, when the
+ *   kind asked for cannot be had;
+ * - struct tu_batch/tu_io: asynchronous requests whose end_io records the
+ *   result, and a bounded wait for them (a lost completion fails the test
+ *   instead of hanging it).
+ *
+ * Tests that use tu_dev(), tu_open() or tu_mount_ramfs() set .fini = tu_fini.
+ * cr_skip_test() exits without running .fini, so skip with tu_skip().
+ * Never assert on a thread other than the test's own (the completion thread
+ * included): criterion aborts a test by longjmp.
+ */
+#ifndef UF_TESTUTIL_H
+#define UF_TESTUTIL_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "testdev.h"
+
+#define TU_PAGE		4096u
+#define TU_DEV_SIZE	(64ull << 20)
+#define TU_MAX_IOV	16
+#define TU_WAIT_MS	30000
+
+enum tu_kind {
+	TU_LOOP,	/* loop device with direct I/O; skip if none */
+	TU_FILE,	/* plain file opened O_DIRECT */
+};
+
+/* One test's resources, released by tu_fini() whatever happened. */
+static struct {
+	struct uf_testdev td;
+	struct uf_bdev *bdev;
+	char ramfs[256];
+	char mnt[256];
+} tu __attribute__((unused));
+
+static inline void tu_fini(void)
+{
+	if (tu.bdev)
+		uf_bdev_close(tu.bdev);
+	tu.bdev = NULL;
+	if (tu.mnt[0]) {
+		if (umount(tu.mnt))
+			umount2(tu.mnt, MNT_DETACH);
+		rmdir(tu.mnt);
+		tu.mnt[0] = '\0';
+	}
+	uf_testdev_destroy(&tu.td);
+	if (tu.ramfs[0]) {
+		if (umount(tu.ramfs))
+			umount2(tu.ramfs, MNT_DETACH);
+		rmdir(tu.ramfs);
+		tu.ramfs[0] = '\0';
+	}
+}
+
+#define tu_skip(...)					\
+	do {						\
+		tu_fini();				\
+		cr_skip_test(__VA_ARGS__);		\
+	} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Patterns and buffers                                                */
+
+static inline uint64_t tu_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* The byte the pattern of seed puts at device offset off. */
+static inline uint8_t tu_byte(uint64_t off, uint32_t seed)
+{
+	uint64_t w = tu_mix(((uint64_t)seed << 40) ^ (off >> 3));
+
+	return (uint8_t)(w >> ((off & 7) * 8));
+}
+
+static inline void tu_fill(void *buf, size_t len, uint64_t dev_off,
+			   uint32_t seed)
+{
+	uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = tu_byte(dev_off + i, seed);
+}
+
+/* Index of the first byte that differs from the pattern, or -1. */
+static inline long tu_check(const void *buf, size_t len, uint64_t dev_off,
+			    uint32_t seed)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != tu_byte(dev_off + i, seed))
+			return (long)i;
+	return -1;
+}
+
+static inline void *tu_alloc(size_t len)
+{
+	void *p = NULL;
+
+	cr_assert_eq(posix_memalign(&p, TU_PAGE, len), 0,
+		     "posix_memalign(%zu) failed", len);
+	memset(p, 0, len);
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The raw device, not through uflush                                  */
+
+static inline int tu_raw_io(const char *path, bool write, uint64_t off,
+			    void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		if (write)
+			n = pwrite(fd, (char *)buf + done, len - done,
+				   (off_t)(off + done));
+		else
+			n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (write && !err && fdatasync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static inline int tu_raw_read(const char *path, uint64_t off, void *buf,
+			      size_t len)
+{
+	return tu_raw_io(path, false, off, buf, len);
+}
+
+/* Put the pattern of seed on [off, off+len) of the raw device. */
+static inline void tu_raw_fill(const char *path, uint64_t off, size_t len,
+			       uint32_t seed)
+{
+	void *buf = tu_alloc(len);
+	int ret;
+
+	tu_fill(buf, len, off, seed);
+	ret = tu_raw_io(path, true, off, buf, len);
+	free(buf);
+	cr_assert_eq(ret, 0, "raw write of %s [%llu,+%zu): %s", path,
+		     (unsigned long long)off, len, strerror(-ret));
+}
+
+/* Read [off, off+len) of the raw device and demand the pattern of seed. */
+static inline void tu_raw_expect(const char *path, uint64_t off, size_t len,
+				 uint32_t seed, const char *what)
+{
+	void *buf = tu_alloc(len);
+	long bad;
+	int ret;
+
+	ret = tu_raw_read(path, off, buf, len);
+	if (ret) {
+		free(buf);
+		cr_assert_fail("%s: raw read of %s [%llu,+%zu): %s", what,
+			       path, (unsigned long long)off, len,
+			       strerror(-ret));
+	}
+	bad = tu_check(buf, len, off, seed);
+	if (bad >= 0) {
+		uint8_t got = ((uint8_t *)buf)[bad];
+
+		free(buf);
+		cr_assert_fail("%s: %s differs at device offset %llu: 0x%02x, want 0x%02x (seed %u)",
+			       what, path, (unsigned long long)off +
+			       (unsigned long long)bad, got,
+			       tu_byte(off + (uint64_t)bad, seed), seed);
+	}
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+
+static inline const char *tu_kind_name(enum tu_kind kind)
+{
+	return kind == TU_LOOP ? "loop" : "file";
+}
+
+static inline int tu_try_dev(enum tu_kind kind, uint64_t size,
+			     const char *dir)
+{
+	unsigned int flags = kind == TU_FILE ? UF_TESTDEV_FILE_ONLY
+				: UF_TESTDEV_NO_FALLBACK;
+	int ret;
+
+	if (!dir)
+		return uf_testdev_create(size, flags, &tu.td);
+	setenv("UFLUSH_TESTDIR", dir, 1);
+	ret = uf_testdev_create(size, flags, &tu.td);
+	unsetenv("UFLUSH_TESTDIR");
+	return ret;
+}
+
+static inline const char *tu_dev_check(enum tu_kind kind, int ret)
+{
+	char why[sizeof(tu.td.why_not_loop)];
+
+	if (ret && kind == TU_LOOP) {
+		snprintf(why, sizeof(why), "%s", tu.td.why_not_loop);
+		tu_skip("no loop device with direct I/O (%s): %s",
+			strerror(-ret), why);
+	}
+	cr_assert_eq(ret, 0, "uf_testdev_create(%s): %s (%s)",
+		     tu_kind_name(kind), strerror(-ret), tu.td.why_not_loop);
+	cr_assert_eq(tu.td.is_loop, kind == TU_LOOP);
+	return tu.td.path;
+}
+
+/* A scratch device of the kind asked for, in tu.td; skips if impossible. */
+static inline const char *tu_dev(enum tu_kind kind, uint64_t size)
+{
+	return tu_dev_check(kind, tu_try_dev(kind, size, NULL));
+}
+
+/*
+ * The same, backed by memory (tmpfs, which takes O_DIRECT since Linux 6.6)
+ * unless $UFLUSH_TESTDIR says where: for tests that time the shaping and
+ * queueing code, which must not measure a host disk that other jobs keep
+ * busy.  Falls back to tu_dev() where tmpfs cannot do it.
+ */
+static inline const char *tu_dev_mem(enum tu_kind kind, uint64_t size)
+{
+	const char *env = getenv("UFLUSH_TESTDIR");
+	struct statvfs sv;
+
+	/* room for this and a parallel job's device, written in full */
+	if ((!env || !*env) && !statvfs("/dev/shm", &sv) &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize >= 4 * size &&
+	    !access("/dev/shm", W_OK) && !tu_try_dev(kind, size, "/dev/shm"))
+		return tu_dev_check(kind, 0);
+	return tu_dev(kind, size);
+}
+
+/*
+ * Open tu.td's device with engine (no fallback) into tu.bdev.  An engine
+ * the kernel refuses (io_uring disabled in a container) skips the test.
+ */
+static inline struct uf_bdev *tu_open(const char *engine, unsigned int qd,
+				      unsigned int flags,
+				      const struct uf_io_shape *shape)
+{
+	struct uf_bdev_config cfg;
+	int ret;
+
+	uf_bdev_config_init(&cfg);
+	cfg.engine = engine;
+	if (qd)
+		cfg.queue_depth = qd;
+	cfg.flags |= UF_BDEV_NO_FALLBACK | flags;
+	cfg.shape = shape;
+	ret = uf_bdev_open(tu.td.path, &cfg, &tu.bdev);
+	if (ret == -ENOSYS || ret == -EPERM)
+		tu_skip("engine %s unavailable here: %s", engine,
+			strerror(-ret));
+	cr_assert_eq(ret, 0, "uf_bdev_open(%s, %s): %s", tu.td.path,
+		     engine, strerror(-ret));
+	cr_assert_str_eq(uf_bdev_engine_name(tu.bdev), engine);
+	return tu.bdev;
+}
+
+/* Mount a ramfs (no direct I/O) in a fresh directory; -errno if not. */
+static inline int tu_mount_ramfs(void)
+{
+	snprintf(tu.ramfs, sizeof(tu.ramfs), "/var/tmp/uflush-ramfs.XXXXXX");
+	if (!mkdtemp(tu.ramfs)) {
+		tu.ramfs[0] = '\0';
+		return -errno;
+	}
+	if (mount("uflush-test", tu.ramfs, "ramfs", 0, "size=16m")) {
+		int err = -errno;
+
+		rmdir(tu.ramfs);
+		tu.ramfs[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous requests                                               */
+
+struct tu_batch {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int nr_done;
+	unsigned int nr_dup;	/* end_io called again on a finished req */
+};
+
+struct tu_io {
+	struct uf_io_req req;
+	struct iovec iov[TU_MAX_IOV];
+	struct tu_batch *batch;
+	bool done;
+	int res;
+	uint64_t done_ns;
+};
+
+static inline void tu_batch_init(struct tu_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+}
+
+static inline void tu_end_io(struct uf_io_req *req, int res)
+{
+	struct tu_io *io = req->private;
+	struct tu_batch *b = io->batch;
+
+	pthread_mutex_lock(&b->lock);
+	if (io->done)
+		b->nr_dup++;
+	io->done = true;
+	io->res = res;
+	io->done_ns = uf_now_ns();
+	b->nr_done++;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* Prepare io for op on [off, ...) over the given buffers. */
+static inline void tu_io_init(struct tu_io *io, struct tu_batch *b,
+			      enum uf_io_op op, uint64_t off,
+			      void *const *bufs, const size_t *lens,
+			      unsigned int nr)
+{
+	unsigned int i;
+
+	memset(io, 0, sizeof(*io));
+	cr_assert(nr <= TU_MAX_IOV);
+	for (i = 0; i < nr; i++) {
+		io->iov[i].iov_base = bufs[i];
+		io->iov[i].iov_len = lens[i];
+	}
+	io->batch = b;
+	io->req.op = op;
+	io->req.offset = off;
+	io->req.iov = io->iov;
+	io->req.nr_iov = nr;
+	io->req.end_io = tu_end_io;
+	io->req.private = io;
+}
+
+/* Wait until nr requests of b completed; 0, or -ETIMEDOUT after ms. */
+static inline int tu_batch_wait(struct tu_batch *b, unsigned int nr,
+				unsigned int ms)
+{
+	struct timespec ts;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&b->lock);
+	while (b->nr_done < nr && !ret)
+		ret = pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	if (b->nr_done >= nr)
+		ret = 0;
+	pthread_mutex_unlock(&b->lock);
+	return ret ? -ETIMEDOUT : 0;
+}
+
+static inline double tu_ms_since(uint64_t t0)
+{
+	return (double)(uf_now_ns() - t0) / 1e6;
+}
+
+/*
+ * One Test() per engine and device kind, each calling fn(engine, kind);
+ * a test that uses several engines names them in its own name.
+ */
+#define TU_ENGINE_TESTS(suite, name, fn, ...)				\
+	Test(suite, name##_io_uring_loop, .fini = tu_fini, ##__VA_ARGS__) \
+	{ fn("io_uring", TU_LOOP); }					\
+	Test(suite, name##_io_uring_file, .fini = tu_fini, ##__VA_ARGS__) \
+	{ fn("io_uring", TU_FILE); }					\
+	Test(suite, name##_libaio_loop, .fini = tu_fini, ##__VA_ARGS__)	\
+	{ fn("libaio", TU_LOOP); }					\
+	Test(suite, name##_libaio_file, .fini = tu_fini, ##__VA_ARGS__)	\
+	{ fn("libaio", TU_FILE); }					\
+	Test(suite, name##_psync_loop, .fini = tu_fini, ##__VA_ARGS__)	\
+	{ fn("psync", TU_LOOP); }					\
+	Test(suite, name##_psync_file, .fini = tu_fini, ##__VA_ARGS__)	\
+	{ fn("psync", TU_FILE); }
+
+#endif /* UF_TESTUTIL_H */
