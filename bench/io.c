@@ -22,6 +22,7 @@
  * A scratch device is written once in full before the runs, so that no run
  * pays for allocating blocks in the sparse backing file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -102,7 +103,8 @@ struct io_cell {
 	unsigned int batch;
 	unsigned int nu, nf;
 	double u_mbs[IO_MAX_REPS], u_iops[IO_MAX_REPS], u_cpu[IO_MAX_REPS];
-	double u_batch[IO_MAX_REPS];
+	double u_batch[IO_MAX_REPS], u_csw[IO_MAX_REPS];
+	int engine_threads;		/* threads the engine started */
 	double f_mbs[IO_MAX_REPS], f_iops[IO_MAX_REPS], f_cpu[IO_MAX_REPS];
 };
 
@@ -163,6 +165,7 @@ struct io_run {
 	double iops;
 	double cpu;			/* % of one CPU, all our threads */
 	double avg_batch;		/* requests per refill */
+	double csw_per_io;		/* context switches per request */
 	uint64_t bytes;
 	double secs;
 };
@@ -331,13 +334,15 @@ static int load_drain(struct io_load *ld)
 	return err;
 }
 
-static double cpu_seconds(void)
+/* CPU seconds and context switches of all threads of the process. */
+static void usage_now(double *cpu, uint64_t *csw)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	*cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	*csw = ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /* Refill loop: resubmit completed batches until the deadline. */
@@ -372,28 +377,30 @@ static int load_loop(struct io_load *ld, uint64_t deadline)
 static int load_run(struct io_load *ld, uint64_t ns, struct io_run *run)
 {
 	unsigned int i, n = ld->qd;
-	uint64_t t0, t1;
-	double c0;
+	uint64_t t0, t1, csw0, csw1;
+	double c0, c1;
 	int err, derr;
 
 	if (ld->to_issue < n)
 		n = ld->to_issue;
 	for (i = 0; i < n; i++)
 		ld->reqs[i] = &ld->slots[i].req;
-	c0 = cpu_seconds();
+	usage_now(&c0, &csw0);
 	t0 = uf_now_ns();
 	err = load_submit(ld, n);
 	if (!err)
 		err = load_loop(ld, t0 + ns);
 	derr = load_drain(ld);
 	t1 = uf_now_ns();
+	usage_now(&c1, &csw1);
 	memset(run, 0, sizeof(*run));
 	run->secs = (t1 - t0) / 1e9;
 	run->bytes = ld->bytes;
 	run->mbs = ld->bytes / 1e6 / run->secs;
 	run->iops = ld->ios / run->secs;
-	run->cpu = (cpu_seconds() - c0) / run->secs * 100;
+	run->cpu = (c1 - c0) / run->secs * 100;
 	run->avg_batch = ld->refills ? (double)ld->refilled / ld->refills : 0;
+	run->csw_per_io = ld->ios ? (double)(csw1 - csw0) / ld->ios : 0;
 	return err ? err : derr;
 }
 
@@ -475,6 +482,22 @@ static int open_dev(struct io_bench *b, const char *engine,
 	return err;
 }
 
+/* Threads of this process, to see how many an engine starts; -1 if unknown. */
+static int count_threads(void)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 /*
  * A failure to open on the first rep means the engine cannot be set up
  * here: the row is skipped.  Later it is an error.
@@ -483,9 +506,12 @@ static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 {
 	struct uf_bdev *bdev;
 	struct io_load ld;
-	int err;
+	int err, threads;
 
+	threads = count_threads();
 	err = open_dev(b, c->engine, c->pat->qd, UF_BDEV_NO_FALLBACK, &bdev);
+	if (!err && threads >= 0 && count_threads() >= threads)
+		c->engine_threads = count_threads() - threads;
 	if (err) {
 		snprintf(c->why, sizeof(c->why), "cannot set up %s on %s: %s",
 			 c->engine, b->t.path, strerror(-err));
@@ -614,6 +640,7 @@ static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
 	c->u_iops[c->nu] = u.iops;
 	c->u_cpu[c->nu] = u.cpu;
 	c->u_batch[c->nu] = u.avg_batch;
+	c->u_csw[c->nu] = u.csw_per_io;
 	c->nu++;
 	if (b->have_fio && !c->fio_failed && !run_fio(b, c, &f)) {
 		c->f_mbs[c->nf] = f.mbs;
@@ -882,7 +909,7 @@ static void cell_row(struct bench_table *t, const struct io_cell *c)
 
 static void print_header(const struct io_bench *b)
 {
-	printf("\nuflush-bench io: raw write throughput, uflush I/O engines vs fio on the same device\n");
+	printf("\nuflush-bench io: raw write throughput, uflush's I/O engines vs fio, same device\n");
 	printf("device:  %s: %s, %.2f GiB used, %u-byte blocks%s\n",
 	       b->t.path, b->t.desc, b->t.range / (double)(1u << 30),
 	       b->t.lbs, b->t.scratch ? " (scratch, removed at exit)" : "");
@@ -891,40 +918,83 @@ static void print_header(const struct io_bench *b)
 		printf("fio:     %s (%s)\n", b->fio_version, fio_binary());
 	else
 		printf("fio:     BASELINE MISSING: %s\n", b->fio_why);
-	printf("runs:    %u s each, %u reps, uflush and fio interleaved; medians\n\n",
-	       b->o.runtime, b->o.reps);
+	printf("runs:    %u s each, %u reps, uflush and fio interleaved; medians%s\n\n",
+	       b->o.runtime, b->o.reps,
+	       bench_stop ? " (INTERRUPTED: partial results)" : "");
+}
+
+/* How many threads each engine really ran: psync's are its concurrency. */
+static void print_threads(const struct io_bench *b)
+{
+	const char *lead = "engine threads (counted in /proc/self/task):";
+	const struct io_cell *c;
+	unsigned int i;
+
+	for (i = 0; i < b->nr_cells; i++) {
+		c = &b->cells[i];
+		if (!c->nu)
+			continue;
+		printf("%s %s/%s %d", lead, c->pat->name, c->engine,
+		       c->engine_threads);
+		lead = ",";
+	}
+	if (lead[0] == ',')
+		printf("\n");
+	for (i = 0; i < b->nr_cells; i++) {
+		c = &b->cells[i];
+		if (!c->nu || strcmp(c->engine, "psync") ||
+		    c->engine_threads <= 0 ||
+		    (unsigned int)c->engine_threads >= c->pat->qd)
+			continue;
+		printf("NB: %s/psync: uflush's engine ran %d worker threads at depth %u, so its\n"
+		       "    concurrency is %d against fio's %u jobs.\n",
+		       c->pat->name, c->engine_threads, c->pat->qd,
+		       c->engine_threads, c->pat->qd);
+	}
+}
+
+static void print_failures(const struct io_bench *b)
+{
+	const struct io_cell *c;
+	unsigned int i;
+
+	for (i = 0; i < b->nr_cells; i++) {
+		c = &b->cells[i];
+		if (c->skipped)
+			printf("%s/%s skipped: %s\n", c->pat->name, c->engine,
+			       c->why);
+		else if (c->fio_failed && !c->nf)
+			printf("%s/%s: fio failed: %s\n", c->pat->name,
+			       c->engine, c->fio_why);
+	}
+	if (b->busy_reopens)
+		printf("%u reopen(s) found the device still held by our own previous handle (-EBUSY:\n"
+		       "the kernel tears an io_uring down asynchronously) and waited %.0f ms in all, untimed.\n",
+		       b->busy_reopens, b->busy_wait_ns / 1e6);
 }
 
 static void print_notes(const struct io_bench *b)
 {
-	unsigned int i;
+	unsigned int i, shown = 0;
 
-	printf("\nMB/s = 10^6 bytes/s; spread = min-max over the reps; ratio = median uflush / median fio.\n");
-	printf("cpu%% = CPU time of all threads of the process per wall second (fio: usr+sys as it reports).\n");
-	printf("seq = 1 MiB sequential writes at QD 32, rand = 4 KiB random aligned writes at QD 64 (fio --norandommap: uniform, like ours).\n");
-	printf("uflush keeps QD requests in flight; completed ones are resubmitted in batches of QD/8 (--batch).\n");
-	printf("psync is synchronous: fio runs --numjobs=QD threads at --iodepth=1 (seq: each over its own\n"
-	       "slice of the range), uflush runs its psync engine at depth QD: equal concurrency.\n");
+	printf("\nMB/s = 10^6 bytes/s; spread = min-max over the reps; ratio = median uflush / median fio.\n"
+	       "cpu%% = CPU time of all the process's threads per wall second (fio: its usr+sys).\n"
+	       "seq = 1 MiB sequential writes at QD 32; rand = 4 KiB aligned uniform random writes at\n"
+	       "QD 64 (fio --norandommap, so that fio draws offsets as uflush does).\n"
+	       "uflush keeps QD requests in flight and resubmits completed ones in batches of %u (seq)\n"
+	       "and %u (rand); see --batch.\n"
+	       "psync is synchronous: fio runs --numjobs=QD threads at --iodepth=1 (seq: each on its\n"
+	       "own slice of the range) against uflush's psync engine at depth QD: equal concurrency.\n",
+	       cell_batch(b, &io_patterns[0]), cell_batch(b, &io_patterns[1]));
+	print_threads(b);
+	print_failures(b);
 	for (i = 0; i < b->nr_cells; i++) {
-		const struct io_cell *c = &b->cells[i];
-
-		if (c->skipped)
-			printf("%s %s skipped: %s\n", c->pat->name,
-			       c->engine, c->why);
-		else if (c->fio_failed && !c->nf)
-			printf("%s %s: fio failed: %s\n", c->pat->name,
-			       c->engine, c->fio_why);
+		if (!b->cells[i].fio_cmd[0])
+			continue;
+		if (!shown++)
+			printf("\nfio command lines (each run once per rep):\n");
+		printf("  %s\n", b->cells[i].fio_cmd);
 	}
-	if (b->busy_reopens)
-		printf("%u reopen(s) found the device still held by our previous handle (-EBUSY; async io_uring\n"
-		       "teardown releases the O_EXCL claim late) and waited %.0f ms in all, outside the timed runs.\n",
-		       b->busy_reopens, b->busy_wait_ns / 1e6);
-	if (!b->have_fio)
-		return;
-	printf("\nfio command lines (each run once per rep):\n");
-	for (i = 0; i < b->nr_cells; i++)
-		if (b->cells[i].fio_cmd[0])
-			printf("  %s\n", b->cells[i].fio_cmd);
 }
 
 static void print_results(const struct io_bench *b)
@@ -981,6 +1051,9 @@ static void json_cell(FILE *f, const struct io_cell *c)
 	json_stats(f, "cpu_pct", c->u_cpu, c->nu);
 	fprintf(f, ", \"avg_refill\": ");
 	bench_json_array(f, c->u_batch, c->nu);
+	fprintf(f, ", \"ctxsw_per_io\": ");
+	bench_json_array(f, c->u_csw, c->nu);
+	fprintf(f, ", \"engine_threads\": %d", c->engine_threads);
 	fprintf(f, "},\n     \"fio\": {");
 	json_stats(f, "mbps", c->f_mbs, c->nf);
 	fprintf(f, ", ");
@@ -1134,7 +1207,8 @@ static int parse_one(struct io_opts *o, int opt, const char *arg)
 	case OPT_ENGINES:
 		if (bench_parse_list(arg, engine_names, NR_ENGINES,
 				     o->engine, &bad))
-			return bad_opt("engine", bad, "io_uring, libaio, psync");
+			return bad_opt("engine", bad,
+				       "io_uring, libaio, psync");
 		return 0;
 	}
 	return -EINVAL;

@@ -84,18 +84,24 @@ int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
 	return 0;
 }
 
-/* Start the flusher ("flush-MAJ:MIN", as the 3.2 kernel names it). */
-int bdi_register(struct backing_dev_info *bdi)
+/*
+ * Start the flusher ("flush-MAJ:MIN", as the 3.2 kernel names it).  Unit
+ * tests register without one (flusher = false) and call the writeback
+ * functions themselves, so that nothing runs behind their back.
+ */
+int bdi_register(struct backing_dev_info *bdi, bool flusher)
 {
 	struct task_struct *task;
 
-	task = kthread_run(bdi_writeback_thread, &bdi->wb, "flush-%s",
-			   bdi->name);
-	if (IS_ERR(task))
-		return (int)PTR_ERR(task);
-	spin_lock(&bdi->wb_lock);
-	bdi->wb.task = task;
-	spin_unlock(&bdi->wb_lock);
+	if (flusher) {
+		task = kthread_run(bdi_writeback_thread, &bdi->wb, "flush-%s",
+				   bdi->name);
+		if (IS_ERR(task))
+			return (int)PTR_ERR(task);
+		spin_lock(&bdi->wb_lock);
+		bdi->wb.task = task;
+		spin_unlock(&bdi->wb_lock);
+	}
 	set_bit(BDI_registered, &bdi->state);
 
 	spin_lock(&bdi->cache->bdi_lock);

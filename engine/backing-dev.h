@@ -110,7 +110,7 @@ static inline bool writeback_in_progress(struct backing_dev_info *bdi)
 /* ---- engine/backing-dev.c ---- */
 int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
 	     struct uf_bdev *bdev, const char *name);
-int bdi_register(struct backing_dev_info *bdi);	/* starts the flusher */
+int bdi_register(struct backing_dev_info *bdi, bool flusher);
 void bdi_unregister(struct backing_dev_info *bdi); /* writes back, stops it */
 void bdi_destroy(struct backing_dev_info *bdi);
 int bdi_writeback_thread(void *data);

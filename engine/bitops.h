@@ -46,7 +46,20 @@ static inline bool test_and_clear_bit(int nr, unsigned long *addr)
 	return __atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_SEQ_CST) & BIT(nr);
 }
 
+/*
+ * TSan does not model fences (gcc rejects them under -fsanitize=thread), so
+ * there a full barrier is a seq_cst read-modify-write, which it does model.
+ */
+#if defined(__SANITIZE_THREAD__)
+static inline void smp_mb(void)
+{
+	static int smp_mb_dummy;
+
+	__atomic_fetch_add(&smp_mb_dummy, 0, __ATOMIC_SEQ_CST);
+}
+#else
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #define smp_mb__after_atomic()	smp_mb()
 #define smp_mb__before_atomic()	smp_mb()
 

@@ -164,7 +164,10 @@ void unlock_page(struct page *page)
 {
 	WARN_ON_ONCE(!PageLocked(page));
 	clear_bit_unlock(PG_locked, &page->flags);
-	smp_mb__after_atomic();
+	/* no smp_mb__after_atomic(): __wake_up() takes the queue lock that
+	 * prepare_to_wait() took, which orders the clear against the
+	 * sleeper's re-check (the kernel's barrier is for a lockless
+	 * waitqueue_active() peek, which uflush does not do) */
 	wake_up_page(page, PG_locked);
 }
 
@@ -189,8 +192,7 @@ void end_page_writeback(struct page *page)
 		rotate_reclaimable_page(c, page);
 	if (!test_clear_page_writeback(page))
 		BUG_ON(1);
-	smp_mb__after_atomic();
-	wake_up_page(page, PG_writeback);
+	wake_up_page(page, PG_writeback);	/* ordered as in unlock_page() */
 	/* writers throttled on the dirty limit and allocators waiting for
 	 * reclaimable pages both wait for writeback to make progress */
 	wake_up_all(&c->dirty_wait);

@@ -73,7 +73,8 @@ bool kthread_should_stop(void);
 /*
  * Tell @k to stop (kthread_should_stop() becomes true), wake it, wait for
  * it to exit and release it.  Returns @threadfn's result, or -EINTR if it
- * never ran.  @k must not be used afterwards.
+ * never ran: never woken, or, as in the kernel, stopped right after
+ * kthread_run() before it got to run.  @k must not be used afterwards.
  */
 int kthread_stop(struct task_struct *k);
 

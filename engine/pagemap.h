@@ -131,6 +131,23 @@ int filemap_write_and_wait_range(struct address_space *mapping, loff_t start,
 
 /* ---- engine/swap.c ---- */
 
+/*
+ * The LRU list lengths change under pool.lru_lock but are read without it
+ * (reclaim's list balance, statistics), so every access is atomic.
+ */
+static inline void lru_count_mod(struct page_pool *pool, bool active,
+				 long delta)
+{
+	__atomic_add_fetch(active ? &pool->nr_active : &pool->nr_inactive,
+			   (unsigned long)delta, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long lru_count(struct page_pool *pool, bool active)
+{
+	return __atomic_load_n(active ? &pool->nr_active : &pool->nr_inactive,
+			       __ATOMIC_RELAXED);
+}
+
 /* A new page goes to the head of the inactive file list (PG_lru). */
 void lru_cache_add(struct uf_cache *c, struct page *page);
 /* First access: PG_referenced; second: move to the active list. */

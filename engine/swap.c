@@ -27,23 +27,16 @@
 static void add_page_to_lru_list(struct page_pool *pool, struct page *page,
 				 bool active)
 {
-	if (active) {
-		list_add(&page->lru, &pool->active_file);
-		pool->nr_active++;
-	} else {
-		list_add(&page->lru, &pool->inactive_file);
-		pool->nr_inactive++;
-	}
+	list_add(&page->lru, active ? &pool->active_file
+				    : &pool->inactive_file);
+	lru_count_mod(pool, active, 1);
 }
 
 /* del_page_from_lru_list(): under lru_lock, PG_active says which list. */
 static void del_page_from_lru_list(struct page_pool *pool, struct page *page)
 {
 	list_del_init(&page->lru);
-	if (PageActive(page))
-		pool->nr_active--;
-	else
-		pool->nr_inactive--;
+	lru_count_mod(pool, PageActive(page), -1);
 }
 
 void lru_cache_add(struct uf_cache *c, struct page *page)

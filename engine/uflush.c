@@ -25,6 +25,7 @@
 #include "printk.h"
 #include "slab.h"
 #include "trace.h"
+#include "uflush-internal.h"
 #include "writeback.h"
 
 #define UF_MAX_CACHES		64
@@ -457,7 +458,7 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	sb_init(&d->sb, d, devt);
 	d->bdi.sb = &d->sb;
 	pthread_mutex_init(&d->files_lock, NULL);
-	ret = bdi_register(&d->bdi);
+	ret = bdi_register(&d->bdi, !(cfg && (cfg->flags & UF_DEV_NO_FLUSHER)));
 	if (ret) {
 		uf_bdev_close(d->bdev);
 		return ret;
@@ -476,7 +477,8 @@ int uf_dev_open(struct uf_cache *c, const char *path,
 	*out = NULL;
 	if (!cache_ok(c))
 		return -EBADF;
-	if (!path || (cfg && (cfg->flags & ~(UF_DEV_FORCE | UF_DEV_SHAPED))))
+	if (!path || (cfg && (cfg->flags & ~(UF_DEV_FORCE | UF_DEV_SHAPED |
+					     UF_DEV_NO_FLUSHER))))
 		return -EINVAL;
 	d = dev_slot_get();
 	if (!d)
@@ -583,6 +585,17 @@ int uf_dev_release_umount(struct uf_dev *d)
 	__atomic_store_n(&d->umount_held, false, __ATOMIC_RELEASE);
 	return 0;
 }
+
+struct backing_dev_info *uf_dev_bdi(struct uf_dev *d)
+{
+	return dev_ok(d) ? &d->bdi : NULL;
+}
+
+struct inode *uf_file_inode(struct uf_file *f)
+{
+	return file_ok(f) ? &f->inode : NULL;
+}
+
 
 int uf_dev_stats(struct uf_dev *d, struct uf_dev_stats *st)
 {

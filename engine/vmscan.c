@@ -94,10 +94,7 @@ static unsigned long isolate_lru_pages(struct uf_cache *c,
 		}
 		ClearPageLRU(page);
 		list_move(&page->lru, dst);
-		if (PageActive(page))
-			pool->nr_active--;
-		else
-			pool->nr_inactive--;
+		lru_count_mod(pool, PageActive(page), -1);
 		nr_taken++;
 	}
 	*nr_scanned = scan;
@@ -116,13 +113,9 @@ static void putback_lru_pages(struct uf_cache *c, struct list_head *pages)
 		spin_lock(&pool->lru_lock);
 		list_del(&page->lru);
 		SetPageLRU(page);
-		if (PageActive(page)) {
-			list_add(&page->lru, &pool->active_file);
-			pool->nr_active++;
-		} else {
-			list_add(&page->lru, &pool->inactive_file);
-			pool->nr_inactive++;
-		}
+		list_add(&page->lru, PageActive(page) ? &pool->active_file
+						      : &pool->inactive_file);
+		lru_count_mod(pool, PageActive(page), 1);
 		spin_unlock(&pool->lru_lock);
 		put_page(c, page);
 	}
@@ -245,8 +238,8 @@ static void shrink_active_list(struct uf_cache *c, unsigned long nr_to_scan,
 		page = lru_to_page(&pool->active_file);
 		ClearPageActive(page);
 		list_move(&page->lru, &pool->inactive_file);
-		pool->nr_active--;
-		pool->nr_inactive++;
+		lru_count_mod(pool, true, -1);
+		lru_count_mod(pool, false, 1);
 	}
 	spin_unlock(&pool->lru_lock);
 	sc->nr_scanned += scan;
@@ -256,8 +249,7 @@ static void shrink_active_list(struct uf_cache *c, unsigned long nr_to_scan,
  * active one, so active pages get a chance to prove themselves again. */
 static bool inactive_file_is_low(struct page_pool *pool)
 {
-	return __atomic_load_n(&pool->nr_active, __ATOMIC_RELAXED) >
-	       __atomic_load_n(&pool->nr_inactive, __ATOMIC_RELAXED);
+	return lru_count(pool, true) > lru_count(pool, false);
 }
 
 /* get_scan_count(): size >> priority, but at least a batch on small lists
@@ -277,9 +269,7 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 	struct page_pool *pool = &c->pool;
 	unsigned long nr_to_scan, nr;
 
-	nr_to_scan = scan_count(__atomic_load_n(&pool->nr_inactive,
-						__ATOMIC_RELAXED),
-				sc->priority);
+	nr_to_scan = scan_count(lru_count(pool, false), sc->priority);
 	while (nr_to_scan) {
 		nr = nr_to_scan < SWAP_CLUSTER_MAX ? nr_to_scan
 						   : SWAP_CLUSTER_MAX;
@@ -289,9 +279,8 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 			return;
 	}
 	if (inactive_file_is_low(pool))
-		shrink_active_list(c, scan_count(__atomic_load_n(
-				   &pool->nr_active, __ATOMIC_RELAXED),
-				   sc->priority), sc);
+		shrink_active_list(c, scan_count(lru_count(pool, true),
+						 sc->priority), sc);
 }
 
 /*

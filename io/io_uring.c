@@ -41,8 +41,9 @@
 #define URING_IGNORE	(~(uint64_t)1)
 
 #define URING_REAP_BATCH	64
-#define URING_RETRY_NS		1000000L	/* 1 ms between retries */
-#define URING_MAX_RETRIES	5000		/* ~5 s of -EAGAIN, then give up */
+/* A transiently failing submit (-EAGAIN...) is retried every 1 ms, ~5 s. */
+#define URING_RETRY_NS		1000000L
+#define URING_MAX_RETRIES	5000
 
 struct uring_data {
 	struct io_uring ring;
@@ -76,11 +77,13 @@ static bool uring_transient(int err)
  * Push everything in the SQ ring to the kernel.  Returns 0 once the ring is
  * empty, or the error that stopped it (SQEs may then be left in the ring).
  */
-static int uring_flush_sq(struct io_uring *ring)
+static int uring_flush_sq(struct uring_data *d)
 {
+	struct io_uring *ring = &d->ring;
 	unsigned int tries = 0;
 	int ret;
 
+	atomic_fetch_add_explicit(&d->submit_seq, 1, memory_order_release);
 	while (io_uring_sq_ready(ring)) {
 		ret = io_uring_submit(ring);
 		if (ret > 0) {
@@ -97,16 +100,16 @@ static int uring_flush_sq(struct io_uring *ring)
 }
 
 /* A free SQE, flushing the ring to make room if it is full. */
-static struct io_uring_sqe *uring_get_sqe(struct io_uring *ring, int *err)
+static struct io_uring_sqe *uring_get_sqe(struct uring_data *d, int *err)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
 
 	if (sqe)
 		return sqe;
-	*err = uring_flush_sq(ring);
+	*err = uring_flush_sq(d);
 	if (*err)
 		return NULL;
-	sqe = io_uring_get_sqe(ring);
+	sqe = io_uring_get_sqe(&d->ring);
 	if (!sqe)
 		*err = -EBUSY;
 	return sqe;
@@ -175,14 +178,13 @@ static unsigned int uring_submit_locked(struct uring_data *d,
 	int ret = 0;
 
 	for (filled = 0; filled < nr; filled++) {
-		sqe = uring_get_sqe(ring, &ret);
+		sqe = uring_get_sqe(d, &ret);
 		if (!sqe)
 			break;
 		uring_prep(d, sqe, reqs[filled]);
 	}
-	atomic_fetch_add_explicit(&d->submit_seq, 1, memory_order_release);
 	if (!ret)
-		ret = uring_flush_sq(ring);
+		ret = uring_flush_sq(d);
 	if (!ret) {
 		*err = 0;
 		return nr;
@@ -286,11 +288,11 @@ static void uring_stop_reaper(struct uring_data *d)
 
 	pthread_mutex_lock(&d->sq_lock);
 	for (;;) {
-		sqe = uring_get_sqe(&d->ring, &err);
+		sqe = uring_get_sqe(d, &err);
 		if (sqe) {
 			io_uring_prep_nop(sqe);
 			io_uring_sqe_set_data64(sqe, URING_STOP);
-			err = uring_flush_sq(&d->ring);
+			err = uring_flush_sq(d);
 			if (!err)
 				break;
 		}

@@ -40,9 +40,10 @@
 #include "printk.h"
 #include "slab.h"
 
-#define AIO_RETRY_NS		1000000L	/* 1 ms between -EAGAIN retries */
-#define AIO_MAX_RETRIES		5000		/* ~5 s, then give up */
-#define AIO_RES_SYNC		1		/* deferred: run fdatasync() */
+/* io_submit() -EAGAIN is retried every 1 ms for ~5 s, then fails. */
+#define AIO_RETRY_NS		1000000L
+#define AIO_MAX_RETRIES		5000
+#define AIO_RES_SYNC		1	/* deferred: run fdatasync() */
 
 struct aio_slot {
 	struct iocb iocb;	/* iocb.data is the request */

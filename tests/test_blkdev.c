@@ -212,12 +212,17 @@ static void batch_refused(struct uf_bdev *b, struct uf_io_req *bad,
 			  uint64_t good_off, int want, const char *what)
 {
 	struct uf_io_req *reqs[2];
-	struct tu_batch batch;
-	struct tu_io good;
+	struct tu_batch batch, bad_batch;
+	struct tu_io good, bad_io;
 	size_t len = TU_PAGE;
 	void *buf = tu_alloc(TU_PAGE);
 	int ret;
 
+	/* should the bad one go through after all, count it, don't crash */
+	tu_batch_init(&bad_batch);
+	memset(&bad_io, 0, sizeof(bad_io));
+	bad_io.batch = &bad_batch;
+	bad->private = &bad_io;
 	tu_batch_init(&batch);
 	tu_fill(buf, TU_PAGE, good_off, 99);
 	tu_io_init(&good, &batch, UF_IO_WRITE, good_off, &buf, &len, 1);
@@ -229,6 +234,8 @@ static void batch_refused(struct uf_bdev *b, struct uf_io_req *bad,
 	cr_assert_eq(uf_bdev_drain(b), 0);
 	cr_assert_eq(batch.nr_done, 0,
 		     "%s: the good request of a refused batch completed",
+		     what);
+	cr_assert_eq(bad_batch.nr_done, 0, "%s: the bad request completed",
 		     what);
 	free(buf);
 }
@@ -380,12 +387,15 @@ Test(blkdev, closed_handle_is_ebadf, .fini = tu_fini)
 	static uint64_t never_opened[1024];
 	struct uf_bdev *fake = (struct uf_bdev *)never_opened;
 	struct uf_io_shape shape = { 0 };
-	struct uf_io_req req, *r = &req;
+	struct uf_io_req *r;
+	struct tu_batch batch;
 	struct uf_bdev *b;
 	struct iovec iov;
+	struct tu_io io;
 	unsigned int lbs;
+	size_t len = TU_PAGE;
 	uint64_t size;
-	uint8_t *buf;
+	void *buf;
 	int i;
 
 	tu_dev(TU_FILE, TU_DEV_SIZE);
@@ -396,11 +406,9 @@ Test(blkdev, closed_handle_is_ebadf, .fini = tu_fini)
 	buf = tu_alloc(TU_PAGE);
 	iov.iov_base = buf;
 	iov.iov_len = TU_PAGE;
-	memset(&req, 0, sizeof(req));
-	req.op = UF_IO_WRITE;
-	req.iov = &iov;
-	req.nr_iov = 1;
-	req.end_io = tu_end_io;
+	tu_batch_init(&batch);
+	tu_io_init(&io, &batch, UF_IO_WRITE, 0, &buf, &len, 1);
+	r = &io.req;
 
 	for (i = 0; i < 3; i++) {
 		struct uf_bdev *h = i == 0 ? b : i == 1 ? NULL : fake;
@@ -421,6 +429,7 @@ Test(blkdev, closed_handle_is_ebadf, .fini = tu_fini)
 		cr_assert_null(uf_bdev_path(h));
 		cr_assert(!uf_bdev_is_blockdev(h));
 	}
+	cr_assert_eq(batch.nr_done, 0, "a request to a closed handle ran");
 	free(buf);
 }
 

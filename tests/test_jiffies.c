@@ -23,9 +23,9 @@ static void restore_clock(void)
 	uf_set_hz(1000);
 }
 
-TestSuite(jiffies, .fini = restore_clock);
+TestSuite(time, .fini = restore_clock);
 
-Test(jiffies, real_clock_starts_five_minutes_before_32bit_wrap)
+Test(time, real_clock_starts_five_minutes_before_32bit_wrap)
 {
 	unsigned long j;
 
@@ -38,7 +38,7 @@ Test(jiffies, real_clock_starts_five_minutes_before_32bit_wrap)
 	cr_assert(time_before(j, INITIAL_JIFFIES + HZ), "jiffies %lu", j);
 }
 
-Test(jiffies, set_hz_restarts_the_real_clock)
+Test(time, set_hz_restarts_the_real_clock)
 {
 	unsigned long j;
 
@@ -50,7 +50,7 @@ Test(jiffies, set_hz_restarts_the_real_clock)
 	cr_assert(time_before(j, INITIAL_JIFFIES + HZ), "jiffies %lu", j);
 }
 
-Test(jiffies, set_hz_refuses_bad_values_and_pending_timers)
+Test(time, set_hz_refuses_bad_values_and_pending_timers)
 {
 	struct timer_list t;
 
@@ -66,7 +66,7 @@ Test(jiffies, set_hz_refuses_bad_values_and_pending_timers)
 	cr_assert_eq(HZ, 250);
 }
 
-Test(jiffies, real_clock_moves_at_hz)
+Test(time, real_clock_moves_at_hz)
 {
 	struct timespec ts = { 0, 50 * 1000000L };
 	unsigned long before, after;
@@ -80,7 +80,7 @@ Test(jiffies, real_clock_moves_at_hz)
 		     after - before);
 }
 
-Test(jiffies, time_after_across_the_32bit_wrap)
+Test(time, time_after_across_the_32bit_wrap)
 {
 	/* 64-bit jiffies does not wrap at 2^32; comparisons must not care */
 	unsigned long a = 4294869658UL;		/* seed 000's dirtied_when */
@@ -95,7 +95,7 @@ Test(jiffies, time_after_across_the_32bit_wrap)
 	cr_assert(time_in_range(4294967295UL, a, b));
 }
 
-Test(jiffies, time_after_across_the_unsigned_long_wrap)
+Test(time, time_after_across_the_unsigned_long_wrap)
 {
 	unsigned long a = ULONG_MAX - 5;
 	unsigned long b = 10;		/* 16 ticks after a */
@@ -114,7 +114,7 @@ Test(jiffies, time_after_across_the_unsigned_long_wrap)
 	cr_assert(b < a);
 }
 
-Test(jiffies, time_after_eq_at_equality)
+Test(time, time_after_eq_at_equality)
 {
 	unsigned long t = 12345;
 
@@ -143,7 +143,7 @@ static void check_msecs(int hz, const struct conv *c, int n)
 	check_msecs(hz, __c, sizeof(__c) / sizeof(__c[0]));		\
 } while (0)
 
-Test(jiffies, msecs_to_jiffies_rounds_up)
+Test(time, msecs_to_jiffies_rounds_up)
 {
 	CHECK_MSECS(1000, { 0, 0 }, { 1, 1 }, { 999, 999 }, { 5000, 5000 },
 		    { 30000, 30000 });
@@ -154,7 +154,7 @@ Test(jiffies, msecs_to_jiffies_rounds_up)
 }
 
 /* seed 000 §2.4: max_pause = msecs_to_jiffies(dirty_writeback_interval*10) */
-Test(jiffies, max_pause_of_the_backoff)
+Test(time, max_pause_of_the_backoff)
 {
 	cr_assert_eq(uf_set_hz(1000), 0);
 	cr_assert_eq(msecs_to_jiffies(500 * 10), 5000);
@@ -165,14 +165,14 @@ Test(jiffies, max_pause_of_the_backoff)
 	cr_assert_eq(HZ / 10, 10);
 }
 
-Test(jiffies, negative_msecs_mean_forever)
+Test(time, negative_msecs_mean_forever)
 {
 	cr_assert_eq(msecs_to_jiffies((unsigned int)-1), MAX_JIFFY_OFFSET);
 	cr_assert_eq(usecs_to_jiffies((unsigned int)-1), MAX_JIFFY_OFFSET);
 	cr_assert_eq(msecs_to_jiffies(INT_MAX), (unsigned long)INT_MAX);
 }
 
-Test(jiffies, usecs_and_back)
+Test(time, usecs_and_back)
 {
 	cr_assert_eq(usecs_to_jiffies(1), 1);
 	cr_assert_eq(usecs_to_jiffies(1000), 1);
@@ -196,7 +196,7 @@ Test(jiffies, usecs_and_back)
 	cr_assert_eq(msecs_to_jiffies(11), 4);
 }
 
-Test(jiffies, virtual_clock_stands_still_until_advanced)
+Test(time, virtual_clock_stands_still_until_advanced)
 {
 	uf_clock_set_virtual(INITIAL_JIFFIES);
 	cr_assert(uf_clock_is_virtual());
@@ -210,7 +210,7 @@ Test(jiffies, virtual_clock_stands_still_until_advanced)
 	cr_assert_eq(jiffies, INITIAL_JIFFIES + 7);
 }
 
-Test(jiffies, virtual_clock_crosses_both_wraps)
+Test(time, virtual_clock_crosses_both_wraps)
 {
 	uf_clock_set_virtual(4294967296UL - 3);
 	cr_assert_eq(uf_clock_advance(5), 0);
@@ -221,7 +221,7 @@ Test(jiffies, virtual_clock_crosses_both_wraps)
 	cr_assert_eq(jiffies, 2);
 }
 
-Test(jiffies, advance_is_refused_on_the_real_clock)
+Test(time, advance_is_refused_on_the_real_clock)
 {
 	unsigned long before = jiffies;
 
@@ -229,7 +229,7 @@ Test(jiffies, advance_is_refused_on_the_real_clock)
 	cr_assert(time_before(jiffies, before + 1000000));
 }
 
-Test(jiffies, real_clock_resumes_from_the_virtual_value)
+Test(time, real_clock_resumes_from_the_virtual_value)
 {
 	unsigned long j;
 
