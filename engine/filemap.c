@@ -192,7 +192,7 @@ void end_page_writeback(struct page *page)
 		rotate_reclaimable_page(c, page);
 	if (!test_clear_page_writeback(page))
 		BUG_ON(1);
-	wake_up_page(page, PG_writeback);	/* ordered as in unlock_page() */
+	wake_up_page(page, PG_writeback); /* ordered as in unlock_page() */
 	/* writers throttled on the dirty limit and allocators waiting for
 	 * reclaimable pages both wait for writeback to make progress */
 	wake_up_all(&c->dirty_wait);
@@ -516,8 +516,8 @@ ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos)
 		nr = PAGE_SIZE - offset;
 		if (nr > len - copied)
 			nr = len - copied;
-		err = read_cache_page(mapping, (unsigned long)(pos >> PAGE_SHIFT),
-				      &page);
+		err = read_cache_page(mapping,
+				      (unsigned long)(pos >> PAGE_SHIFT), &page);
 		if (err)
 			break;
 		memcpy((char *)buf + copied,

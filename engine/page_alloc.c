@@ -128,7 +128,7 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 	struct page_pool *pool = &c->pool;
 
 	if (free_page_bad(page))
-		return;		/* leak it rather than hand it out twice */
+		return;	/* leak it rather than hand it out twice */
 	__atomic_store_n(&page->flags, 0, __ATOMIC_RELAXED);
 	page->index = 0;
 	page->private = NULL;

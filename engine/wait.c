@@ -168,8 +168,7 @@ long schedule_timeout(long timeout)
 	}
 	start = jiffies;
 	/* Running: schedule() would return at once, as would we. */
-	__set_current_state(TASK_INTERRUPTIBLE);
-	{
+	if (!task_is_running(current)) {
 		timer.task = current;
 		timer_setup(&timer.timer, process_timeout, 0);
 		mod_timer(&timer.timer, start + (timeout < MAX_JIFFY_OFFSET ?

@@ -594,6 +594,8 @@ static int check_req(const struct uf_bdev *b, struct uf_io_req *req)
 		    (uintptr_t)v->iov_base % b->lbs)
 			return -EINVAL;
 		len += v->iov_len;
+		if (len > UF_IO_MAX_BYTES)
+			return -EINVAL;
 	}
 	if (len > b->size || req->offset > b->size - len)
 		return -ERANGE;

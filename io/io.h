@@ -35,6 +35,10 @@
 
 #include "uflush.h"
 
+/* The largest request: results are ints, and the kernel caps one I/O at
+ * about 2 GiB. */
+#define UF_IO_MAX_BYTES	(1u << 30)
+
 enum uf_io_op {
 	UF_IO_READ,
 	UF_IO_WRITE,
@@ -54,7 +58,10 @@ typedef void (*uf_io_end_t)(struct uf_io_req *req, int res);
  * the full length: a short transfer is reported as -EIO) or a negative errno.
  * It runs on the engine's completion thread, so it must not sleep and must
  * not submit to the same device (the queue may be full, and only this
- * thread can make room).
+ * thread can make room).  If the engine refuses a batch outright, end_io
+ * runs with the error on the submitting thread before uf_bdev_submit()
+ * returns: do not hold a lock in the submitter that end_io takes.
+ * A request moves at most UF_IO_MAX_BYTES.
  */
 struct uf_io_req {
 	enum uf_io_op op;
@@ -81,7 +88,7 @@ struct uf_io_queue;
  * engine.  ->submit() gets a batch that always fits in the free slots of the
  * queue (the common layer waits for room before calling it) and must hand it
  * to the kernel in as few system calls as it can.  A completion is reported
- * with uf_io_complete(q, req, res) from whatever thread reaps it.
+ * with q->complete(q, req, res) from whatever thread reaps it.
  * ->teardown() is called with no request in flight.
  */
 struct uf_io_engine {
@@ -162,6 +169,8 @@ struct uf_bdev_config {
 void uf_bdev_config_init(struct uf_bdev_config *cfg);
 int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
 		 struct uf_bdev **out);
+/* Waits for requests in flight.  The caller must not submit to the device
+ * from another thread while closing it. */
 int uf_bdev_close(struct uf_bdev *bdev);
 
 /* Properties.  Size in bytes; logical block size in bytes (BLKSSZGET for a

@@ -14,13 +14,20 @@
  * autoclear device when its last opener goes away, so a test process that
  * crashes or is killed by a timeout cannot leak an attached loop device.
  *
+ * The temporary directory is named uflush-testdev.<pid>.XXXXXX.  A process
+ * that dies before uf_testdev_destroy() (a crash, a test runner's timeout)
+ * cannot remove it, so uf_testdev_create() removes the directories of
+ * processes that no longer exist before making its own.
+ *
  * The kernel silently leaves a loop device buffered when the backing
  * filesystem cannot do direct I/O with the requested block size, so the
  * result is read back from /sys/block/loopN/loop/dio and anything but "1"
  * counts as failure (seed 002, LD-1).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <linux/loop.h>
 #include <pthread.h>
@@ -37,6 +44,8 @@
 #define TESTDEV_BLOCK_SIZE	4096
 #define TESTDEV_MAX_TRIES	32
 #define TESTDEV_MAX_HELD	64
+#define TESTDEV_PREFIX		"uflush-testdev."
+#define TESTDEV_FILE		"backing.img"
 
 /* Descriptors kept open on our loop devices, by loop number. */
 static struct {
@@ -261,6 +270,40 @@ static void remove_backing(struct uf_testdev *td)
 	td->backing[0] = '\0';
 }
 
+/*
+ * Remove base/uflush-testdev.<pid>.* left by processes that are gone.  A
+ * pid that exists (even one we may not signal) keeps its directory; so
+ * does anything not named like ours.
+ */
+static void sweep_stale(const char *base)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	char rest[64];
+	int pid;
+	DIR *d;
+
+	d = opendir(base);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, TESTDEV_PREFIX,
+			    sizeof(TESTDEV_PREFIX) - 1) ||
+		    sscanf(de->d_name + sizeof(TESTDEV_PREFIX) - 1,
+			   "%d.%63s", &pid, rest) != 2 || pid <= 0 ||
+		    pid == getpid())
+			continue;
+		if (!kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/" TESTDEV_FILE, base,
+			 de->d_name);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 int uf_testdev_create(uint64_t size, unsigned int flags,
 		      struct uf_testdev *td)
 {
@@ -278,12 +321,14 @@ int uf_testdev_create(uint64_t size, unsigned int flags,
 	base = getenv("UFLUSH_TESTDIR");
 	if (!base || !*base)
 		base = "/var/tmp";
-	ret = snprintf(dir, sizeof(dir), "%s/uflush-testdev.XXXXXX", base);
+	ret = snprintf(dir, sizeof(dir), "%s/" TESTDEV_PREFIX "%d.XXXXXX",
+		       base, (int)getpid());
 	if (ret < 0 || (size_t)ret >= sizeof(dir))
 		return -ENAMETOOLONG;
+	sweep_stale(base);
 	if (!mkdtemp(dir))
 		return -errno;
-	snprintf(td->backing, sizeof(td->backing), "%s/backing.img", dir);
+	snprintf(td->backing, sizeof(td->backing), "%s/" TESTDEV_FILE, dir);
 
 	fd = open(td->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {

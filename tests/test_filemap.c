@@ -355,7 +355,8 @@ Test(filemap, lock_page_handoff_between_many_threads)
 				done += blocker_done(&b[i]);
 			if (done == rounds + 1)
 				break;
-			cr_assert_leq(done, rounds + 1, "two waiters got the lock");
+			cr_assert_leq(done, rounds + 1,
+				      "two waiters got the lock");
 			sched_yield();
 		}
 		cr_assert(PageLocked(page));
@@ -666,7 +667,7 @@ Test(filemap, alloc_page_waits_for_a_freed_frame)
 /* Through the public API, on a scratch device                         */
 
 #define IT_FILE_OFF	(1ull << 20)	/* the file starts 1 MiB in */
-#define IT_FILL_LEN	(6ull << 20)	/* seed 1 bytes: the file and around */
+#define IT_FILL_LEN	(6ull << 20)	/* seed 1 over the file and around */
 
 struct it {
 	struct uf_cache *cache;

@@ -17,7 +17,9 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 
 #include "testutil.h"
 
@@ -134,19 +136,108 @@ Test(io, testdev_bad_size, .fini = tu_fini)
 	cr_assert_eq(uf_testdev_create(4096, 0, NULL), -EINVAL);
 }
 
-/* No loop device is left bound to a file under dir. */
-static void assert_no_loop_under(const char *dir)
+/* The first loop device bound to a file under dir, or -1. */
+static int loop_under(const char *dir)
 {
 	char sys[96], val[300];
 	int nr;
 
 	for (nr = 0; nr < 256; nr++) {
-		snprintf(sys, sizeof(sys), "/sys/block/loop%d/loop/backing_file",
-			 nr);
+		snprintf(sys, sizeof(sys),
+			 "/sys/block/loop%d/loop/backing_file", nr);
 		read_sysfs(sys, val, sizeof(val));
-		cr_assert(strncmp(val, dir, strlen(dir)),
-			  "loop%d left attached to %s", nr, val);
+		if (!strncmp(val, dir, strlen(dir)))
+			return nr;
 	}
+	return -1;
+}
+
+static void assert_no_loop_under(const char *dir)
+{
+	int nr = loop_under(dir);
+
+	cr_assert_lt(nr, 0, "loop%d left attached under %s", nr, dir);
+}
+
+/*
+ * A process that dies without uf_testdev_destroy() (crash, timeout kill)
+ * leaves no attached loop device (autoclear) and its directory is swept by
+ * the next uf_testdev_create().  Run in a private $UFLUSH_TESTDIR.
+ */
+Test(io, testdev_dead_process_leaves_nothing, .fini = tu_fini)
+{
+	char base[] = "/var/tmp/uflush-sweep.XXXXXX";
+	char child_backing[256], child_dir[256], lpath[32];
+	int pipefd[2], st, left = 0, loop_nr, fd;
+	bool swept, child_loop;
+	struct uf_testdev td;
+	struct dirent *de;
+	struct stat sb;
+	ssize_t n;
+	pid_t pid;
+	DIR *d;
+
+	cr_assert_not_null(mkdtemp(base));
+	setenv("UFLUSH_TESTDIR", base, 1);
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		/* the child dies holding a device, as if it crashed */
+		memset(&td, 0, sizeof(td));
+		if (uf_testdev_create(TU_DEV_SIZE, 0, &td))
+			_exit(1);
+		if (write(pipefd[1], &td, sizeof(td)) != sizeof(td))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	memset(&td, 0, sizeof(td));
+	n = read(pipefd[0], &td, sizeof(td));
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	snprintf(child_backing, sizeof(child_backing), "%s", td.backing);
+	snprintf(child_dir, sizeof(child_dir), "%s", td.backing);
+	if (strrchr(child_dir, '/'))
+		*strrchr(child_dir, '/') = '\0';
+	child_loop = td.is_loop;
+	loop_nr = loop_under(base);
+
+	/* our own create sweeps the dead child's directory */
+	st = uf_testdev_create(TU_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &td);
+	swept = stat(child_backing, &sb) != 0;
+	uf_testdev_destroy(&td);
+	unsetenv("UFLUSH_TESTDIR");
+
+	/* clean up before judging, so a failure leaves nothing either */
+	if (loop_nr >= 0) {
+		snprintf(lpath, sizeof(lpath), "/dev/loop%d", loop_nr);
+		fd = open(lpath, O_RDONLY);
+		if (fd >= 0) {
+			ioctl(fd, LOOP_CLR_FD, 0);
+			close(fd);
+		}
+	}
+	if (!swept) {
+		unlink(child_backing);
+		rmdir(child_dir);
+	}
+	d = opendir(base);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			left++;
+	if (d)
+		closedir(d);
+	rmdir(base);
+
+	cr_assert_eq(n, (ssize_t)sizeof(td), "child failed to make a device");
+	cr_assert(child_backing[0]);
+	cr_assert_eq(st, 0, "uf_testdev_create: %s", strerror(-st));
+	cr_assert_lt(loop_nr, 0,
+		     "loop%d of a dead process still attached (loop: %d)",
+		     loop_nr, child_loop);
+	cr_assert(swept, "%s of a dead process not swept", child_backing);
+	cr_assert_eq(left, 0, "%d entries left in %s", left, base);
 }
 
 /*

@@ -1,0 +1,1580 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_fs_writeback.c - engine/fs-writeback.c under the base policy:
+ * the dirty inode lists and the work loop of the 3.1/3.2 kernel, one test
+ * per rule of spec/seed-000-busyloop-requeue.md §1, §2 ([base]) and §6.
+ *
+ * Description: each test opens a cache on the virtual clock and a device
+ * without a flusher (UF_DEV_NO_FLUSHER), dirties files through the public
+ * API, runs wb_writeback() itself with a hand-built work, and checks the
+ * order of b_dirty / b_io / b_more_io, dirtied_when, i_state, the return
+ * value and the bytes on the device.  The files' uf_file_ops hooks (called
+ * by the engine with no lock held) move the clock, redirty, queue works
+ * or hold I_SYNC, so the moments between the kernel's steps are reached
+ * exactly, without sleeps.  Lists are printed tail first ("1,2,3": ino 1
+ * is at the tail), the end b_io is consumed from and the old end of
+ * b_dirty.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backing-dev.h"
+#include "fs.h"
+#include "jiffies.h"
+#include "sched.h"
+#include "testutil.h"
+#include "uflush-internal.h"
+#include "writeback.h"
+
+#define FX_POOL_PAGES	4096
+/* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */
+#define FX_DIRTY_BYTES	(8ul << 20)
+#define FX_DEV_SIZE	(128ull << 20)
+#define FX_SLOT		(8ull << 20)	/* device space per ino */
+#define FX_MAX_FILES	15
+#define PG		4096ul
+
+/* ------------------------------------------------------------------ */
+/* Fixture                                                             */
+
+struct tf;
+typedef int (*tf_write_inode_fn)(struct tf *t, int sync);
+typedef void (*tf_writepages_fn)(struct tf *t, enum uf_wb_kind kind);
+
+/* A test file: its handle, its inode and its hooks' behaviour. */
+struct tf {
+	struct uf_file *f;
+	struct inode *inode;
+	unsigned long ino;
+	uint64_t off;			/* device offset of byte 0 */
+	int nr_write_inode;		/* atomic */
+	int nr_writepages;		/* atomic */
+	tf_write_inode_fn on_write_inode;
+	tf_writepages_fn on_writepages;
+	long arg;			/* per-test knob */
+};
+
+static struct {
+	struct uf_testdev td;
+	bool have_td;
+	struct uf_cache *cache;
+	struct uf_dev *dev;
+	struct backing_dev_info *bdi;
+	struct bdi_writeback *wb;
+	char trace[64];
+	bool closing;			/* hooks do nothing once set */
+	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
+} fx;
+
+/* Record of what a hook saw, checked by the test afterwards. */
+static struct {
+	int calls;
+	char b_io[128], b_more_io[128], b_dirty[128];
+	char where[16][32];
+	unsigned long dirtied_when[16];
+	unsigned long state[16];
+	int starts[16];
+} seen;
+
+static int tf_write_inode(struct uf_file *f, void *priv, int sync)
+{
+	struct tf *t = priv;
+
+	(void)f;
+	__atomic_add_fetch(&t->nr_write_inode, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) ||
+	    !t->on_write_inode)
+		return 0;
+	return t->on_write_inode(t, sync);
+}
+
+/* Never vetoes: used as the "writepages is being called" hook. */
+static int tf_writepages_veto(struct uf_file *f, void *priv,
+			      enum uf_wb_kind kind)
+{
+	struct tf *t = priv;
+
+	(void)f;
+	__atomic_add_fetch(&t->nr_writepages, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) &&
+	    t->on_writepages)
+		t->on_writepages(t, kind);
+	return 0;
+}
+
+static const struct uf_file_ops tf_ops = {
+	.write_inode = tf_write_inode,
+	.writepages_veto = tf_writepages_veto,
+};
+
+/*
+ * The flusher this device lacks, for uf_cache_close() only: closing a
+ * device queues sync works and waits for them (dev_sync), and without a
+ * flusher nobody would run them.
+ */
+struct closer {
+	pthread_t th;
+	bool stop;
+	struct backing_dev_info *bdi;
+};
+
+static void *closer_fn(void *arg)
+{
+	struct closer *cl = arg;
+	struct timespec ts = { 0, 1000000 };
+
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_ACQUIRE)) {
+		bool pending;
+
+		spin_lock(&cl->bdi->wb_lock);
+		pending = !list_empty(&cl->bdi->work_list);
+		spin_unlock(&cl->bdi->wb_lock);
+		if (pending)
+			wb_do_writeback(&cl->bdi->wb, 0);
+		else
+			nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void fx_fini(void)
+{
+	__atomic_store_n(&fx.closing, true, __ATOMIC_RELEASE);
+	if (fx.cache) {
+		struct closer cl = { .bdi = fx.bdi };
+		bool closer = fx.bdi &&
+			!pthread_create(&cl.th, NULL, closer_fn, &cl);
+
+		uf_cache_close(fx.cache);
+		if (closer) {
+			__atomic_store_n(&cl.stop, true, __ATOMIC_RELEASE);
+			pthread_join(cl.th, NULL);
+		}
+		fx.cache = NULL;
+	}
+	if (fx.have_td)
+		uf_testdev_destroy(&fx.td);
+	fx.have_td = false;
+	if (fx.trace[0])
+		unlink(fx.trace);
+	fx.trace[0] = '\0';
+	uf_clock_set_real();
+}
+
+/*
+ * Virtual clock at @start, a cache of FX_POOL_PAGES with the base policy,
+ * a flusher-less device.  @trace: write the tracepoints to a file.
+ */
+static void fx_setup(unsigned long start, bool trace)
+{
+	struct uf_cache_config cfg;
+	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
+	int ret;
+
+	memset(&fx, 0, sizeof(fx));
+	memset(&seen, 0, sizeof(seen));
+	/* a plain file: these tests need no loop device, and leave the
+	 * host's loop devices to the tests that do */
+	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
+	if (ret)
+		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
+			     fx.td.why_not_loop);
+	fx.have_td = true;
+
+	uf_clock_set_virtual(start);
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = FX_POOL_PAGES;
+	cfg.policy = NULL;		/* "base" */
+	cfg.dirty_bytes = FX_DIRTY_BYTES;
+	if (trace) {
+		int fd;
+
+		snprintf(fx.trace, sizeof(fx.trace),
+			 "/tmp/uflush-fswb-trace.XXXXXX");
+		fd = mkstemp(fx.trace);
+		cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+		close(fd);
+		cfg.trace_path = fx.trace;
+	}
+	ret = uf_cache_open(&cfg, &fx.cache);
+	cr_assert_eq(ret, 0, "uf_cache_open: %s", strerror(-ret));
+	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
+	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
+		     strerror(-ret));
+	fx.bdi = uf_dev_bdi(fx.dev);
+	cr_assert_not_null(fx.bdi);
+	fx.wb = &fx.bdi->wb;
+	cr_assert_null(fx.wb->task, "UF_DEV_NO_FLUSHER device has a flusher");
+	cr_assert_eq(jiffies, start);
+}
+
+/* Open file @ino: @pages pages at device offset ino * FX_SLOT. */
+static struct tf *tf_open(unsigned long ino, unsigned long pages)
+{
+	struct tf *t = &fx.tf[ino];
+	int ret;
+
+	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
+	cr_assert(pages * PG <= FX_SLOT);
+	memset(t, 0, sizeof(*t));
+	t->ino = ino;
+	t->off = ino * FX_SLOT;
+	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
+			   &t->f);
+	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
+	t->inode = uf_file_inode(t->f);
+	cr_assert_not_null(t->inode);
+	return t;
+}
+
+/*
+ * Write pages [first, first + nr) of @t with the pattern of @seed.  Returns
+ * 0 or -errno rather than asserting: hooks call it on engine threads.
+ */
+static int tf_write(struct tf *t, unsigned long first, unsigned long nr,
+		    uint32_t seed)
+{
+	size_t len = nr * PG;
+	uint64_t off = first * PG;
+	void *buf = malloc(len);
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	tu_fill(buf, len, t->off + off, seed);
+	n = uf_pwrite(t->f, buf, len, off);
+	free(buf);
+	return n == (ssize_t)len ? 0 : (n < 0 ? (int)n : -EIO);
+}
+
+static void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
+		     uint32_t seed)
+{
+	int ret = tf_write(t, first, nr, seed);
+
+	cr_assert_eq(ret, 0, "uf_pwrite(ino %lu): %s", t->ino, strerror(-ret));
+}
+
+/* Wait for the file's writeback I/O, then demand @seed on the device. */
+static void tf_expect_on_dev(struct tf *t, unsigned long first,
+			     unsigned long nr, uint32_t seed, const char *what)
+{
+	filemap_fdatawait(t->inode->i_mapping);
+	tu_raw_expect(fx.td.path, t->off + first * PG, nr * PG, seed, what);
+}
+
+/* Demand zeros (never written) on the device. */
+static void expect_zero_on_dev(uint64_t off, size_t len, const char *what)
+{
+	uint8_t *buf = tu_alloc(len);
+	size_t i;
+	int ret;
+
+	ret = tu_raw_read(fx.td.path, off, buf, len);
+	for (i = 0; !ret && i < len && !buf[i]; i++)
+		;
+	free(buf);
+	cr_assert_eq(ret, 0, "%s: raw read: %s", what, strerror(-ret));
+	cr_assert_eq(i, len, "%s: device byte %llu is written", what,
+		     (unsigned long long)(off + i));
+}
+
+static void tf_expect_unwritten(struct tf *t, unsigned long first,
+				unsigned long nr, const char *what)
+{
+	filemap_fdatawait(t->inode->i_mapping);
+	expect_zero_on_dev(t->off + first * PG, nr * PG, what);
+}
+
+static unsigned long istate(struct tf *t)
+{
+	return __atomic_load_n(&t->inode->i_state, __ATOMIC_SEQ_CST);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lists                                                               */
+
+/* The inos on @head, tail first, as "1,2,3", into @buf. */
+static char *__list_str(struct list_head *head, char *buf, size_t len)
+{
+	struct list_head *pos;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (pos = head->prev; pos != head; pos = pos->prev) {
+		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
+
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%lu",
+				      n ? "," : "", inode->i_ino);
+	}
+	return buf;
+}
+
+static char *list_str(struct list_head *head, char *buf, size_t len)
+{
+	spin_lock(&fx.wb->list_lock);
+	__list_str(head, buf, len);
+	spin_unlock(&fx.wb->list_lock);
+	return buf;
+}
+
+static bool on_list(struct list_head *head, struct inode *inode)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, head)
+		if (pos == &inode->i_wb_list)
+			return true;
+	return false;
+}
+
+/* Which wb list the inode is on: "b_dirty", ..., or "none". */
+static const char *which_list(struct tf *t)
+{
+	struct bdi_writeback *wb = fx.wb;
+	const char *name = "none";
+
+	spin_lock(&wb->list_lock);
+	if (on_list(&wb->b_dirty, t->inode))
+		name = "b_dirty";
+	else if (on_list(&wb->b_io, t->inode))
+		name = "b_io";
+	else if (on_list(&wb->b_more_io, t->inode))
+		name = "b_more_io";
+	else if (on_list(&wb->b_more_io_wait, t->inode))
+		name = "b_more_io_wait";
+	else if (!list_empty(&t->inode->i_wb_list))
+		name = "a foreign list";
+	spin_unlock(&wb->list_lock);
+	return name;
+}
+
+#define expect_list(head, want) do {					\
+	char __buf[128];						\
+	list_str(&fx.wb->head, __buf, sizeof(__buf));			\
+	cr_assert_str_eq(__buf, want, #head " (tail first) is \"%s\", want \"%s\"", \
+			 __buf, want);					\
+} while (0)
+
+#define expect_on(t, want)						\
+	cr_assert_str_eq(which_list(t), want, "ino %lu is on %s, want %s", \
+			 (t)->ino, which_list(t), want)
+
+/* I15: dirtied_when never decreases from the tail of b_dirty to its head. */
+static void expect_b_dirty_ordered(void)
+{
+	struct list_head *head = &fx.wb->b_dirty, *pos;
+	unsigned long prev = 0;
+	bool first = true, ok = true;
+	char buf[128];
+
+	spin_lock(&fx.wb->list_lock);
+	for (pos = head->prev; pos != head; pos = pos->prev) {
+		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
+
+		if (!first && time_before(inode->dirtied_when, prev))
+			ok = false;
+		prev = inode->dirtied_when;
+		first = false;
+	}
+	__list_str(head, buf, sizeof(buf));
+	spin_unlock(&fx.wb->list_lock);
+	cr_assert(ok, "b_dirty (tail first: %s) is not time-ordered", buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Works                                                               */
+
+enum wkind { W_KUPDATE, W_BACKGROUND, W_NONE, W_SYNC };
+
+/* A work as the kernel builds each kind (fs-writeback.c of 3.2). */
+static struct wb_writeback_work mkwork(enum wkind k)
+{
+	struct wb_writeback_work w;
+
+	memset(&w, 0, sizeof(w));
+	INIT_LIST_HEAD(&w.list);
+	switch (k) {
+	case W_KUPDATE:		/* wb_check_old_data_flush */
+		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.sync_mode = WB_SYNC_NONE;
+		w.for_kupdate = 1;
+		w.range_cyclic = 1;
+		w.reason = WB_REASON_PERIODIC;
+		break;
+	case W_BACKGROUND:	/* wb_check_background_flush */
+		w.nr_pages = LONG_MAX;
+		w.sync_mode = WB_SYNC_NONE;
+		w.for_background = 1;
+		w.range_cyclic = 1;
+		w.reason = WB_REASON_BACKGROUND;
+		break;
+	case W_NONE:		/* wakeup_flusher_threads */
+		w.nr_pages = LONG_MAX;
+		w.sync_mode = WB_SYNC_NONE;
+		w.range_cyclic = 0;
+		w.reason = WB_REASON_TRY_TO_FREE_PAGES;
+		break;
+	case W_SYNC:		/* sync_inodes_sb */
+		w.nr_pages = LONG_MAX;
+		w.sb = fx.bdi->sb;
+		w.sync_mode = WB_SYNC_ALL;
+		w.range_cyclic = 0;
+		w.reason = WB_REASON_SYNC;
+		break;
+	}
+	return w;
+}
+
+static long run(struct wb_writeback_work *w)
+{
+	return wb_writeback(fx.wb, w);
+}
+
+static unsigned long expire_jiffies(void)
+{
+	return msecs_to_jiffies((unsigned int)fx.cache->vm.dirty_expire_interval
+				* 10);
+}
+
+static void advance(unsigned long d)
+{
+	cr_assert_eq(uf_clock_advance(d), 0);
+}
+
+static void set_bg_thresh_pages(unsigned long pages)
+{
+	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_background_bytes",
+					  pages * PG), 0);
+}
+
+/* Lines of @event in the trace so far. */
+static int trace_count(const char *event)
+{
+	char line[1024], pat[64];
+	FILE *f = fopen(fx.trace, "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(pat, sizeof(pat), ": %s: ", event);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, pat))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks shared by several tests                                       */
+
+static void hook_advance(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)kind;
+	uf_clock_advance((unsigned long)t->arg);
+}
+
+/* ================================================================== */
+/* __mark_inode_dirty                                                  */
+
+/*
+ * Spec §1.1 (b_dirty: "the head is the newest and the tail the oldest",
+ * [base]), §1.2 (dirtied_when: "time (jiffies) the inode was first
+ * dirtied"), I15.  A newly dirty inode goes to the head of b_dirty with
+ * dirtied_when = now; dirtying it again (pages or metadata) keeps both its
+ * place and its time, or b_dirty would lose its order.
+ */
+Test(fs_writeback, mark_dirty_new_at_head_redirty_keeps_place_and_time,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct tf *a, *b;
+	unsigned long t0;
+
+	fx_setup(1000000, false);
+	a = tf_open(1, 8);
+	b = tf_open(2, 8);
+	t0 = jiffies;
+
+	tf_dirty(a, 0, 1, 1);
+	cr_assert_eq(a->inode->dirtied_when, t0);
+	cr_assert(istate(a) & I_DIRTY_PAGES);
+	expect_list(b_dirty, "1");
+
+	advance(7);
+	tf_dirty(b, 0, 1, 2);
+	cr_assert_eq(b->inode->dirtied_when, t0 + 7);
+	expect_list(b_dirty, "1,2");
+
+	/* again dirty: more pages, then metadata: no move, no new time */
+	advance(7);
+	tf_dirty(a, 1, 2, 1);
+	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	cr_assert_eq(uf_file_mark_inode_dirty(b->f, UF_I_DIRTY_DATASYNC), 0);
+	expect_list(b_dirty, "1,2");
+	cr_assert_eq(a->inode->dirtied_when, t0,
+		     "redirtied inode moved in time: %lu, want %lu",
+		     a->inode->dirtied_when, t0);
+	cr_assert_eq(b->inode->dirtied_when, t0 + 7);
+	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_PAGES | I_DIRTY_SYNC);
+	cr_assert_eq(istate(b) & I_DIRTY, I_DIRTY_PAGES | I_DIRTY_DATASYNC);
+	expect_list(b_io, "");
+	expect_list(b_more_io, "");
+	expect_b_dirty_ordered();
+}
+
+/* C's write_inode, C under I_SYNC: dirty a page, note what it did. */
+static int hook_redirty_under_sync(struct tf *t, int sync)
+{
+	(void)sync;
+	uf_clock_advance(3);
+	if (tf_write(t, 1, 1, 33))
+		return 0;
+	spin_lock(&fx.wb->list_lock);
+	__list_str(&fx.wb->b_dirty, seen.b_dirty, sizeof(seen.b_dirty));
+	seen.dirtied_when[0] = t->inode->dirtied_when;
+	seen.state[0] = t->inode->i_state;
+	spin_unlock(&fx.wb->list_lock);
+	seen.calls++;
+	return 0;
+}
+
+/*
+ * [base] __mark_inode_dirty: "If the inode is being synced, just update
+ * its dirty state.  The unlocker will place the inode on the appropriate
+ * superblock list" — an inode dirtied while I_SYNC gets only the flags.
+ * Then the unlocker (spec §2.2 Base, "pages still tagged dirty,
+ * nr_to_write > 0" → redirty_tail) puts it at the head, and since it is
+ * older than the head, with dirtied_when = now (§2.1 redirty_tail, I15).
+ */
+Test(fs_writeback, mark_dirty_under_i_sync_only_sets_flags,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct tf *a, *b, *c;
+	unsigned long t0;
+
+	fx_setup(2000000, false);
+	c = tf_open(3, 8);
+	a = tf_open(1, 8);
+	b = tf_open(2, 8);
+	t0 = jiffies;
+	tf_dirty(c, 0, 1, 3);
+	cr_assert_eq(uf_file_mark_inode_dirty(c->f, UF_I_DIRTY_SYNC), 0);
+	advance(5);
+	tf_dirty(a, 0, 1, 1);
+	advance(5);
+	tf_dirty(b, 0, 1, 2);
+	expect_list(b_dirty, "3,1,2");
+
+	c->on_write_inode = hook_redirty_under_sync;
+	cr_assert_eq(write_inode_now(c->inode, 0), 0);
+	cr_assert_eq(seen.calls, 1, "write_inode of C called %d times",
+		     seen.calls);
+	/* inside write_inode: flags only */
+	cr_assert_str_eq(seen.b_dirty, "3,1,2",
+			 "dirtying C under I_SYNC moved it: b_dirty %s",
+			 seen.b_dirty);
+	cr_assert_eq(seen.dirtied_when[0], t0,
+		     "dirtying C under I_SYNC set dirtied_when %lu (want %lu)",
+		     seen.dirtied_when[0], t0);
+	cr_assert(seen.state[0] & I_SYNC);
+	cr_assert(seen.state[0] & I_DIRTY_PAGES);
+	/* after: requeued by writeback_single_inode (redirty_tail) */
+	expect_list(b_dirty, "1,2,3");
+	cr_assert_eq(c->inode->dirtied_when, t0 + 13);
+	cr_assert_eq(istate(c) & (I_DIRTY | I_SYNC), I_DIRTY_PAGES);
+	expect_b_dirty_ordered();
+	tf_expect_on_dev(c, 0, 1, 3, "C page 0");
+	tf_expect_unwritten(c, 1, 1, "C page 1, dirtied during writeback");
+}
+
+/* ================================================================== */
+/* queue_io                                                            */
+
+static void hook_snap_lists(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)t;
+	(void)kind;
+	if (seen.calls++)
+		return;
+	spin_lock(&fx.wb->list_lock);
+	__list_str(&fx.wb->b_io, seen.b_io, sizeof(seen.b_io));
+	__list_str(&fx.wb->b_more_io, seen.b_more_io, sizeof(seen.b_more_io));
+	__list_str(&fx.wb->b_dirty, seen.b_dirty, sizeof(seen.b_dirty));
+	spin_unlock(&fx.wb->list_lock);
+}
+
+/*
+ * Spec §2.1 queue_io/move_expired_inodes and "Ordering facts" [base],
+ * I16: b_io is refilled only when empty, first with b_more_io, then with
+ * the expired part of b_dirty taken oldest first; b_io is consumed from
+ * the tail, so requeued inodes are served before newly expired ones and
+ * those oldest first.
+ */
+Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w1 = mkwork(W_NONE), w2;
+	struct tf *m, *a, *b, *c;
+	unsigned long t0;
+	long chunk, ret;
+
+	fx_setup(3000000, false);
+	chunk = writeback_chunk_size(fx.bdi, &w1);
+	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
+	m = tf_open(4, (unsigned long)chunk + 8);
+	c = tf_open(3, 4);
+	a = tf_open(1, 4);
+	b = tf_open(2, 4);
+	t0 = jiffies;
+
+	/* M: one slice written, the rest parked on b_more_io */
+	tf_dirty(m, 0, (unsigned long)chunk + 8, 4);
+	w1.nr_pages = chunk;
+	ret = run(&w1);
+	cr_assert_eq(ret, chunk);
+	expect_on(m, "b_more_io");
+
+	/* then three newer inodes, dirtied in the order A, B, C */
+	advance(5);
+	tf_dirty(a, 0, 4, 1);
+	advance(1);
+	tf_dirty(b, 0, 4, 2);
+	advance(1);
+	tf_dirty(c, 0, 4, 3);
+	advance(1);
+	expect_list(b_dirty, "1,2,3");
+
+	m->on_writepages = hook_snap_lists;
+	w2 = mkwork(W_NONE);
+	ret = run(&w2);
+	cr_assert_str_eq(seen.b_io, "4,1,2,3",
+			 "b_io after queue_io (tail first) is \"%s\"",
+			 seen.b_io);
+	cr_assert_str_eq(seen.b_more_io, "");
+	cr_assert_str_eq(seen.b_dirty, "");
+	cr_assert_eq(m->inode->dirtied_when, t0);
+	cr_assert_eq(ret, 8 + 3 * 4);
+	expect_list(b_io, "");
+	expect_list(b_dirty, "");
+	expect_list(b_more_io, "");
+	tf_expect_on_dev(m, 0, (unsigned long)chunk + 8, 4, "M");
+	tf_expect_on_dev(a, 0, 4, 1, "A");
+	tf_expect_on_dev(b, 0, 4, 2, "B");
+	tf_expect_on_dev(c, 0, 4, 3, "C");
+}
+
+/* ================================================================== */
+/* kupdate (I1), with the clock about to wrap                          */
+
+/*
+ * Spec I1 (L763-767): in a for_kupdate work an inode leaves b_dirty only
+ * if dirtied_when <= now - dirty_expire_interval: A dirtied exactly one
+ * expire interval ago is written, C dirtied one jiffy later is not, until
+ * the clock moves one more jiffy.  Run from @start, so that the cutoffs
+ * cross a wrap when asked (time_after() arithmetic, spec §2 "wrap-safe").
+ */
+static void kupdate_expiry(unsigned long start)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b, *c;
+	unsigned long t0, e;
+	long ret;
+
+	fx_setup(start, false);
+	e = expire_jiffies();
+	cr_assert_eq(e, 30UL * (unsigned long)HZ);
+	a = tf_open(1, 8);
+	b = tf_open(2, 8);
+	c = tf_open(3, 8);
+	t0 = jiffies;
+	tf_dirty(a, 0, 3, 1);
+	advance(1);
+	tf_dirty(c, 0, 2, 3);
+	advance(9999);
+	tf_dirty(b, 0, 1, 2);
+	advance(e - 10000);
+	cr_assert_eq(jiffies, t0 + e);
+	expect_list(b_dirty, "1,3,2");
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 3, "kupdate wrote %ld pages, want A's 3", ret);
+	expect_on(a, "none");
+	cr_assert_eq(istate(a) & I_DIRTY, 0);
+	expect_list(b_dirty, "3,2");
+	expect_list(b_io, "");
+	expect_list(b_more_io, "");
+	cr_assert_eq(c->inode->dirtied_when, t0 + 1);
+	cr_assert_eq(b->inode->dirtied_when, t0 + 10000);
+	tf_expect_on_dev(a, 0, 3, 1, "A (expired)");
+	tf_expect_unwritten(c, 0, 2, "C (one jiffy short of expiry)");
+	tf_expect_unwritten(b, 0, 1, "B (not expired)");
+
+	advance(1);
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 2, "kupdate wrote %ld pages, want C's 2", ret);
+	expect_list(b_dirty, "2");
+	tf_expect_on_dev(c, 0, 2, 3, "C (expired now)");
+	tf_expect_unwritten(b, 0, 1, "B (still not expired)");
+}
+
+Test(fs_writeback, kupdate_writes_only_expired, .fini = fx_fini,
+     .timeout = 60)
+{
+	kupdate_expiry(1000);
+}
+
+/* Seed 000 L526: dirtied_when=4294869658, just before 2^32. */
+Test(fs_writeback, kupdate_writes_only_expired_across_32bit_boundary,
+     .fini = fx_fini, .timeout = 60)
+{
+	kupdate_expiry(4294967296UL - 20000);
+}
+
+/* unsigned long itself wraps here (on 32-bit targets at 2^32 above). */
+Test(fs_writeback, kupdate_writes_only_expired_across_ulong_wrap,
+     .fini = fx_fini, .timeout = 60)
+{
+	kupdate_expiry(ULONG_MAX - 20000);
+}
+
+/* ================================================================== */
+/* background                                                          */
+
+/*
+ * I2, stop part (L752): a background work stops as soon as the cache is
+ * not over the background threshold.  Checked at the top of each
+ * iteration: at once when it starts under it, and after the pass in
+ * which it got under (the pass ends after HZ/10, I17).
+ */
+Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
+     .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b, *c;
+	long ret;
+
+	fx_setup(4000000, false);
+	set_bg_thresh_pages(8);
+	a = tf_open(1, 4);
+	b = tf_open(2, 4);
+	c = tf_open(3, 4);
+	tf_dirty(a, 0, 4, 1);
+	advance(1);
+	tf_dirty(b, 0, 4, 2);
+
+	/* 8 dirty pages: not over 8 */
+	w = mkwork(W_BACKGROUND);
+	ret = run(&w);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(a->nr_writepages + b->nr_writepages, 0);
+	expect_list(b_dirty, "1,2");
+	expect_list(b_io, "");
+
+	/* 12 dirty: over; writing A takes HZ/10 + 1 and leaves 8 */
+	advance(1);
+	tf_dirty(c, 0, 4, 3);
+	a->arg = (unsigned long)HZ / 10 + 1;
+	a->on_writepages = hook_advance;
+	w = mkwork(W_BACKGROUND);
+	ret = run(&w);
+	cr_assert_eq(ret, 4, "background work wrote %ld pages, want A's 4",
+		     ret);
+	cr_assert_eq(b->nr_writepages + c->nr_writepages, 0,
+		     "background work went on under the threshold");
+	expect_list(b_io, "2,3");
+	expect_list(b_dirty, "");
+	tf_expect_on_dev(a, 0, 4, 1, "A");
+	tf_expect_unwritten(b, 0, 4, "B");
+	tf_expect_unwritten(c, 0, 4, "C");
+}
+
+/* A's writepages: time passes, and N gets dirty meanwhile. */
+static void hook_dirty_other(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)kind;
+	if (seen.calls++)
+		return;
+	uf_clock_advance((unsigned long)t->arg);
+	tf_write(&fx.tf[9], 0, 16, 9);
+}
+
+/*
+ * Base cutoff (spec §0 "bg-all" is the later change, L1223-1271; §3 B4b;
+ * policies/base.c cutoff_fixed): before bg-all, a background work keeps
+ * older_than_this = its start time, so an inode dirtied after it started
+ * is not written by it, even while the cache stays over the background
+ * threshold.  (I2's "eligible in the next iteration" is bg-all, not base.)
+ */
+Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *n;
+	unsigned long t0;
+	long ret;
+
+	fx_setup(5000000, false);
+	set_bg_thresh_pages(8);
+	a = tf_open(1, 16);
+	n = tf_open(9, 16);
+	tf_dirty(a, 0, 16, 1);
+	advance(10);
+	t0 = jiffies;
+	a->arg = (unsigned long)HZ / 10 + 1;
+	a->on_writepages = hook_dirty_other;
+
+	w = mkwork(W_BACKGROUND);
+	ret = run(&w);
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_eq(ret, 16, "wrote %ld pages, want A's 16 only", ret);
+	cr_assert_eq(n->nr_writepages, 0,
+		     "base background work wrote an inode dirtied after it started");
+	cr_assert_eq(n->inode->dirtied_when, t0 + (unsigned long)HZ / 10 + 1);
+	expect_list(b_dirty, "9");
+	cr_assert(over_bground_thresh(fx.bdi),
+		  "test setup: N should keep the cache over the threshold");
+	tf_expect_unwritten(n, 0, 16, "N");
+	tf_expect_on_dev(a, 0, 16, 1, "A");
+}
+
+/* ================================================================== */
+/* Fixed cutoff of the other works (I3)                                */
+
+/*
+ * I3 (L749-750, L958-970): a work that is neither kupdate nor background
+ * never queues an inode dirtied after its start, even one jiffy after;
+ * an inode dirtied in the jiffy it started is not "after" and is taken.
+ */
+static void fixed_cutoff(enum wkind k)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *z, *n;
+	unsigned long t0;
+	long ret;
+
+	fx_setup(6000000, false);
+	a = tf_open(1, 4);
+	z = tf_open(2, 4);
+	n = tf_open(9, 16);
+	tf_dirty(a, 0, 4, 1);
+	advance(10);
+	tf_dirty(z, 0, 4, 2);	/* same jiffy as the work's start */
+	t0 = jiffies;
+	a->arg = 1;
+	a->on_writepages = hook_dirty_other;
+
+	w = mkwork(k);
+	ret = run(&w);
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_eq(ret, 8, "wrote %ld pages, want A's and Z's 8", ret);
+	expect_on(a, "none");
+	expect_on(z, "none");
+	cr_assert_eq(n->nr_writepages, 0,
+		     "the work took an inode dirtied after its start");
+	cr_assert_eq(n->inode->dirtied_when, t0 + 1);
+	expect_list(b_dirty, "9");
+	tf_expect_on_dev(a, 0, 4, 1, "A");
+	tf_expect_on_dev(z, 0, 4, 2, "Z");
+	tf_expect_unwritten(n, 0, 16, "N");
+}
+
+Test(fs_writeback, sync_none_work_has_fixed_cutoff, .fini = fx_fini,
+     .timeout = 60)
+{
+	fixed_cutoff(W_NONE);
+}
+
+Test(fs_writeback, sync_all_work_has_fixed_cutoff, .fini = fx_fini,
+     .timeout = 60)
+{
+	fixed_cutoff(W_SYNC);
+}
+
+/* ================================================================== */
+/* Yielding to queued works (I4)                                       */
+
+/* Drain the works queued by hand, as the flusher would. */
+static void drain_work_list(void)
+{
+	wb_do_writeback(fx.wb, 0);
+	spin_lock(&fx.bdi->wb_lock);
+	cr_assert(list_empty(&fx.bdi->work_list));
+	spin_unlock(&fx.bdi->wb_lock);
+}
+
+/*
+ * I4 ([base] "yield", spec §2.4): with bdi->work_list non-empty at the top
+ * of an iteration, a kupdate or background work returns before queueing
+ * anything; a work of another kind does not yield (base: only those two).
+ */
+Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a;
+	long ret;
+
+	fx_setup(7000000, false);
+	set_bg_thresh_pages(2);
+	a = tf_open(1, 4);
+	tf_dirty(a, 0, 4, 1);
+	advance(expire_jiffies() + 1);
+
+	/* no flusher: the work stays on the list */
+	bdi_start_writeback(fx.bdi, 4, WB_REASON_SYNC);
+	spin_lock(&fx.bdi->wb_lock);
+	cr_assert(!list_empty(&fx.bdi->work_list));
+	spin_unlock(&fx.bdi->wb_lock);
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 0, "kupdate did not yield: wrote %ld", ret);
+	expect_list(b_dirty, "1");
+	expect_list(b_io, "");
+
+	w = mkwork(W_BACKGROUND);
+	ret = run(&w);
+	cr_assert_eq(ret, 0, "background did not yield: wrote %ld", ret);
+	expect_list(b_dirty, "1");
+	expect_list(b_io, "");
+	cr_assert_eq(a->nr_writepages, 0);
+
+	w = mkwork(W_NONE);
+	ret = run(&w);
+	cr_assert_eq(ret, 4, "a plain WB_SYNC_NONE work yielded");
+	expect_on(a, "none");
+	tf_expect_on_dev(a, 0, 4, 1, "A");
+
+	drain_work_list();
+}
+
+/* Writing A takes HZ/10 + 1, and someone queues a work meanwhile. */
+static void hook_queue_work(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)t;
+	(void)kind;
+	if (seen.calls++)
+		return;
+	bdi_start_writeback(fx.bdi, 1, WB_REASON_SYNC);
+	uf_clock_advance((unsigned long)HZ / 10 + 1);
+}
+
+/* I4 and I17 together: the yield happens at the next iteration. */
+static void yield_midway(enum wkind k, long want)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b;
+	long ret;
+
+	fx_setup(8000000, false);
+	set_bg_thresh_pages(2);
+	a = tf_open(1, 4);
+	b = tf_open(2, 4);
+	tf_dirty(a, 0, 4, 1);
+	advance(1);
+	tf_dirty(b, 0, 4, 2);
+	advance(expire_jiffies());
+	a->on_writepages = hook_queue_work;
+
+	w = mkwork(k);
+	ret = run(&w);
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_eq(ret, want, "wrote %ld pages, want %ld", ret, want);
+	if (want == 4) {
+		cr_assert_eq(b->nr_writepages, 0, "B was written: no yield");
+		expect_list(b_io, "2");
+		tf_expect_unwritten(b, 0, 4, "B");
+	} else {
+		expect_on(b, "none");
+		tf_expect_on_dev(b, 0, 4, 2, "B");
+	}
+	tf_expect_on_dev(a, 0, 4, 1, "A");
+	drain_work_list();
+}
+
+Test(fs_writeback, kupdate_yields_between_passes, .fini = fx_fini,
+     .timeout = 60)
+{
+	yield_midway(W_KUPDATE, 4);
+}
+
+Test(fs_writeback, background_yields_between_passes, .fini = fx_fini,
+     .timeout = 60)
+{
+	yield_midway(W_BACKGROUND, 4);
+}
+
+Test(fs_writeback, sync_none_work_does_not_yield, .fini = fx_fini,
+     .timeout = 60)
+{
+	yield_midway(W_NONE, 8);
+}
+
+/* ================================================================== */
+/* HZ/10 (I17)                                                         */
+
+/* Writing each inode takes t->arg jiffies; note the pass it is in. */
+static void hook_pass_counter(struct tf *t, enum uf_wb_kind kind)
+{
+	int i = seen.calls++;
+
+	(void)kind;
+	if (i >= 16)
+		return;
+	uf_clock_advance((unsigned long)t->arg);
+	seen.starts[i] = trace_count("writeback_start");
+}
+
+/*
+ * I17 ([base] writeback_sb_inodes, __writeback_inodes_wb): once it wrote
+ * something, a pass returns to wb_writeback when more than HZ/10 has gone
+ * by (time_is_before_jiffies(start + HZ/10): strictly more).  b_io is not
+ * refilled for the next pass while it still holds inodes (I16).
+ */
+Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
+     .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *t[4];
+	unsigned long i;
+	long ret;
+
+	fx_setup(9000000, true);
+	cr_assert_eq(HZ % 20, 0);
+	for (i = 0; i < 4; i++) {
+		t[i] = tf_open(i + 1, 2);
+		tf_dirty(t[i], 0, 2, (uint32_t)i + 1);
+		t[i]->arg = (unsigned long)HZ / 20;
+		t[i]->on_writepages = hook_pass_counter;
+		advance(1);
+	}
+
+	w = mkwork(W_NONE);
+	ret = run(&w);
+	cr_assert_eq(ret, 8);
+	cr_assert_eq(seen.calls, 4);
+	/* A at +HZ/20, B at +HZ/10 (not more: go on), C at +3HZ/20: stop */
+	cr_assert_eq(seen.starts[0], 1);
+	cr_assert_eq(seen.starts[1], 1);
+	cr_assert_eq(seen.starts[2], 1,
+		     "the pass ended at exactly HZ/10 (must be after it)");
+	cr_assert_eq(seen.starts[3], 2,
+		     "D was written in the first pass: no HZ/10 bail");
+	/* passes: A-C, D (b_io not refilled), an empty one that ends it */
+	cr_assert_eq(trace_count("writeback_start"), 3);
+	cr_assert_eq(trace_count("writeback_queue_io"), 2);
+	for (i = 0; i < 4; i++)
+		tf_expect_on_dev(t[i], 0, 2, (uint32_t)i + 1, "file");
+}
+
+/* E's write_inode: a lock is held, and it took long. */
+static int hook_eagain_slow(struct tf *t, int sync)
+{
+	(void)sync;
+	if (!seen.calls++)
+		uf_clock_advance((unsigned long)t->arg);
+	return -EAGAIN;
+}
+
+static void hook_note_pass(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)t;
+	(void)kind;
+	seen.starts[0] = trace_count("writeback_start");
+}
+
+/* I17: "once it wrote something" — time alone does not end a pass. */
+Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *e, *f;
+	long ret;
+
+	fx_setup(9500000, true);
+	e = tf_open(1, 2);
+	f = tf_open(2, 2);
+	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
+	advance(1);
+	tf_dirty(f, 0, 2, 2);
+	e->arg = (unsigned long)HZ;
+	e->on_write_inode = hook_eagain_slow;
+	f->on_writepages = hook_note_pass;
+
+	w = mkwork(W_NONE);
+	ret = run(&w);
+	cr_assert_eq(ret, 2);
+	cr_assert_eq(seen.starts[0], 1,
+		     "F was not written in E's pass: the pass ended without progress");
+	tf_expect_on_dev(f, 0, 2, 2, "F");
+}
+
+/* ================================================================== */
+/* Slice exhaustion (I13)                                              */
+
+static void hook_note_m(struct tf *t, enum uf_wb_kind kind)
+{
+	struct tf *m = &fx.tf[4];
+
+	(void)t;
+	(void)kind;
+	if (seen.calls++)
+		return;
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(m));
+	seen.dirtied_when[0] = m->inode->dirtied_when;
+	seen.state[0] = istate(m);
+	seen.starts[0] = m->nr_writepages;
+}
+
+/*
+ * I13 ([base], L4023-4026; §2.2 Base "pages still tagged dirty,
+ * nr_to_write <= 0 (slice used up)" → requeue_io): an inode with more dirty
+ * pages than writeback_chunk_size() goes to b_more_io with dirtied_when
+ * unchanged, the other inodes of b_io are served, and the next queue_io
+ * brings it back for the rest.
+ */
+Test(fs_writeback, slice_exhausted_inode_goes_to_more_io,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w = mkwork(W_NONE);
+	struct tf *m, *a;
+	unsigned long t0, pages;
+	long chunk, ret;
+
+	fx_setup(10000000, false);
+	chunk = writeback_chunk_size(fx.bdi, &w);
+	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
+	pages = (unsigned long)chunk + 76;
+	m = tf_open(4, pages);
+	a = tf_open(1, 2);
+	t0 = jiffies;
+	tf_dirty(m, 0, pages, 4);
+	advance(1);
+	tf_dirty(a, 0, 2, 1);
+	advance(1);
+	a->on_writepages = hook_note_m;
+
+	ret = run(&w);
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_str_eq(seen.where[0], "b_more_io",
+			 "M after its first slice is on %s", seen.where[0]);
+	cr_assert_eq(seen.dirtied_when[0], t0,
+		     "requeue_io moved M's dirtied_when to %lu (want %lu)",
+		     seen.dirtied_when[0], t0);
+	cr_assert(seen.state[0] & I_DIRTY_PAGES);
+	cr_assert_eq(seen.starts[0], 1);
+	cr_assert_eq(m->nr_writepages, 2, "M written in %d goes, want 2",
+		     m->nr_writepages);
+	cr_assert_eq(ret, (long)pages + 2);
+	expect_on(m, "none");
+	cr_assert_eq(istate(m) & I_DIRTY, 0);
+	tf_expect_on_dev(m, 0, pages, 4, "M");
+	tf_expect_on_dev(a, 0, 2, 1, "A");
+}
+
+/* ================================================================== */
+/* redirty_tail (I15)                                                  */
+
+static int hook_redirty(struct tf *t, int sync)
+{
+	(void)sync;
+	if (!seen.calls++)
+		tf_write(t, 1, 1, 77);
+	return 0;
+}
+
+/*
+ * I15 ([base] redirty_tail, spec §2.1): an inode written but dirty again
+ * goes to the head of b_dirty; being older than the head, it gets
+ * dirtied_when = now, so b_dirty stays ordered and the kupdate work that
+ * wrote it does not take it again.
+ */
+Test(fs_writeback, redirty_tail_keeps_b_dirty_ordered, .fini = fx_fini,
+     .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b;
+	unsigned long t0, now;
+	long ret;
+
+	fx_setup(11000000, false);
+	a = tf_open(1, 4);
+	b = tf_open(2, 4);
+	t0 = jiffies;
+	tf_dirty(a, 0, 1, 1);
+	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	advance(10);
+	tf_dirty(b, 0, 1, 2);
+	advance(expire_jiffies() - 5);	/* A expired, B not */
+	now = jiffies;
+	a->on_write_inode = hook_redirty;
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 1);
+	cr_assert_eq(a->nr_write_inode, 1);
+	expect_list(b_dirty, "2,1");
+	cr_assert_eq(a->inode->dirtied_when, now,
+		     "redirty_tail left A at %lu, older than the head (%lu)",
+		     a->inode->dirtied_when, b->inode->dirtied_when);
+	cr_assert_eq(b->inode->dirtied_when, t0 + 10);
+	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_PAGES);
+	expect_b_dirty_ordered();
+	tf_expect_on_dev(a, 0, 1, 1, "A page 0");
+	tf_expect_unwritten(a, 1, 1, "A page 1 (redirtied)");
+}
+
+/* ================================================================== */
+/* write_inode failing (seed 000 L3956-3964, B10)                      */
+
+static int hook_eagain(struct tf *t, int sync)
+{
+	(void)t;
+	(void)sync;
+	return -EAGAIN;
+}
+
+/*
+ * Base (spec §2.2 table, "clean pages but I_DIRTY (... write_inode
+ * failed)" → redirty_tail; B10): a write_inode that fails with -EAGAIN
+ * leaves the inode dirty, and base puts it through redirty_tail, which,
+ * the inode being older than the head of b_dirty, sets dirtied_when = now:
+ * "inode writeout is put off" by a whole dirty_expire_interval (L3956-
+ * 3964).  No quick retry: b_more_io stays empty and the work ends.
+ */
+Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b;
+	unsigned long t0, now, e;
+	long ret;
+
+	fx_setup(12000000, false);
+	e = expire_jiffies();
+	a = tf_open(1, 4);
+	b = tf_open(2, 4);
+	t0 = jiffies;
+	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	advance(10);
+	tf_dirty(b, 0, 1, 2);
+	advance(e - 5);			/* A expired, B not */
+	now = jiffies;
+	a->on_write_inode = hook_eagain;
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(a->nr_write_inode, 1, "write_inode tried %d times",
+		     a->nr_write_inode);
+	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_SYNC);
+	expect_list(b_more_io, "");
+	expect_list(b_dirty, "2,1");
+	cr_assert_eq(a->inode->dirtied_when, now,
+		     "A's dirtied_when %lu, want now %lu (was %lu)",
+		     a->inode->dirtied_when, now, t0);
+	expect_b_dirty_ordered();
+
+	/* B expires before A now: A waits a whole interval more */
+	advance(e - 1);
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 1);
+	expect_on(b, "none");
+	cr_assert_eq(a->nr_write_inode, 1, "A retried before it expired again");
+	expect_list(b_dirty, "1");
+
+	advance(1);
+	w = mkwork(W_KUPDATE);
+	run(&w);
+	cr_assert_eq(a->nr_write_inode, 2);
+	tf_expect_on_dev(b, 0, 1, 2, "B");
+}
+
+/*
+ * The same with b_dirty empty: redirty_tail has no head to compare with
+ * and keeps dirtied_when (§2.1), so kupdate retries at its next run.
+ */
+Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *a;
+	unsigned long t0;
+	long ret;
+
+	fx_setup(12500000, false);
+	a = tf_open(1, 4);
+	t0 = jiffies;
+	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	advance(expire_jiffies());
+	a->on_write_inode = hook_eagain;
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(a->nr_write_inode, 1);
+	expect_list(b_dirty, "1");
+	cr_assert_eq(a->inode->dirtied_when, t0);
+	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_SYNC);
+
+	advance((unsigned long)HZ * 5);
+	w = mkwork(W_KUPDATE);
+	run(&w);
+	cr_assert_eq(a->nr_write_inode, 2);
+}
+
+/* ================================================================== */
+/* Sync livelock prevention (I14)                                      */
+
+/* R's write_inode: time passes and R is dirtied again, pages and inode. */
+static int hook_continuous_redirty(struct tf *t, int sync)
+{
+	(void)sync;
+	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
+		return 0;	/* a livelock: end it, the test will fail */
+	uf_clock_advance(1);
+	tf_write(t, 0, 1, 99);
+	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
+	return 0;
+}
+
+/*
+ * I14 (L4003-4012, B7; §2.2 Base: "I_DIRTY && WB_SYNC_ALL → dirtied_when
+ * = now, then fall through" to redirty_tail): a WB_SYNC_ALL work against
+ * a continuous redirtier writes it once, leaves it on b_dirty with
+ * dirtied_when = now, and ends; the other dirty inode is synced too.
+ */
+Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *r, *s;
+	long ret;
+
+	fx_setup(13000000, false);
+	r = tf_open(1, 8);
+	s = tf_open(2, 4);
+	tf_dirty(r, 0, 8, 1);
+	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
+	advance(1);
+	tf_dirty(s, 0, 4, 2);
+	advance(5);
+	r->on_write_inode = hook_continuous_redirty;
+
+	w = mkwork(W_SYNC);
+	ret = run(&w);
+	cr_assert_eq(r->nr_write_inode, 1,
+		     "sync work wrote the redirtied inode %d times",
+		     r->nr_write_inode);
+	cr_assert_eq(ret, 8 + 4);
+	expect_on(r, "b_dirty");
+	cr_assert_eq(r->inode->dirtied_when, jiffies,
+		     "R's dirtied_when %lu, want now %lu",
+		     r->inode->dirtied_when, jiffies);
+	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
+		     I_DIRTY_PAGES | I_DIRTY_SYNC);
+	expect_on(s, "none");
+	/* the sync wrote all of R as it was, the redirtied page is cached */
+	tf_expect_on_dev(r, 0, 8, 1, "R");
+	tf_expect_on_dev(s, 0, 4, 2, "S");
+}
+
+/* ================================================================== */
+/* I_SYNC inodes under WB_SYNC_NONE (I18)                              */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool inside;
+	struct task_struct *main_task;
+	int wait_ret;
+	char where[32];
+	unsigned long dirtied_when;
+	unsigned long state;
+} hs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+/*
+ * R's write_inode in the fsync thread, R under I_SYNC: dirty a page of R,
+ * tell the test we are inside, and hold I_SYNC until the test's work
+ * sleeps (on R's I_SYNC, as base does when a pass made no progress).
+ */
+static int hook_hold_i_sync(struct tf *t, int sync)
+{
+	(void)sync;
+	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 1)
+		return 0;
+	tf_write(t, 1, 1, 21);
+	pthread_mutex_lock(&hs.lock);
+	hs.inside = true;
+	pthread_cond_broadcast(&hs.cond);
+	pthread_mutex_unlock(&hs.lock);
+
+	hs.wait_ret = uf_wait_task_sleeping(hs.main_task, 30000);
+	snprintf(hs.where, sizeof(hs.where), "%s", which_list(t));
+	hs.dirtied_when = t->inode->dirtied_when;
+	hs.state = istate(t);
+	return 0;
+}
+
+static void *fsync_thread(void *arg)
+{
+	struct tf *t = arg;
+
+	return (void *)(intptr_t)uf_fsync(t->f);
+}
+
+static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
+{
+	struct tf *r = &fx.tf[1];
+
+	(void)t;
+	(void)kind;
+	if (seen.calls++)
+		return;
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(r));
+	seen.dirtied_when[0] = r->inode->dirtied_when;
+	seen.state[0] = istate(r);
+}
+
+/*
+ * I18 ([base] writeback_single_inode, L1552-1557): an inode under
+ * writeback by someone else is requeue_io'd by a WB_SYNC_NONE work
+ * (b_more_io, dirtied_when kept) so that the work goes on with the other
+ * inodes; when a pass then makes no progress, base waits for the I_SYNC
+ * of the last b_more_io inode (B0, L73-86) and writes it afterwards.
+ */
+Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *r, *a;
+	unsigned long t0;
+	pthread_t th;
+	void *thret;
+	long ret;
+
+	fx_setup(14000000, false);
+	r = tf_open(1, 4);
+	a = tf_open(2, 4);
+	t0 = jiffies;
+	tf_dirty(r, 0, 2, 1);
+	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
+	advance(1);
+	tf_dirty(a, 0, 1, 2);
+	advance(5);
+	r->on_write_inode = hook_hold_i_sync;
+	a->on_writepages = hook_note_r;
+	hs.main_task = current;
+
+	cr_assert_eq(pthread_create(&th, NULL, fsync_thread, r), 0);
+	pthread_mutex_lock(&hs.lock);
+	while (!hs.inside)
+		pthread_cond_wait(&hs.cond, &hs.lock);
+	pthread_mutex_unlock(&hs.lock);
+	cr_assert(istate(r) & I_SYNC);
+
+	w = mkwork(W_NONE);
+	ret = run(&w);
+	pthread_join(th, &thret);
+	cr_assert_eq((int)(intptr_t)thret, 0, "fsync: %s",
+		     strerror(-(int)(intptr_t)thret));
+
+	/* while A was written, R waited on b_more_io */
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_str_eq(seen.where[0], "b_more_io",
+			 "I_SYNC inode went to %s under WB_SYNC_NONE",
+			 seen.where[0]);
+	cr_assert_eq(seen.dirtied_when[0], t0);
+	cr_assert(seen.state[0] & I_SYNC);
+	/* and the work then slept on R's I_SYNC, R still on b_more_io */
+	cr_assert_eq(hs.wait_ret, 0, "the work never slept");
+	cr_assert_str_eq(hs.where, "b_more_io");
+	cr_assert_eq(hs.dirtied_when, t0);
+	/* once R was released, the work wrote R's redirtied page */
+	cr_assert_eq(ret, 2, "wrote %ld pages, want A's and R's page 1", ret);
+	expect_on(r, "none");
+	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC), 0);
+	tf_expect_on_dev(r, 0, 1, 1, "R page 0 (fsync)");
+	tf_expect_on_dev(r, 1, 1, 21, "R page 1 (the work)");
+	tf_expect_on_dev(a, 0, 1, 2, "A");
+}
+
+/* ================================================================== */
+/* Data                                                                */
+
+/*
+ * What writeback writes reaches the device byte for byte, at the file's
+ * place: whole pages, a write with partial pages at both ends (the rest
+ * of those pages read from the device first), a page written twice (the
+ * last write wins), and nothing outside the files.
+ */
+Test(fs_writeback, written_data_reaches_device_byte_for_byte,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work w;
+	struct tf *f1, *f2, *f3;
+	uint64_t base2;
+	uint8_t *buf;
+	long ret, bad[3];
+
+	fx_setup(15000000, false);
+	f1 = tf_open(1, 10);
+	f2 = tf_open(2, 3);
+	f3 = tf_open(3, 2);
+	base2 = f2->off;
+	tu_raw_fill(fx.td.path, base2, 3 * PG, 50);
+
+	tf_dirty(f1, 0, 10, 11);
+	buf = malloc(9000);
+	cr_assert_not_null(buf);
+	tu_fill(buf, 9000, base2 + 100, 12);
+	cr_assert_eq(uf_pwrite(f2->f, buf, 9000, 100), 9000);
+	free(buf);
+	tf_dirty(f3, 0, 2, 13);
+	tf_dirty(f3, 1, 1, 14);
+	advance(expire_jiffies());
+
+	w = mkwork(W_KUPDATE);
+	ret = run(&w);
+	cr_assert_eq(ret, 10 + 3 + 2);
+	expect_list(b_dirty, "");
+	tf_expect_on_dev(f1, 0, 10, 11, "F1");
+	/* O_DIRECT reads whole blocks: read F2's 3 pages, check the parts */
+	filemap_fdatawait(f2->inode->i_mapping);
+	buf = tu_alloc(3 * PG);
+	cr_assert_eq(tu_raw_read(fx.td.path, base2, buf, 3 * PG), 0);
+	bad[0] = tu_check(buf, 100, base2, 50);
+	bad[1] = tu_check(buf + 100, 9000, base2 + 100, 12);
+	bad[2] = tu_check(buf + 9100, 3 * PG - 9100, base2 + 9100, 50);
+	free(buf);
+	cr_assert_eq(bad[0], -1, "F2 head (read back) differs at %ld", bad[0]);
+	cr_assert_eq(bad[1], -1, "F2 data differs at %ld", bad[1]);
+	cr_assert_eq(bad[2], -1, "F2 tail (read back) differs at %ld", bad[2]);
+	tf_expect_on_dev(f3, 0, 1, 13, "F3 page 0");
+	tf_expect_on_dev(f3, 1, 1, 14, "F3 page 1 (rewritten)");
+	expect_zero_on_dev(f1->off + 10 * PG, PG, "past F1");
+	expect_zero_on_dev(f3->off - PG, PG, "before F3");
+
+	/* rewritten after a sync: the next sync writes the new bytes */
+	tf_dirty(f1, 3, 2, 15);
+	w = mkwork(W_SYNC);
+	ret = run(&w);
+	cr_assert_eq(ret, 2);
+	tf_expect_on_dev(f1, 0, 3, 11, "F1 pages 0-2");
+	tf_expect_on_dev(f1, 3, 2, 15, "F1 pages 3-4 (rewritten)");
+	tf_expect_on_dev(f1, 5, 5, 11, "F1 pages 5-9");
+}
