@@ -106,6 +106,8 @@ struct io_cell {
 	double u_batch[IO_MAX_REPS], u_csw[IO_MAX_REPS];
 	int engine_threads;		/* threads the engine started */
 	double f_mbs[IO_MAX_REPS], f_iops[IO_MAX_REPS], f_cpu[IO_MAX_REPS];
+	double paired[IO_MAX_REPS];	/* uflush/fio of back-to-back runs */
+	unsigned int np;
 };
 
 struct io_bench {
@@ -304,9 +306,11 @@ static void load_sleep(struct io_load *ld, uint64_t deadline)
 /*
  * Wait until a refill batch has completed (or all in flight have, or the
  * deadline, an error or a stop came), and move the completed requests to
- * ld->reqs.  Returns how many.
+ * ld->reqs.  Returns how many; *busy says whether requests are still in
+ * flight, *err whether one failed.
  */
-static unsigned int load_wait(struct io_load *ld, uint64_t deadline)
+static unsigned int load_wait(struct io_load *ld, uint64_t deadline,
+			      bool *busy, int *err)
 {
 	unsigned int n;
 
@@ -317,6 +321,8 @@ static unsigned int load_wait(struct io_load *ld, uint64_t deadline)
 	n = ld->nr_done;
 	memcpy(ld->reqs, ld->done, n * sizeof(*ld->reqs));
 	ld->nr_done = 0;
+	*busy = ld->inflight > 0;
+	*err = ld->error;
 	pthread_mutex_unlock(&ld->lock);
 	return n;
 }
@@ -349,16 +355,17 @@ static void usage_now(double *cpu, uint64_t *csw)
 static int load_loop(struct io_load *ld, uint64_t deadline)
 {
 	unsigned int n;
+	bool busy;
 	int err = 0;
 
 	while (!err) {
-		n = load_wait(ld, deadline);
-		if (ld->error || bench_stop || uf_now_ns() >= deadline)
+		n = load_wait(ld, deadline, &busy, &err);
+		if (err || bench_stop || uf_now_ns() >= deadline)
 			break;
 		if (ld->to_issue < n)
 			n = ld->to_issue;
 		if (!n) {
-			if (!ld->inflight)
+			if (!busy)
 				break;
 			continue;
 		}
@@ -482,7 +489,27 @@ static int open_dev(struct io_bench *b, const char *engine,
 	return err;
 }
 
-/* Threads of this process, to see how many an engine starts; -1 if unknown. */
+/* Is task tid of this process one of io_uring's kernel workers (iou-*)? */
+static bool io_uring_worker(const char *tid)
+{
+	char path[300], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "iou-", 4);
+}
+
+/*
+ * Threads of this process, to see how many an engine starts; -1 if
+ * unknown.  io_uring's own workers come and go with the kernel's
+ * asynchronous work, so they are not counted.
+ */
 static int count_threads(void)
 {
 	struct dirent *de;
@@ -493,7 +520,7 @@ static int count_threads(void)
 	if (!d)
 		return -1;
 	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
+		n += de->d_name[0] != '.' && !io_uring_worker(de->d_name);
 	closedir(d);
 	return n;
 }
@@ -603,7 +630,10 @@ static int run_fio(struct io_bench *b, struct io_cell *c, struct io_run *run)
 	memset(run, 0, sizeof(*run));
 	run->mbs = res.bw_bytes / 1e6;
 	run->iops = res.iops;
+	/* fio reports the mean of its jobs: scale psync's to the group */
 	run->cpu = res.usr_cpu + res.sys_cpu;
+	if (!strcmp(c->engine, "psync"))
+		run->cpu *= c->pat->qd;
 	run->bytes = res.io_bytes;
 	return 0;
 }
@@ -647,6 +677,8 @@ static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
 		c->f_iops[c->nf] = f.iops;
 		c->f_cpu[c->nf] = f.cpu;
 		c->nf++;
+		if (f.mbs > 0)
+			c->paired[c->np++] = u.mbs / f.mbs;
 		have_f = true;
 	}
 	if (bench_stop)
@@ -867,44 +899,67 @@ static void set_spread(struct bench_table *t, int row, unsigned int col,
 	bench_table_set(t, row, col, "%s-%s", lo, hi);
 }
 
+enum {
+	COL_PATTERN, COL_ENGINE, COL_U_MBS, COL_U_SPREAD, COL_F_MBS,
+	COL_F_SPREAD, COL_RATIO, COL_PAIRED, COL_U_IOPS, COL_F_IOPS,
+	COL_U_CPU, COL_F_CPU,
+};
+
+static const char *const io_cols[] = {
+	"pattern", "engine", ">uflush MB/s", ">(min-max)", ">fio MB/s",
+	">(min-max)", ">ratio", ">paired", ">uflush IOPS", ">fio IOPS",
+	">uflush cpu%", ">fio cpu%",
+};
+
+static void cell_row_fio(struct bench_table *t, int row,
+			 const struct io_cell *c, double u_median)
+{
+	struct bench_stats fm, fi, fc, pr;
+	char num[24];
+
+	bench_stats(c->f_mbs, c->nf, &fm);
+	bench_stats(c->f_iops, c->nf, &fi);
+	bench_stats(c->f_cpu, c->nf, &fc);
+	bench_stats(c->paired, c->np, &pr);
+	fmt_num(num, sizeof(num), fm.median);
+	bench_table_set(t, row, COL_F_MBS, "%s", num);
+	set_spread(t, row, COL_F_SPREAD, &fm);
+	bench_table_set(t, row, COL_RATIO, "%.2f",
+			fm.median > 0 ? u_median / fm.median : 0);
+	bench_table_set(t, row, COL_PAIRED, "%.2f", pr.median);
+	bench_table_set(t, row, COL_F_IOPS, "%.0f", fi.median);
+	bench_table_set(t, row, COL_F_CPU, "%.0f", fc.median);
+}
+
 static void cell_row(struct bench_table *t, const struct io_cell *c)
 {
-	struct bench_stats um, ui, fm, fi, uc, fc;
+	struct bench_stats um, ui, uc;
 	int row = bench_table_row(t);
 	char num[24];
 
 	if (row < 0)
 		return;
-	bench_table_set(t, row, 0, "%s", c->pat->name);
-	bench_table_set(t, row, 1, "%s", c->engine);
+	bench_table_set(t, row, COL_PATTERN, "%s", c->pat->name);
+	bench_table_set(t, row, COL_ENGINE, "%s", c->engine);
 	if (c->skipped || !c->nu) {
-		bench_table_set(t, row, 2, "%s", c->skipped ?
-				"skipped" : "no run");
+		bench_table_set(t, row, COL_U_MBS, "%s",
+				c->skipped ? "skipped" : "no run");
 		return;
 	}
 	bench_stats(c->u_mbs, c->nu, &um);
 	bench_stats(c->u_iops, c->nu, &ui);
 	bench_stats(c->u_cpu, c->nu, &uc);
 	fmt_num(num, sizeof(num), um.median);
-	bench_table_set(t, row, 2, "%s", num);
-	set_spread(t, row, 3, &um);
-	bench_table_set(t, row, 7, "%.0f", ui.median);
-	bench_table_set(t, row, 9, "%.0f", uc.median);
-	if (!c->nf) {
-		bench_table_set(t, row, 4, "-");
-		bench_table_set(t, row, 6, "-");
-		return;
+	bench_table_set(t, row, COL_U_MBS, "%s", num);
+	set_spread(t, row, COL_U_SPREAD, &um);
+	bench_table_set(t, row, COL_U_IOPS, "%.0f", ui.median);
+	bench_table_set(t, row, COL_U_CPU, "%.0f", uc.median);
+	if (c->nf) {
+		cell_row_fio(t, row, c, um.median);
+	} else {
+		bench_table_set(t, row, COL_F_MBS, "-");
+		bench_table_set(t, row, COL_RATIO, "-");
 	}
-	bench_stats(c->f_mbs, c->nf, &fm);
-	bench_stats(c->f_iops, c->nf, &fi);
-	bench_stats(c->f_cpu, c->nf, &fc);
-	fmt_num(num, sizeof(num), fm.median);
-	bench_table_set(t, row, 4, "%s", num);
-	set_spread(t, row, 5, &fm);
-	bench_table_set(t, row, 6, "%.2f", fm.median > 0 ?
-			um.median / fm.median : 0);
-	bench_table_set(t, row, 8, "%.0f", fi.median);
-	bench_table_set(t, row, 10, "%.0f", fc.median);
 }
 
 static void print_header(const struct io_bench *b)
@@ -923,19 +978,38 @@ static void print_header(const struct io_bench *b)
 	       bench_stop ? " (INTERRUPTED: partial results)" : "");
 }
 
+/* Threads an engine ran for a pattern, or -1 if it did not run. */
+static int threads_of(const struct io_bench *b, const char *engine,
+		      const char *pattern)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_cells; i++)
+		if (b->cells[i].nu && !strcmp(b->cells[i].engine, engine) &&
+		    !strcmp(b->cells[i].pat->name, pattern))
+			return b->cells[i].engine_threads;
+	return -1;
+}
+
 /* How many threads each engine really ran: psync's are its concurrency. */
 static void print_threads(const struct io_bench *b)
 {
 	const char *lead = "engine threads (counted in /proc/self/task):";
 	const struct io_cell *c;
-	unsigned int i;
+	unsigned int e, i;
+	int seq, rnd;
 
-	for (i = 0; i < b->nr_cells; i++) {
-		c = &b->cells[i];
-		if (!c->nu)
+	for (e = 0; e < NR_ENGINES; e++) {
+		seq = threads_of(b, engine_names[e], "seq");
+		rnd = threads_of(b, engine_names[e], "rand");
+		if (seq < 0 && rnd < 0)
 			continue;
-		printf("%s %s/%s %d", lead, c->pat->name, c->engine,
-		       c->engine_threads);
+		if (seq < 0 || rnd < 0 || seq == rnd)
+			printf("%s %s %d", lead, engine_names[e],
+			       seq < 0 ? rnd : seq);
+		else
+			printf("%s %s %d (seq) / %d (rand)", lead,
+			       engine_names[e], seq, rnd);
 		lead = ",";
 	}
 	if (lead[0] == ',')
@@ -978,7 +1052,9 @@ static void print_notes(const struct io_bench *b)
 	unsigned int i, shown = 0;
 
 	printf("\nMB/s = 10^6 bytes/s; spread = min-max over the reps; ratio = median uflush / median fio.\n"
-	       "cpu%% = CPU time of all the process's threads per wall second (fio: its usr+sys).\n"
+	       "paired = median over the reps of uflush/fio from back-to-back runs (robust to drift).\n"
+	       "cpu%% = CPU time of all the process's threads per wall second (fio: its usr+sys,\n"
+	       "times numjobs for psync).\n"
 	       "seq = 1 MiB sequential writes at QD 32; rand = 4 KiB aligned uniform random writes at\n"
 	       "QD 64 (fio --norandommap, so that fio draws offsets as uflush does).\n"
 	       "uflush keeps QD requests in flight and resubmits completed ones in batches of %u (seq)\n"
@@ -1003,17 +1079,8 @@ static void print_results(const struct io_bench *b)
 	unsigned int i;
 
 	memset(&t, 0, sizeof(t));
-	bench_table_col(&t, "pattern");
-	bench_table_col(&t, "engine");
-	bench_table_col(&t, ">uflush MB/s");
-	bench_table_col(&t, ">(min-max)");
-	bench_table_col(&t, ">fio MB/s");
-	bench_table_col(&t, ">(min-max)");
-	bench_table_col(&t, ">ratio");
-	bench_table_col(&t, ">uflush IOPS");
-	bench_table_col(&t, ">fio IOPS");
-	bench_table_col(&t, ">uflush cpu%");
-	bench_table_col(&t, ">fio cpu%");
+	for (i = 0; i < sizeof(io_cols) / sizeof(io_cols[0]); i++)
+		bench_table_col(&t, io_cols[i]);
 	for (i = 0; i < b->nr_cells; i++)
 		cell_row(&t, &b->cells[i]);
 	print_header(b);
@@ -1066,10 +1133,12 @@ static void json_cell(FILE *f, const struct io_cell *c)
 	bench_json_str(f, c->fio_cmd);
 	bench_stats(c->u_mbs, c->nu, &u);
 	bench_stats(c->f_mbs, c->nf, &fs);
+	fprintf(f, "},\n     \"paired_ratios\": ");
+	bench_json_array(f, c->paired, c->np);
 	if (c->nu && c->nf && fs.median > 0)
-		fprintf(f, "},\n     \"ratio\": %.4f}", u.median / fs.median);
+		fprintf(f, ",\n     \"ratio\": %.4f}", u.median / fs.median);
 	else
-		fprintf(f, "},\n     \"ratio\": null}");
+		fprintf(f, ",\n     \"ratio\": null}");
 }
 
 static int write_json(const struct io_bench *b, bool interrupted)

@@ -786,13 +786,25 @@ static void wait_sb_inodes(struct super_block *sb)
 	spin_unlock(&sb->s_inode_list_lock);
 }
 
+/*
+ * Queue a work and wait for it.  A device registered without a flusher
+ * (unit tests) has nobody to run it, so the caller does, as the 3.2 forker
+ * thread ran works for a bdi whose flusher had not started yet.
+ */
 static void queue_and_wait(struct super_block *sb,
 			   struct wb_writeback_work *work)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
+	struct backing_dev_info *bdi = sb->s_bdi;
+	bool threadless;
 
 	work->done = &done;
-	bdi_queue_work(sb->s_bdi, work);
+	bdi_queue_work(bdi, work);
+	spin_lock(&bdi->wb_lock);
+	threadless = !bdi->wb.task;
+	spin_unlock(&bdi->wb_lock);
+	if (threadless)
+		wb_do_writeback(&bdi->wb, 0);
 	wait_for_completion(&done);
 }
 

@@ -86,7 +86,7 @@ struct task_struct {
 	/* the sleep handshake, see schedule() */
 	pthread_mutex_t pi_lock;
 	pthread_cond_t sleep_cond;
-	bool sleeping;			/* in schedule(); pi_lock + clock lock */
+	bool sleeping;			/* in schedule(): pi_lock+clock lock */
 
 	/* kthreads only (engine/kthread.c) */
 	pthread_t thread;

@@ -65,6 +65,27 @@ static void enqueue_timer(struct timer_list *timer)
 
 static void *timer_thread_fn(void *unused);
 
+/*
+ * fork(): the child has no timer thread, even if the parent had one, nor
+ * a callback running; let it start its own on first need.
+ */
+static void timer_fork_prepare(void)
+{
+	pthread_mutex_lock(&timer_lock);
+}
+
+static void timer_fork_parent(void)
+{
+	pthread_mutex_unlock(&timer_lock);
+}
+
+static void timer_fork_child(void)
+{
+	timer_thread_up = false;
+	running_timer = NULL;
+	pthread_mutex_unlock(&timer_lock);
+}
+
 static void timer_kick_init(void)
 {
 	pthread_condattr_t attr;
@@ -73,6 +94,8 @@ static void timer_kick_init(void)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&timer_kick, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_atfork(timer_fork_prepare, timer_fork_parent,
+		       timer_fork_child);
 }
 
 /* With timer_lock held: on the real clock, have the timer thread look at

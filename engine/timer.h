@@ -14,6 +14,8 @@
  *    thread, in expiry order (equal expiries: in arming order), each with
  *    jiffies set to its expiry.
  *
+ * After fork() the child starts a timer thread of its own on first need.
+ *
  * A timer fires once jiffies >= expires (one armed for the past fires at
  * the next chance).  Callbacks run one at a time, with no timer lock held:
  * they may re-arm their own timer, arm or delete others and wake tasks, but

@@ -151,8 +151,10 @@ void __wake_up_locked(struct wait_queue_head *wq_head, unsigned int mode,
 #define wake_up(x)			__wake_up(x, TASK_NORMAL, 1, NULL)
 #define wake_up_nr(x, nr)		__wake_up(x, TASK_NORMAL, nr, NULL)
 #define wake_up_all(x)			__wake_up(x, TASK_NORMAL, 0, NULL)
-#define wake_up_interruptible(x)	__wake_up(x, TASK_INTERRUPTIBLE, 1, NULL)
-#define wake_up_interruptible_all(x)	__wake_up(x, TASK_INTERRUPTIBLE, 0, NULL)
+#define wake_up_interruptible(x)	\
+	__wake_up(x, TASK_INTERRUPTIBLE, 1, NULL)
+#define wake_up_interruptible_all(x)	\
+	__wake_up(x, TASK_INTERRUPTIBLE, 0, NULL)
 
 /* Anyone waiting?  Exact: takes the queue lock. */
 bool waitqueue_active(struct wait_queue_head *wq_head);

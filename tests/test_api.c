@@ -528,7 +528,7 @@ Test(api, dev_open_bad_paths_and_configs, .fini = ax_fini)
 	write_pattern(f, 10, 5000, AX_OFF + 10, 3);
 	cr_assert_eq(uf_fsync(f), 0);
 	cr_assert_eq(uf_file_close(f), 0);
-	tu_raw_expect(ax.path, AX_OFF + 10, 5000 - 10, 3, "written after");
+	tu_raw_expect_any(ax.path, AX_OFF + 10, 5000, 3, "written after");
 	ax_close_all();
 }
 
@@ -702,8 +702,8 @@ Test(api, closed_file_is_ebadf, .fini = ax_fini)
 	cr_assert_eq(uf_page_get(f, 0, UF_PAGE_WRITE | UF_PAGE_NOREAD, &p),
 		     -EBADF);
 	expect_same(&st0, "calls on a closed file");
-	tu_raw_expect(ax.path, AX_OFF, 100, 5, "data written before close");
-	tu_raw_expect(ax.path, AX_OFF + 100, 8 * TU_PAGE - 100, 1,
+	tu_raw_expect_any(ax.path, AX_OFF, 100, 5, "data written before close");
+	tu_raw_expect_any(ax.path, AX_OFF + 100, 8 * TU_PAGE - 100, 1,
 		      "rest of the closed file");
 	ax_close_all();
 }

@@ -733,18 +733,22 @@ Test(fs_writeback, kupdate_writes_only_expired, .fini = fx_fini,
 	kupdate_expiry(1000);
 }
 
-/* Seed 000 L526: dirtied_when=4294869658, just before 2^32. */
+/*
+ * Seed 000 L526: dirtied_when=4294869658, just before 2^32.  B is dirtied
+ * after 2^32 while A and C, and the cutoffs, are before it: a plain "<"
+ * would take B (on a 32-bit target this is the wrap itself).
+ */
 Test(fs_writeback, kupdate_writes_only_expired_across_32bit_boundary,
      .fini = fx_fini, .timeout = 60)
 {
-	kupdate_expiry(4294967296UL - 20000);
+	kupdate_expiry(4294967296UL - 5000);
 }
 
-/* unsigned long itself wraps here (on 32-bit targets at 2^32 above). */
+/* The same across the wrap of unsigned long itself. */
 Test(fs_writeback, kupdate_writes_only_expired_across_ulong_wrap,
      .fini = fx_fini, .timeout = 60)
 {
-	kupdate_expiry(ULONG_MAX - 20000);
+	kupdate_expiry(ULONG_MAX - 5000);
 }
 
 /* ================================================================== */
@@ -1350,13 +1354,13 @@ static int hook_continuous_redirty(struct tf *t, int sync)
 }
 
 /*
- * I14 (L4003-4012, B7; §2.2 Base: "I_DIRTY && WB_SYNC_ALL → dirtied_when
- * = now, then fall through" to redirty_tail): a WB_SYNC_ALL work against
- * a continuous redirtier writes it once, leaves it on b_dirty with
- * dirtied_when = now, and ends; the other dirty inode is synced too.
+ * I14 (L4003-4012, B7; §2.2 Base: "I_DIRTY && (WB_SYNC_ALL or
+ * tagged_writepages) → dirtied_when = now, then fall through" to
+ * redirty_tail): a sync work, or a tagged one (writeback_inodes_sb), run
+ * against a continuous redirtier writes it once, leaves it on b_dirty
+ * with dirtied_when = now, and ends; the other dirty inode is written too.
  */
-Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
-     .fini = fx_fini, .timeout = 60)
+static void livelock_prevention(bool tagged)
 {
 	struct wb_writeback_work w;
 	struct tf *r, *s;
@@ -1373,9 +1377,15 @@ Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
 	r->on_write_inode = hook_continuous_redirty;
 
 	w = mkwork(W_SYNC);
+	if (tagged) {		/* writeback_inodes_sb_nr */
+		w.sync_mode = WB_SYNC_NONE;
+		w.tagged_writepages = 1;
+		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.reason = WB_REASON_SYNC;
+	}
 	ret = run(&w);
 	cr_assert_eq(r->nr_write_inode, 1,
-		     "sync work wrote the redirtied inode %d times",
+		     "the work wrote the redirtied inode %d times",
 		     r->nr_write_inode);
 	cr_assert_eq(ret, 8 + 4);
 	expect_on(r, "b_dirty");
@@ -1385,9 +1395,21 @@ Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
 	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
 		     I_DIRTY_PAGES | I_DIRTY_SYNC);
 	expect_on(s, "none");
-	/* the sync wrote all of R as it was, the redirtied page is cached */
+	/* the work wrote all of R as it was; the redirtied page is cached */
 	tf_expect_on_dev(r, 0, 8, 1, "R");
 	tf_expect_on_dev(s, 0, 4, 2, "S");
+}
+
+Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
+     .fini = fx_fini, .timeout = 60)
+{
+	livelock_prevention(false);
+}
+
+Test(fs_writeback, tagged_work_terminates_against_continuous_redirtier,
+     .fini = fx_fini, .timeout = 60)
+{
+	livelock_prevention(true);
 }
 
 /* ================================================================== */
@@ -1451,14 +1473,17 @@ static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
 }
 
 /*
- * I18 ([base] writeback_single_inode, L1552-1557): an inode under
- * writeback by someone else is requeue_io'd by a WB_SYNC_NONE work
- * (b_more_io, dirtied_when kept) so that the work goes on with the other
- * inodes; when a pass then makes no progress, base waits for the I_SYNC
- * of the last b_more_io inode (B0, L73-86) and writes it afterwards.
+ * I18 ([base] writeback_single_inode, L79-83, L1552-1557).  R is under
+ * writeback by an fsync (held inside its write_inode, R dirtied again
+ * meanwhile); the test's work runs R (oldest) and A:
+ *  - WB_SYNC_NONE: R is requeue_io'd (b_more_io, dirtied_when kept) and
+ *    the work goes on with A; the next pass makes no progress, so base
+ *    waits for the I_SYNC of the last b_more_io inode (B0, L73-86), and
+ *    writes R's new page afterwards;
+ *  - WB_SYNC_ALL: the work waits for R's I_SYNC right there, R still on
+ *    b_io, then writes R, then A.
  */
-Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
-     .fini = fx_fini, .timeout = 60)
+static void i_sync_inode(enum wkind k)
 {
 	struct wb_writeback_work w;
 	struct tf *r, *a;
@@ -1487,30 +1512,53 @@ Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
 	pthread_mutex_unlock(&hs.lock);
 	cr_assert(istate(r) & I_SYNC);
 
-	w = mkwork(W_NONE);
+	w = mkwork(k);
 	ret = run(&w);
 	pthread_join(th, &thret);
 	cr_assert_eq((int)(intptr_t)thret, 0, "fsync: %s",
 		     strerror(-(int)(intptr_t)thret));
-
-	/* while A was written, R waited on b_more_io */
-	cr_assert_eq(seen.calls, 1);
-	cr_assert_str_eq(seen.where[0], "b_more_io",
-			 "I_SYNC inode went to %s under WB_SYNC_NONE",
-			 seen.where[0]);
-	cr_assert_eq(seen.dirtied_when[0], t0);
-	cr_assert(seen.state[0] & I_SYNC);
-	/* and the work then slept on R's I_SYNC, R still on b_more_io */
 	cr_assert_eq(hs.wait_ret, 0, "the work never slept");
-	cr_assert_str_eq(hs.where, "b_more_io");
+	cr_assert_eq(seen.calls, 1);
+	if (k == W_NONE) {
+		/* while A was written, R waited on b_more_io */
+		cr_assert_str_eq(seen.where[0], "b_more_io",
+				 "I_SYNC inode went to %s under WB_SYNC_NONE",
+				 seen.where[0]);
+		cr_assert_eq(seen.dirtied_when[0], t0);
+		cr_assert(seen.state[0] & I_SYNC);
+		/* then the work slept on R's I_SYNC, R still there */
+		cr_assert_str_eq(hs.where, "b_more_io",
+				 "the work slept with R on %s", hs.where);
+	} else {
+		/* the work slept on R's I_SYNC before anything else */
+		cr_assert_str_eq(hs.where, "b_io",
+				 "the work slept with R on %s", hs.where);
+		cr_assert_eq(a->nr_writepages, 1);
+		/* and wrote R before A */
+		cr_assert_str_eq(seen.where[0], "none",
+				 "R was on %s when A was written",
+				 seen.where[0]);
+	}
 	cr_assert_eq(hs.dirtied_when, t0);
-	/* once R was released, the work wrote R's redirtied page */
+	/* R's page 1, dirtied under I_SYNC, written by the work */
 	cr_assert_eq(ret, 2, "wrote %ld pages, want A's and R's page 1", ret);
 	expect_on(r, "none");
 	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC), 0);
 	tf_expect_on_dev(r, 0, 1, 1, "R page 0 (fsync)");
 	tf_expect_on_dev(r, 1, 1, 21, "R page 1 (the work)");
 	tf_expect_on_dev(a, 0, 1, 2, "A");
+}
+
+Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
+     .fini = fx_fini, .timeout = 60)
+{
+	i_sync_inode(W_NONE);
+}
+
+Test(fs_writeback, i_sync_inode_is_waited_for_under_sync_all,
+     .fini = fx_fini, .timeout = 60)
+{
+	i_sync_inode(W_SYNC);
 }
 
 /* ================================================================== */

@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "jiffies.h"
 #include "sched.h"
@@ -345,7 +347,7 @@ Test(timer, real_clock_timer_thread_fires_at_expiry)
 	cr_assert(!timer_pending(&rt.timer));
 }
 
-Test(timer, real_clock_timers_wait_for_the_switch_back)
+Test(timer, pending_timers_move_to_the_real_clock)
 {
 	struct probe p;
 
@@ -361,4 +363,40 @@ Test(timer, real_clock_timers_wait_for_the_switch_back)
 		  "the timer thread did not take over");
 	cr_assert(timer_pending(&p.timer));
 	cr_assert_eq(del_timer_sync(&p.timer), 1);
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+/* A child forked after the timer thread started gets one of its own. */
+static int fire_real_timer_once(void)
+{
+	sem_init(&rt.fired, 0, 0);
+	timer_setup(&rt.timer, real_fn, 0);
+	mod_timer(&rt.timer, jiffies + 2);
+	return sem_wait_ms(&rt.fired, WAIT_MS) ? 0 : 1;
+}
+
+Test(timer, real_clock_timers_fire_in_a_forked_child)
+{
+	int status;
+	pid_t pid;
+
+#ifdef UNDER_TSAN
+	cr_skip_test("TSan cannot start threads after a multi-threaded fork");
+#endif
+	uf_clock_set_real();
+	cr_assert_eq(fire_real_timer_once(), 0, "parent: no timer thread");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(fire_real_timer_once());
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child: the timer never fired (status %#x)", status);
 }

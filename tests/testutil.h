@@ -217,6 +217,27 @@ static inline void tu_raw_expect(const char *path, uint64_t off, size_t len,
 	free(buf);
 }
 
+/* tu_raw_expect() for any offset and length: reads the enclosing pages. */
+static inline void tu_raw_expect_any(const char *path, uint64_t off,
+				     size_t len, uint32_t seed,
+				     const char *what)
+{
+	uint64_t start = off & ~(uint64_t)(TU_PAGE - 1);
+	uint64_t end = (off + len + TU_PAGE - 1) & ~(uint64_t)(TU_PAGE - 1);
+	uint8_t *buf = tu_alloc(end - start);
+	long bad;
+	int ret;
+
+	ret = tu_raw_read(path, start, buf, end - start);
+	bad = ret ? -1 : tu_check(buf + (off - start), len, off, seed);
+	free(buf);
+	cr_assert_eq(ret, 0, "%s: raw read of %s [%llu,+%llu): %s", what,
+		     path, (unsigned long long)start,
+		     (unsigned long long)(end - start), strerror(-ret));
+	cr_assert_eq(bad, -1, "%s: %s differs from seed %u at device offset %llu",
+		     what, path, seed, (unsigned long long)(off + bad));
+}
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/stress/stress.c - uflush-stress: named multi-threaded scenarios,
+ * without criterion, so that they can run under ThreadSanitizer.
+ *
+ * Description: the criterion binary cannot start under TSan (Criterion#274,
+ * "Could not initialize inheritable arena"), so `make test SANITIZE=thread`
+ * runs this program instead, and plain `make test` runs it after the suite.
+ * It runs every scenario of the tables in io.c and cache.c (or those whose
+ * name contains --filter), one after the other in this process, and prints
+ *
+ *   PASS name
+ *   FAIL name: why
+ *   SKIP name: why          (no loop device with direct I/O could be made)
+ *   N passed, N failed[, N skipped]
+ *
+ * exiting 1 if any failed.  A sanitizer report is a failure too: under TSan
+ * the Makefile sets halt_on_error=1, which ends the process with an error
+ * at the first report.  A watchdog fails a scenario that runs longer than
+ * --timeout seconds and ends the process (scratch loop devices are
+ * autoclear, so none is left attached).  A scenario also fails if it made
+ * the library's WARN/BUG counter move.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bug.h"
+#include "stress.h"
+
+#define ST_DEFAULT_TIMEOUT	180	/* seconds per scenario */
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+
+enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
+	va_end(ap);
+	return ST_FAIL;
+}
+
+enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
+	va_end(ap);
+	return ST_SKIP;
+}
+
+void st_err_init(struct st_err *e)
+{
+	pthread_mutex_init(&e->lock, NULL);
+	e->set = false;
+	e->msg[0] = '\0';
+}
+
+void st_err_set(struct st_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&e->lock);
+	if (!e->set) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+		e->set = true;
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+bool st_err_is_set(struct st_err *e)
+{
+	bool set;
+
+	pthread_mutex_lock(&e->lock);
+	set = e->set;
+	pthread_mutex_unlock(&e->lock);
+	return set;
+}
+
+enum st_result st_err_result(struct st_err *e, struct st_ctx *ctx)
+{
+	enum st_result r = ST_PASS;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->set)
+		r = st_fail(ctx, "%s", e->msg);
+	pthread_mutex_unlock(&e->lock);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices, patterns, buffers, time                                    */
+
+enum st_result st_dev_get(struct st_ctx *ctx, uint64_t size,
+			  struct uf_testdev *td)
+{
+	unsigned int flags = ctx->file_ok ? 0 : UF_TESTDEV_NO_FALLBACK;
+	int ret;
+
+	memset(td, 0, sizeof(*td));
+	td->loop_nr = -1;
+	ret = uf_testdev_create(size, flags, td);
+	if (ret && !ctx->file_ok)
+		return st_skip(ctx, "no loop device with direct I/O (%s): %s",
+			       strerror(-ret), td->why_not_loop);
+	if (ret)
+		return st_fail(ctx, "uf_testdev_create: %s (%s)",
+			       strerror(-ret), td->why_not_loop);
+	if (!td->is_loop)
+		fprintf(stderr, "  %s: using the file %s: %s\n", ctx->name,
+			td->path, td->why_not_loop);
+	return ST_PASS;
+}
+
+void st_dev_put(struct uf_testdev *td)
+{
+	uf_testdev_destroy(td);
+}
+
+uint64_t st_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static inline uint64_t st_word(uint64_t dev_off, uint64_t seed)
+{
+	return st_mix((seed << 40) ^ (dev_off >> 3));
+}
+
+void st_fill(void *buf, size_t len, uint64_t dev_off, uint64_t seed)
+{
+	uint64_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		p[i] = st_word(dev_off + i * 8, seed);
+}
+
+long st_check(const void *buf, size_t len, uint64_t dev_off, uint64_t seed)
+{
+	const uint64_t *p = buf;
+	uint64_t want;
+	size_t i, b;
+
+	for (i = 0; i < len / 8; i++) {
+		want = st_word(dev_off + i * 8, seed);
+		if (p[i] == want)
+			continue;
+		for (b = 0; b < 8; b++)
+			if (((const uint8_t *)&p[i])[b] !=
+			    ((const uint8_t *)&want)[b])
+				return (long)(i * 8 + b);
+	}
+	return -1;
+}
+
+void *st_alloc(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, ST_PAGE, len ? len : ST_PAGE))
+		return NULL;
+	memset(p, 0, len);
+	return p;
+}
+
+static int st_raw_io(const char *path, bool write, uint64_t off, void *buf,
+		     size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		if (write)
+			n = pwrite(fd, (char *)buf + done, len - done,
+				   (off_t)(off + done));
+		else
+			n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (write && !err && fdatasync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int st_raw_read(const char *path, uint64_t off, void *buf, size_t len)
+{
+	return st_raw_io(path, false, off, buf, len);
+}
+
+int st_raw_write(const char *path, uint64_t off, const void *buf, size_t len)
+{
+	return st_raw_io(path, true, off, (void *)buf, len);
+}
+
+uint64_t st_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void st_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+unsigned int st_scaled(const struct st_ctx *ctx, unsigned int ms)
+{
+	double v = ms * ctx->scale;
+
+	return v < 1 ? 1 : (unsigned int)v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Watchdog                                                            */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	const char *name;	/* the scenario running, NULL between */
+	uint64_t deadline_ms;
+	unsigned int timeout_s;
+	unsigned int passed, failed, skipped;
+} wd = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void print_summary(unsigned int passed, unsigned int failed,
+			  unsigned int skipped)
+{
+	if (skipped)
+		printf("%u passed, %u failed, %u skipped\n", passed, failed,
+		       skipped);
+	else
+		printf("%u passed, %u failed\n", passed, failed);
+	fflush(stdout);
+}
+
+static void *watchdog_fn(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	pthread_mutex_lock(&wd.lock);
+	for (;;) {
+		if (wd.name && st_now_ms() >= wd.deadline_ms) {
+			printf("FAIL %s: still running after %u s (hang? a lost completion?)\n",
+			       wd.name, wd.timeout_s);
+			print_summary(wd.passed, wd.failed + 1, wd.skipped);
+			_exit(1);
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
+	}
+	return NULL;
+}
+
+static void watchdog_arm(const char *name)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.name = name;
+	wd.deadline_ms = st_now_ms() + (uint64_t)wd.timeout_s * 1000;
+	pthread_mutex_unlock(&wd.lock);
+}
+
+static void watchdog_disarm(enum st_result r)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.name = NULL;
+	if (r == ST_PASS)
+		wd.passed++;
+	else if (r == ST_FAIL)
+		wd.failed++;
+	else
+		wd.skipped++;
+	pthread_mutex_unlock(&wd.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+
+static const struct st_scenario *const tables[] = {
+	st_io_scenarios,
+	st_cache_scenarios,
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uflush-stress [--filter SUBSTR] [--list] [--seed N] [--scale F]\n"
+		"                     [--timeout SEC] [--file-ok]\n"
+		"  --filter SUBSTR  run only scenarios whose name contains SUBSTR\n"
+		"  --list           list the scenarios and exit\n"
+		"  --seed N         seed of the random choices (default: fixed)\n"
+		"  --scale F        multiply durations and op counts by F (1.0)\n"
+		"  --timeout SEC    fail a scenario running longer (%d)\n"
+		"  --file-ok        use a plain O_DIRECT file where no loop device can be made\n",
+		ST_DEFAULT_TIMEOUT);
+}
+
+static const char *result_name(enum st_result r)
+{
+	return r == ST_PASS ? "PASS" : r == ST_FAIL ? "FAIL" : "SKIP";
+}
+
+static enum st_result run_one(const struct st_scenario *s,
+			      const struct st_ctx *opts)
+{
+	struct st_ctx ctx = *opts;
+	unsigned long bugs = uf_bug_count();
+	enum st_result r;
+
+	ctx.name = s->name;
+	ctx.why[0] = '\0';
+	printf("RUN  %s\n", s->name);
+	fflush(stdout);
+	watchdog_arm(s->name);
+	r = s->run(&ctx);
+	if (r == ST_PASS && uf_bug_count() != bugs)
+		r = st_fail(&ctx, "%lu WARN/BUG fired in the library (see stderr)",
+			    uf_bug_count() - bugs);
+	if (r == ST_PASS)
+		printf("PASS %s\n", s->name);
+	else
+		printf("%s %s: %s\n", result_name(r), s->name,
+		       ctx.why[0] ? ctx.why : "(no reason given)");
+	fflush(stdout);
+	watchdog_disarm(r);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct st_ctx opts = { .seed = 0x5eed, .scale = 1.0 };
+	const char *filter = NULL;
+	const struct st_scenario *s;
+	unsigned int passed = 0, failed = 0, skipped = 0, matched = 0;
+	bool list = false;
+	pthread_t wd_tid;
+	size_t t;
+	int i;
+
+	wd.timeout_s = ST_DEFAULT_TIMEOUT;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--list")) {
+			list = true;
+		} else if (!strcmp(a, "--file-ok")) {
+			opts.file_ok = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--filter") && v) {
+			filter = v;
+			i++;
+		} else if (!strcmp(a, "--seed") && v) {
+			opts.seed = strtoull(v, NULL, 0);
+			i++;
+		} else if (!strcmp(a, "--scale") && v) {
+			opts.scale = strtod(v, NULL);
+			if (!(opts.scale > 0)) {
+				fprintf(stderr, "uflush-stress: bad --scale %s\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--timeout") && v) {
+			wd.timeout_s = (unsigned int)strtoul(v, NULL, 0);
+			if (!wd.timeout_s)
+				wd.timeout_s = ST_DEFAULT_TIMEOUT;
+			i++;
+		} else {
+			fprintf(stderr, "uflush-stress: bad argument %s\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+
+	if (list) {
+		for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+			for (s = tables[t]; s->name; s++)
+				if (!filter || strstr(s->name, filter))
+					printf("%-24s %s\n", s->name, s->what);
+		return 0;
+	}
+
+	if (pthread_create(&wd_tid, NULL, watchdog_fn, NULL)) {
+		fprintf(stderr, "uflush-stress: cannot start the watchdog\n");
+		return 2;
+	}
+	pthread_detach(wd_tid);
+
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		for (s = tables[t]; s->name; s++) {
+			if (filter && !strstr(s->name, filter))
+				continue;
+			matched++;
+			switch (run_one(s, &opts)) {
+			case ST_PASS:
+				passed++;
+				break;
+			case ST_FAIL:
+				failed++;
+				break;
+			case ST_SKIP:
+				skipped++;
+				break;
+			}
+		}
+	}
+	if (filter && !matched)
+		fprintf(stderr, "uflush-stress: no scenario matches \"%s\"\n",
+			filter);
+	print_summary(passed, failed, skipped);
+	return failed ? 1 : 0;
+}

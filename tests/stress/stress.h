@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/stress/stress.h - the scenario runner's helpers (no criterion).
+ *
+ * Description: uflush-stress runs the multi-threaded paths of the library
+ * (the I/O engines, the shaping wrapper, the cache with its flushers, the
+ * page API, open/close churn) under whatever sanitizer the build has, above
+ * all ThreadSanitizer, which the criterion suite cannot start under
+ * (Criterion#274).  Each scenario is a function that returns ST_PASS,
+ * ST_FAIL or ST_SKIP and says why in its struct st_ctx.  Worker threads
+ * never fail a scenario directly: they record the first error in a
+ * struct st_err, which the scenario's thread checks after joining them.
+ */
+#ifndef UF_STRESS_H
+#define UF_STRESS_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "testdev.h"
+
+#define ST_PAGE		4096u
+#define ST_MIB		(1ull << 20)
+
+enum st_result {
+	ST_PASS,
+	ST_FAIL,
+	ST_SKIP,
+};
+
+/* What a scenario gets: options, and room for its reason. */
+struct st_ctx {
+	const char *name;
+	uint64_t seed;
+	double scale;		/* multiplies durations and op counts */
+	bool file_ok;		/* fall back to a plain file, not skip */
+	char why[512];
+};
+
+struct st_scenario {
+	const char *name;
+	const char *what;
+	enum st_result (*run)(struct st_ctx *ctx);
+};
+
+/* The table, one per source file; stress.c joins them. */
+extern const struct st_scenario st_io_scenarios[];
+extern const struct st_scenario st_cache_scenarios[];
+
+/* Set ctx->why; returns ST_FAIL or ST_SKIP so that `return st_fail(...)`. */
+enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The first error of any worker thread of a scenario. */
+struct st_err {
+	pthread_mutex_t lock;
+	bool set;
+	char msg[384];
+};
+
+void st_err_init(struct st_err *e);
+void st_err_set(struct st_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool st_err_is_set(struct st_err *e);
+/* ST_FAIL with e's message if one is set, else ST_PASS. */
+enum st_result st_err_result(struct st_err *e, struct st_ctx *ctx);
+
+/* Scratch device: a loop device with direct I/O, destroyed by st_dev_put.
+ * Returns ST_PASS, or ST_SKIP/ST_FAIL with ctx->why set. */
+enum st_result st_dev_get(struct st_ctx *ctx, uint64_t size,
+			  struct uf_testdev *td);
+void st_dev_put(struct uf_testdev *td);
+
+/* Patterns: a 64-bit word per 8 device bytes, from seed and offset. */
+uint64_t st_mix(uint64_t x);
+void st_fill(void *buf, size_t len, uint64_t dev_off, uint64_t seed);
+/* Offset of the first byte that differs, or -1.  len and dev_off must be
+ * multiples of 8 (they are page-sized here). */
+long st_check(const void *buf, size_t len, uint64_t dev_off, uint64_t seed);
+
+/* A small, per-thread PRNG (splitmix64). */
+static inline uint64_t st_rand(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ull;
+	return st_mix(*state);
+}
+
+static inline uint64_t st_rand_below(uint64_t *state, uint64_t n)
+{
+	return n ? st_rand(state) % n : 0;
+}
+
+/* Zeroed, page-aligned; NULL on failure. */
+void *st_alloc(size_t len);
+
+/* The raw device with O_DIRECT, bypassing uflush: 0 or -errno. */
+int st_raw_read(const char *path, uint64_t off, void *buf, size_t len);
+int st_raw_write(const char *path, uint64_t off, const void *buf, size_t len);
+
+uint64_t st_now_ms(void);
+void st_sleep_ms(unsigned int ms);
+/* A duration in ms scaled by ctx->scale, at least 1. */
+unsigned int st_scaled(const struct st_ctx *ctx, unsigned int ms);
+
+#endif /* UF_STRESS_H */
