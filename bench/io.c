@@ -7,7 +7,10 @@
  * writes at QD 64) and engine (io_uring, libaio, psync), the benchmark runs
  * a closed loop through uf_bdev_submit() for --runtime seconds, then fio
  * with the same pattern, engine, depth and byte range, and repeats the pair
- * --reps times.  The table shows medians, spreads and the ratio of medians.
+ * --reps times (the repetition loop is the outer one, so that a drift of
+ * the machine hits every row alike).  The table shows medians, min-max
+ * spreads, the ratio of the medians and the median of the per-repetition
+ * ratios of back-to-back runs.
  *
  * The closed loop: the submitting thread keeps QD requests in flight.
  * Completions run on the engine's thread, where end_io may not submit; it
@@ -24,6 +27,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -33,6 +37,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "uflush.h"
 #include "bench.h"
@@ -120,6 +125,9 @@ struct io_bench {
 	bool opened;			/* we have had the device open */
 	unsigned int busy_reopens;	/* opens that first saw -EBUSY */
 	uint64_t busy_wait_ns;
+	unsigned int settles;		/* flushes before runs */
+	uint64_t settle_ns;
+	int settle_err;
 	void *buf;			/* write buffers, one per slot */
 	size_t buf_len;
 	unsigned int nr_cells;
@@ -654,6 +662,33 @@ static void report_rep(const struct io_cell *c, unsigned int rep,
 		fprintf(stderr, "   fio -\n");
 }
 
+/*
+ * Flush the device's volatile cache before a run (untimed).  A loop device
+ * passes the flush to its backing file and the disk under it: without it a
+ * run inherits the writeback of the data the run before it left behind
+ * (up to a second here after a 3 s run), which is noise at best and, as
+ * each run has the same predecessor every rep, a bias at worst.
+ */
+static int settle(struct io_bench *b)
+{
+	uint64_t t0 = uf_now_ns();
+	int fd, err = 0;
+
+	fd = open(b->t.path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fdatasync(fd))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	b->settle_ns += uf_now_ns() - t0;
+	b->settles++;
+	if (err && !b->settle_err) {
+		b->settle_err = err;
+		fprintf(stderr, "uflush-bench io: warning: cannot flush %s: %s\n",
+			b->t.path, strerror(-err));
+	}
+	return bench_stop ? -EINTR : 0;
+}
+
 /* Ours then fio's, for one cell in one rep.  Error = stop everything. */
 static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
 {
@@ -663,6 +698,7 @@ static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
 
 	if (c->skipped)
 		return 0;
+	settle(b);
 	err = run_ours(b, c, &u);
 	if (err || c->skipped || bench_stop)
 		return err;
@@ -672,7 +708,8 @@ static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
 	c->u_batch[c->nu] = u.avg_batch;
 	c->u_csw[c->nu] = u.csw_per_io;
 	c->nu++;
-	if (b->have_fio && !c->fio_failed && !run_fio(b, c, &f)) {
+	if (b->have_fio && !c->fio_failed && !settle(b) &&
+	    !run_fio(b, c, &f)) {
 		c->f_mbs[c->nf] = f.mbs;
 		c->f_iops[c->nf] = f.iops;
 		c->f_cpu[c->nf] = f.cpu;
@@ -1041,6 +1078,9 @@ static void print_failures(const struct io_bench *b)
 			printf("%s/%s: fio failed: %s\n", c->pat->name,
 			       c->engine, c->fio_why);
 	}
+	if (b->settles)
+		printf("Each run started after a device flush (fdatasync, untimed; %u flushes, %.1f s in all).\n",
+		       b->settles, b->settle_ns / 1e9);
 	if (b->busy_reopens)
 		printf("%u reopen(s) found the device still held by our own previous handle (-EBUSY:\n"
 		       "the kernel tears an io_uring down asynchronously) and waited %.0f ms in all, untimed.\n",

@@ -60,6 +60,31 @@ static inline struct backing_dev_info *inode_to_bdi(struct inode *inode)
 	return inode->i_sb->s_bdi;
 }
 
+/*
+ * The kernel peeks at work_list and the b_* lists without their locks and
+ * tolerates a stale answer.  Here the peeks take the locks: it costs little
+ * and keeps ThreadSanitizer's view of the engine exact.
+ */
+static bool bdi_has_work(struct backing_dev_info *bdi)
+{
+	bool ret;
+
+	spin_lock(&bdi->wb_lock);
+	ret = !list_empty(&bdi->work_list);
+	spin_unlock(&bdi->wb_lock);
+	return ret;
+}
+
+static bool wb_has_dirty_io_locked(struct bdi_writeback *wb)
+{
+	bool ret;
+
+	spin_lock(&wb->list_lock);
+	ret = wb_has_dirty_io(wb);
+	spin_unlock(&wb->list_lock);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Works                                                               */
 
@@ -495,7 +520,7 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 		 * them.
 		 */
 		if ((work->for_background || work->for_kupdate) &&
-		    !list_empty(&wb->bdi->work_list))
+		    bdi_has_work(wb->bdi))
 			break;
 		if (work->for_background && !over_bground_thresh(wb->bdi))
 			break;
@@ -669,11 +694,12 @@ int bdi_writeback_thread(void *data)
 			wb->last_active = jiffies;
 
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (!list_empty(&bdi->work_list) || kthread_should_stop()) {
+		if (bdi_has_work(bdi) || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
-		if (wb_has_dirty_io(wb) && c->vm.dirty_writeback_interval)
+		if (wb_has_dirty_io_locked(wb) &&
+		    c->vm.dirty_writeback_interval)
 			schedule_timeout(msecs_to_jiffies(
 				c->vm.dirty_writeback_interval * 10));
 		else
@@ -681,7 +707,7 @@ int bdi_writeback_thread(void *data)
 	}
 
 	/* works that raced with the stop */
-	if (!list_empty(&bdi->work_list))
+	if (bdi_has_work(bdi))
 		wb_do_writeback(wb, 1);
 	return 0;
 }
@@ -697,7 +723,7 @@ void wakeup_flusher_threads(struct uf_cache *cache, long nr_pages,
 				  global_page_state(cache, NR_UNSTABLE_NFS));
 	spin_lock(&cache->bdi_lock);
 	list_for_each_entry(bdi, &cache->bdi_list, bdi_list) {
-		if (!wb_has_dirty_io(&bdi->wb))
+		if (!wb_has_dirty_io_locked(&bdi->wb))
 			continue;
 		__bdi_start_writeback(bdi, nr_pages, false, reason);
 	}
@@ -720,11 +746,12 @@ void __mark_inode_dirty(struct inode *inode, int flags)
 	unsigned long was_dirty;
 	bool wakeup_bdi = false;
 
-	smp_mb();
-	if ((__atomic_load_n(&inode->i_state, __ATOMIC_RELAXED) &
-	     (unsigned long)flags) == (unsigned long)flags)
-		return;
-
+	/*
+	 * The kernel first checks i_state without the lock (after a barrier)
+	 * to skip the lock for an inode already dirty.  That read races with
+	 * writers under i_lock by design; here the check is made under the
+	 * lock, which keeps the engine race-free for ThreadSanitizer.
+	 */
 	spin_lock(&inode->i_lock);
 	if ((inode->i_state & (unsigned long)flags) == (unsigned long)flags)
 		goto out_unlock_inode;

@@ -69,7 +69,7 @@ enum pageflags {
 struct page {
 	unsigned long flags;
 	int _count;
-	unsigned int _pad;
+	unsigned int uf_users;	/* references held through uf_page_get */
 	struct address_space *mapping;
 	unsigned long index;
 	struct list_head lru;

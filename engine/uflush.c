@@ -846,7 +846,9 @@ static int file_fsync(struct uf_file *f, bool datasync)
 	ret = filemap_write_and_wait(inode->i_mapping);
 	if (ret == -EIO)
 		ret = 0;	/* reported below, once, by errseq */
-	state = __atomic_load_n(&inode->i_state, __ATOMIC_RELAXED);
+	spin_lock(&inode->i_lock);
+	state = inode->i_state;
+	spin_unlock(&inode->i_lock);
 	if ((state & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)) &&
 	    (!datasync || (state & I_DIRTY_DATASYNC))) {
 		err = sync_inode_metadata(inode, 1);
@@ -905,11 +907,31 @@ static struct uf_cache *page_cache_of(struct uf_page *p)
 	return NULL;
 }
 
+/*
+ * A page handle is good while its holder has not put it: uf_users counts
+ * the references handed out, so a second put (or use after put) is -EBADF
+ * instead of stealing the page cache's own reference.
+ */
 static bool page_ok(struct uf_page *p)
 {
 	struct page *page = (struct page *)p;
 
-	return p && page_cache_of(p) && page_count(page) > 0 && page->mapping;
+	return p && page_cache_of(p) &&
+	       __atomic_load_n(&page->uf_users, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* Take one handed-out reference back; false if none is left. */
+static bool page_user_put(struct page *page)
+{
+	unsigned int n = __atomic_load_n(&page->uf_users, __ATOMIC_ACQUIRE);
+
+	while (n) {
+		if (__atomic_compare_exchange_n(&page->uf_users, &n, n - 1,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
 }
 
 /* A cached page as it is, or a new one zeroed instead of read. */
@@ -962,6 +984,7 @@ int uf_page_get(struct uf_file *f, unsigned long index, unsigned int flags,
 		wait_on_page_writeback(page);
 		SetPageOwnerPriv1(page);
 	}
+	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	*out = (struct uf_page *)page;
 	return 0;
 }
@@ -970,7 +993,7 @@ void *uf_page_data(struct uf_page *p)
 {
 	struct uf_cache *c;
 
-	if (!p)
+	if (!page_ok(p))
 		return NULL;
 	c = page_cache_of(p);
 	return c ? page_address(c, (struct page *)p) : NULL;
@@ -984,6 +1007,8 @@ int uf_page_set_dirty(struct uf_page *p)
 		return -EBADF;
 	if (!PageOwnerPriv1(page))
 		return -EPERM;	/* only a page taken with UF_PAGE_WRITE */
+	if (!page->mapping)
+		return -EBADF;	/* its file was closed */
 	SetPageUptodate(page);
 	set_page_dirty(page);
 	return 0;
@@ -996,7 +1021,7 @@ int uf_page_put(struct uf_page *p)
 	struct uf_cache *c;
 	bool dirtied = false;
 
-	if (!page_ok(p))
+	if (!page_ok(p) || !page_user_put(page))
 		return -EBADF;
 	c = page_cache_of(p);
 	mapping = page->mapping;
@@ -1005,7 +1030,7 @@ int uf_page_put(struct uf_page *p)
 		unlock_page(page);
 	}
 	put_page(c, page);
-	if (dirtied)
+	if (dirtied && mapping)
 		balance_dirty_pages_ratelimited(mapping);
 	return 0;
 }
