@@ -81,6 +81,7 @@ struct io_opts {
 	bool force;
 	int prefill;			/* -1 = only on a scratch device */
 	bool no_fio;
+	bool fio_batch;			/* fio batches like our loop */
 	const char *json;
 	bool pattern[NR_PATTERNS];
 	bool engine[NR_ENGINES];
@@ -227,6 +228,16 @@ static void load_prep(struct io_load *ld, struct uf_io_req *req)
 		ld->to_issue--;
 }
 
+static void load_exit(struct io_load *ld)
+{
+	pthread_cond_destroy(&ld->cond);
+	pthread_mutex_destroy(&ld->lock);
+	free(ld->slots);
+	free(ld->reqs);
+	free(ld->done);
+}
+
+/* Set up the loop's state; on failure nothing is left to clean up. */
 static int load_init(struct io_load *ld, struct uf_bdev *bdev,
 		     const struct io_pattern *pat, uint64_t range,
 		     unsigned int batch, void *buf)
@@ -234,11 +245,9 @@ static int load_init(struct io_load *ld, struct uf_bdev *bdev,
 	unsigned int i;
 
 	memset(ld, 0, sizeof(*ld));
-	pthread_mutex_init(&ld->lock, NULL);
-	if (bench_cond_init(&ld->cond)) {
-		pthread_mutex_destroy(&ld->lock);
+	if (bench_cond_init(&ld->cond))
 		return -ENOMEM;
-	}
+	pthread_mutex_init(&ld->lock, NULL);
 	ld->bdev = bdev;
 	ld->bs = pat->bs;
 	ld->qd = pat->qd;
@@ -250,8 +259,10 @@ static int load_init(struct io_load *ld, struct uf_bdev *bdev,
 	ld->slots = calloc(ld->qd, sizeof(*ld->slots));
 	ld->reqs = calloc(ld->qd, sizeof(*ld->reqs));
 	ld->done = calloc(ld->qd, sizeof(*ld->done));
-	if (!ld->slots || !ld->reqs || !ld->done || !ld->nr_blocks)
+	if (!ld->slots || !ld->reqs || !ld->done || !ld->nr_blocks) {
+		load_exit(ld);
 		return -ENOMEM;
+	}
 	for (i = 0; i < ld->qd; i++) {
 		struct io_slot *s = &ld->slots[i];
 
@@ -264,15 +275,6 @@ static int load_init(struct io_load *ld, struct uf_bdev *bdev,
 		s->req.private = ld;
 	}
 	return 0;
-}
-
-static void load_exit(struct io_load *ld)
-{
-	pthread_cond_destroy(&ld->cond);
-	pthread_mutex_destroy(&ld->lock);
-	free(ld->slots);
-	free(ld->reqs);
-	free(ld->done);
 }
 
 static int load_submit(struct io_load *ld, unsigned int n)
@@ -419,6 +421,29 @@ static int load_run(struct io_load *ld, uint64_t ns, struct io_run *run)
 	return err ? err : derr;
 }
 
+/*
+ * One closed loop on an open device, for @ns or until @blocks blocks were
+ * written (0 = no limit).  On -ETIMEDOUT requests are stuck in flight and
+ * their memory stays allocated: the I/O layer still owns it.
+ */
+static int load_once(struct io_bench *b, struct uf_bdev *bdev,
+		     const struct io_pattern *pat, unsigned int batch,
+		     uint64_t ns, uint64_t blocks, struct io_run *run)
+{
+	struct io_load ld;
+	int err;
+
+	err = load_init(&ld, bdev, pat, b->t.range, batch, b->buf);
+	if (err)
+		return err;
+	if (blocks)
+		ld.to_issue = blocks;
+	err = load_run(&ld, ns, run);
+	if (err != -ETIMEDOUT)
+		load_exit(&ld);
+	return err;
+}
+
 /* ------------------------------------------------------------------ */
 /* One run of ours                                                     */
 
@@ -540,12 +565,11 @@ static int count_threads(void)
 static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 {
 	struct uf_bdev *bdev;
-	struct io_load ld;
 	int err, threads;
 
 	threads = count_threads();
 	err = open_dev(b, c->engine, c->pat->qd, UF_BDEV_NO_FALLBACK, &bdev);
-	if (!err && threads >= 0 && count_threads() >= threads)
+	if (!err && threads >= 0)
 		c->engine_threads = count_threads() - threads;
 	if (err) {
 		snprintf(c->why, sizeof(c->why), "cannot set up %s on %s: %s",
@@ -555,10 +579,8 @@ static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 		c->skipped = true;
 		return 0;
 	}
-	err = load_init(&ld, bdev, c->pat, b->t.range, c->batch, b->buf);
-	if (!err)
-		err = load_run(&ld, (uint64_t)b->o.runtime * 1000000000ull,
-			       run);
+	err = load_once(b, bdev, c->pat, c->batch,
+			(uint64_t)b->o.runtime * 1000000000ull, 0, run);
 	if (err && err != -ETIMEDOUT)
 		snprintf(c->why, sizeof(c->why), "%s %s: I/O failed: %s",
 			 c->pat->name, c->engine, strerror(-err));
@@ -568,8 +590,7 @@ static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 			 c->pat->name, c->engine,
 			 IO_DRAIN_TIMEOUT_NS / 1000000000ull);
 	if (err == -ETIMEDOUT)
-		return err;	/* requests still own ld: leak, don't free */
-	load_exit(&ld);
+		return err;	/* closing would wait for them forever */
 	uf_bdev_close(bdev);
 	return err;
 }
@@ -610,6 +631,11 @@ static int fio_job_build(const struct io_bench *b, const struct io_cell *c,
 	if (psync) {
 		err |= fio_arg(job, "--thread");
 		err |= fio_arg(job, "--group_reporting");
+	} else if (b->o.fio_batch) {
+		/* submit and reap in batches, as our closed loop does */
+		err |= fio_arg(job, "--iodepth_batch_submit=%u", c->batch);
+		err |= fio_arg(job, "--iodepth_batch_complete_max=%u",
+			       pat->qd);
 	}
 	if (pat->rand)
 		err |= fio_arg(job, "--norandommap");
@@ -877,21 +903,16 @@ static int prefill(struct io_bench *b)
 {
 	const struct io_pattern *pat = &io_patterns[0];
 	struct uf_bdev *bdev;
-	struct io_load ld;
 	struct io_run run;
 	int err;
 
 	err = open_dev(b, NULL, pat->qd, 0, &bdev);
 	if (err)
 		return err;
-	err = load_init(&ld, bdev, pat, b->t.range, cell_batch(b, pat),
-			b->buf);
-	ld.to_issue = ld.nr_blocks;
-	if (!err)
-		err = load_run(&ld, UINT64_MAX / 2, &run);
+	err = load_once(b, bdev, pat, cell_batch(b, pat), UINT64_MAX / 2,
+			b->t.range / pat->bs, &run);
 	if (err == -ETIMEDOUT)
 		return err;
-	load_exit(&ld);
 	uf_bdev_close(bdev);
 	if (!err && !bench_stop)
 		fprintf(stderr,
@@ -1100,8 +1121,12 @@ static void print_notes(const struct io_bench *b)
 	       "uflush keeps QD requests in flight and resubmits completed ones in batches of %u (seq)\n"
 	       "and %u (rand); see --batch.\n"
 	       "psync is synchronous: fio runs --numjobs=QD threads at --iodepth=1 (seq: each on its\n"
-	       "own slice of the range) against uflush's psync engine at depth QD: equal concurrency.\n",
-	       cell_batch(b, &io_patterns[0]), cell_batch(b, &io_patterns[1]));
+	       "own slice of the range) against uflush's psync engine at depth QD: equal concurrency.\n"
+	       "%s",
+	       cell_batch(b, &io_patterns[0]), cell_batch(b, &io_patterns[1]),
+	       b->o.fio_batch ?
+	       "fio submits in batches of the same size and reaps up to QD at once (--fio-batch).\n" :
+	       "fio submits and reaps one request at a time (its default; --fio-batch to batch).\n");
 	print_threads(b);
 	print_failures(b);
 	for (i = 0; i < b->nr_cells; i++) {
@@ -1206,7 +1231,8 @@ static int write_json(const struct io_bench *b, bool interrupted)
 	fprintf(f, "  \"fio\": {\"available\": %s, \"version\": ",
 		b->have_fio ? "true" : "false");
 	bench_json_str(f, b->have_fio ? b->fio_version : "");
-	fprintf(f, ", \"why_missing\": ");
+	fprintf(f, ", \"batched\": %s, \"why_missing\": ",
+		b->o.fio_batch ? "true" : "false");
 	bench_json_str(f, b->have_fio ? "" : b->fio_why);
 	fprintf(f, "},\n  \"results\": [\n");
 	for (i = 0; i < b->nr_cells; i++) {
@@ -1250,6 +1276,9 @@ void bench_io_usage(FILE *f)
 		"                     write the range once before measuring (default:\n"
 		"                     only on the scratch device)\n"
 		"  --no-fio           skip the fio baseline\n"
+		"  --fio-batch        let fio submit in batches of the refill batch and\n"
+		"                     reap up to QD at once, as uflush's loop does\n"
+		"                     (io_uring, libaio; fio's default is one at a time)\n"
 		"  --json FILE        also write the results as JSON\n"
 		"\n"
 		"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n"
@@ -1259,7 +1288,7 @@ void bench_io_usage(FILE *f)
 enum {
 	OPT_RUNTIME = 256, OPT_REPS, OPT_SIZE, OPT_PATTERNS, OPT_ENGINES,
 	OPT_DEV, OPT_FORCE, OPT_BATCH, OPT_PREFILL, OPT_NO_PREFILL,
-	OPT_NO_FIO, OPT_JSON, OPT_HELP,
+	OPT_NO_FIO, OPT_FIO_BATCH, OPT_JSON, OPT_HELP,
 };
 
 static const struct option io_longopts[] = {
@@ -1274,6 +1303,7 @@ static const struct option io_longopts[] = {
 	{ "prefill", no_argument, NULL, OPT_PREFILL },
 	{ "no-prefill", no_argument, NULL, OPT_NO_PREFILL },
 	{ "no-fio", no_argument, NULL, OPT_NO_FIO },
+	{ "fio-batch", no_argument, NULL, OPT_FIO_BATCH },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1342,6 +1372,7 @@ static int parse_opts(struct io_opts *o, int argc, char **argv)
 		case OPT_PREFILL: o->prefill = 1; break;
 		case OPT_NO_PREFILL: o->prefill = 0; break;
 		case OPT_NO_FIO: o->no_fio = true; break;
+		case OPT_FIO_BATCH: o->fio_batch = true; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HELP: bench_io_usage(stdout); return 1;
 		case '?': return -EINVAL;

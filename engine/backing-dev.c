@@ -18,6 +18,7 @@
 #include "jiffies.h"
 #include "kthread.h"
 #include "printk.h"
+#include "proportions.h"
 #include "sched.h"
 #include "trace.h"
 #include "uflush.h"
@@ -141,6 +142,7 @@ void bdi_destroy(struct backing_dev_info *bdi)
 {
 	WARN_ON(wb_has_dirty_io(&bdi->wb));
 	WARN_ON(!list_empty(&bdi->work_list));
+	bdi_writeout_exit(bdi);
 }
 
 #define K(pages) ((pages) << (PAGE_SHIFT - 10))

@@ -1335,10 +1335,12 @@ int write_cache_pages(struct address_space *mapping,
 		.bdi = bdi,
 		.cache = mapping_cache(mapping),
 		.wr = NULL,
-		.max_pages = bdi_max_io_pages(bdi),
 	};
 	int ret;
 
+	if (WARN_ON_ONCE(!bdi))
+		return -ENODEV;
+	mpd.max_pages = bdi_max_io_pages(bdi);
 	ret = __write_cache_pages(mapping, wbc, &mpd);
 	mpage_flush(&mpd);
 	return ret;

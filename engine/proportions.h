@@ -101,9 +101,10 @@ unsigned long global_dirty_limit(struct uf_cache *cache);
 
 /*
  * Forget the state kept for a device or a cache (bdi_destroy,
- * uf_cache_close).  Needed until struct backing_dev_info and struct
- * uf_cache carry it themselves (see page-writeback.c, "Where the state
- * lives").
+ * uf_cache_close), once no write of it is in flight.  Needed until struct
+ * backing_dev_info and struct uf_cache carry it themselves (see
+ * page-writeback.c, "Where the state lives"): their slots are reused, and
+ * a new device in an old slot would otherwise inherit the old share.
  */
 void bdi_writeout_exit(struct backing_dev_info *bdi);
 void page_writeback_exit(struct uf_cache *cache);

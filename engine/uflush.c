@@ -23,6 +23,7 @@
 #include "pagemap.h"
 #include "policy.h"
 #include "printk.h"
+#include "proportions.h"
 #include "slab.h"
 #include "trace.h"
 #include "uflush-internal.h"
@@ -214,7 +215,7 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 	ret = page_pool_init(&c->pool, cfg->nr_pages);
 	if (ret)
 		return ret;
-	c->vm_stat[NR_FREE_PAGES] = (long)cfg->nr_pages;
+	page_writeback_init(c);
 	if (cfg->trace_path) {
 		ret = uf_trace_open(c, cfg->trace_path);
 		if (ret) {
@@ -284,6 +285,7 @@ int uf_cache_close(struct uf_cache *c)
 	}
 	__atomic_store_n(&s->in_use, false, __ATOMIC_RELEASE);
 	uf_trace_close(c);
+	page_writeback_exit(c);
 	page_pool_exit(&c->pool);
 	pthread_mutex_destroy(&s->lock);
 	release_hz();
@@ -330,6 +332,11 @@ int uf_cache_set_tunable(struct uf_cache *c, const char *name,
 		return -ENOENT;
 	if (strstr(name, "ratio") && value > 100)
 		return -EINVAL;
+	/* as the kernel's dirty_bytes handler: at least two pages */
+	if (!strcmp(name, "dirty_bytes") && value && value < 2 * PAGE_SIZE)
+		return -EINVAL;
+	if (!strcmp(name, "dirty_bytes") && !value && !c->vm.vm_dirty_ratio)
+		return -EINVAL;	/* would leave no dirty limit at all */
 	__atomic_store_n(f, value, __ATOMIC_RELAXED);
 	/* as the sysctl handlers do: a ratio clears the bytes, and back */
 	if (!strcmp(name, "dirty_ratio"))
@@ -340,6 +347,10 @@ int uf_cache_set_tunable(struct uf_cache *c, const char *name,
 		c->vm.dirty_background_bytes = 0;
 	else if (!strcmp(name, "dirty_background_bytes") && value)
 		c->vm.dirty_background_ratio = 0;
+	if (!strcmp(name, "dirty_ratio") || !strcmp(name, "dirty_bytes")) {
+		update_completion_period(c);
+		writeback_set_ratelimit(c);
+	}
 	return 0;
 }
 
