@@ -15,8 +15,9 @@
  * negative errno on failure, and a failed call changes nothing.  Handles
  * are opaque.  All calls are thread-safe unless noted.
  *
- * Errors common to all calls: -EINVAL for a NULL or malformed argument,
- * -EBADF for a handle that is closed.
+ * Errors common to all calls: -EBADF for a handle that is NULL, closed or
+ * was never issued; -EINVAL for a NULL or malformed argument other than the
+ * handle.
  */
 #ifndef UFLUSH_H
 #define UFLUSH_H
@@ -163,15 +164,18 @@ enum uf_wb_kind {
 
 /*
  * What the embedder supplies for its files; every member is optional.
+ * Both are called from the flusher (or an fsync caller) with no uflush lock
+ * held; they may call uf_pwrite/uf_file_mark_inode_dirty on the same file.
  *
  * write_inode: write the file's metadata (called when the inode is dirty
  *   with UF_I_DIRTY_SYNC/DATASYNC).  sync is 1 for data integrity
  *   (WB_SYNC_ALL).  Return 0, -EAGAIN ("a lock is held, try later": the
- *   inode stays dirty, as XFS did), or another -errno.
+ *   inode stays dirty, as XFS redirtied it), or another -errno (reported
+ *   to the fsync that asked, the inode counts as written).
  * writepages_veto: return non-zero to decline writing pages for this kind
- *   of writeback; the pages stay dirty (as btrfs declined kupdate for its
- *   btree inode).  Never consulted for UF_WB_SYNC... unless it returns
- *   non-zero then too, in which case fsync returns -EAGAIN.
+ *   of writeback; the pages stay dirty and nothing is counted written (as
+ *   btrfs declined kupdate for its btree inode).  Declining UF_WB_SYNC
+ *   makes that fsync return -EAGAIN.
  */
 struct uf_file_ops {
 	int (*write_inode)(struct uf_file *file, void *priv, int sync);
@@ -190,8 +194,9 @@ int uf_file_open(struct uf_dev *dev, uint64_t ino, uint64_t dev_offset,
 		 uint64_t length, const struct uf_file_ops *ops, void *priv,
 		 struct uf_file **out);
 
-/* Write back and drop the file's pages, then close it.  Returns a
- * writeback error not yet reported by fsync, if any. */
+/* Write back and drop the file's pages, then close it; waits for pages
+ * of the file still held with UF_PAGE_WRITE.  Returns a writeback error
+ * not yet reported by fsync, if any. */
 int uf_file_close(struct uf_file *file);
 
 /*
