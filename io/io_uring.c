@@ -386,6 +386,13 @@ static void uring_teardown(struct uf_io_queue *q)
 		return;
 	uring_stop_reaper(d);
 	pthread_join(d->reaper, NULL);
+	/*
+	 * The ring's teardown is asynchronous in the kernel, and a registered
+	 * file stays open (and its block device claimed) until it is done:
+	 * unregister first, so the device can be reopened at once.
+	 */
+	if (d->fixed_file)
+		io_uring_unregister_files(&d->ring);
 	io_uring_queue_exit(&d->ring);
 	pthread_mutex_destroy(&d->sq_lock);
 	kfree(d);

@@ -451,3 +451,34 @@ Test(blkdev, properties, .fini = tu_fini)
 	cr_assert_eq(uf_bdev_size(tu.bdev, NULL), -EINVAL);
 	cr_assert_eq(uf_bdev_block_size(tu.bdev, NULL), -EINVAL);
 }
+
+/*
+ * A block device closed by uflush can be opened again at once, by every
+ * engine: io_uring used to keep the device claimed (O_EXCL) for tens of
+ * milliseconds after close, while the kernel tore its ring and registered
+ * file down in the background.
+ */
+static void reopen_at_once(const char *engine)
+{
+	int i, ret;
+
+	tu_dev(TU_LOOP, TU_DEV_SIZE);
+	for (i = 0; i < 20; i++) {
+		tu_open(engine, 8, 0, NULL);
+		cr_assert_eq(uf_bdev_close(tu.bdev), 0);
+		tu.bdev = NULL;
+		ret = try_open(tu.td.path, UF_BDEV_NO_FALLBACK);
+		cr_assert_eq(ret, 0, "%s: reopen %d right after close: %s",
+			     engine, i, strerror(-ret));
+	}
+}
+
+Test(blkdev, reopen_right_after_close_io_uring, .fini = tu_fini)
+{
+	reopen_at_once("io_uring");
+}
+
+Test(blkdev, reopen_right_after_close_libaio, .fini = tu_fini)
+{
+	reopen_at_once("libaio");
+}
