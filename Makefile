@@ -52,6 +52,8 @@ STRESS_OBJS := $(STRESS_SRCS:%.c=$(O)/%.o)
 
 TOOLS := $(O)/uflush-bench
 TESTBIN := $(O)/uflush-tests
+PLUGIN_SRCS := $(sort $(wildcard policies/examples/*.c))
+PLUGINS := $(PLUGIN_SRCS:policies/examples/%.c=$(O)/plugins/%.so)
 STRESSBIN := $(O)/uflush-stress
 
 # Under TSan the first report ends uflush-stress with an error; a caller's
@@ -86,8 +88,14 @@ $(O)/libuflush.a: $(LIB_OBJS)
 $(O)/libuflush.so: $(LIB_OBJS)
 	$(Q)$(CC) -shared -Wl,-soname,libuflush.so.0 -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# Example policy plugins: their engine symbols resolve in the loading
+# process (-rdynamic on our executables).
+$(O)/plugins/%.so: policies/examples/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -shared -o $@ $< $(LDSAN)
+
 $(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a
-	$(Q)$(CC) -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
 
 $(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -rdynamic -o $@ $(TEST_OBJS) $(O)/libuflush.a $(LDFLAGS) \

@@ -75,6 +75,22 @@ static bool bdi_has_work(struct backing_dev_info *bdi)
 	return ret;
 }
 
+/* "Is there some other work to do?" for the policies (list_lock held). */
+bool wb_work_pending(struct bdi_writeback *wb)
+{
+	return bdi_has_work(wb->bdi);
+}
+
+static bool wb_has_more_io_wait(struct bdi_writeback *wb)
+{
+	bool ret;
+
+	spin_lock(&wb->list_lock);
+	ret = !list_empty(&wb->b_more_io_wait);
+	spin_unlock(&wb->list_lock);
+	return ret;
+}
+
 static bool wb_has_dirty_io_locked(struct bdi_writeback *wb)
 {
 	bool ret;
@@ -605,8 +621,7 @@ static long wb_check_old_data_flush(struct bdi_writeback *wb)
 	expired = wb->last_old_flush +
 		msecs_to_jiffies(c->vm.dirty_writeback_interval * 10);
 	if (time_before(jiffies, expired) &&
-	    !(wb_policy(wb)->kupdate_early &&
-	      !list_empty(&wb->b_more_io_wait)))
+	    !(wb_policy(wb)->kupdate_early && wb_has_more_io_wait(wb)))
 		return 0;
 
 	wb->last_old_flush = jiffies;
@@ -681,6 +696,8 @@ int bdi_writeback_thread(void *data)
 	struct bdi_writeback *wb = data;
 	struct backing_dev_info *bdi = wb->bdi;
 	struct uf_cache *c = bdi->cache;
+	const struct wb_policy *pol = c->policy;
+	unsigned long pause = 1, max_pause;
 	long pages_written;
 
 	wb->last_active = jiffies;
@@ -690,20 +707,30 @@ int bdi_writeback_thread(void *data)
 
 		pages_written = wb_do_writeback(wb, 0);
 		trace_writeback_pages_written(c, pages_written);
-		if (pages_written)
+		if (pages_written) {
 			wb->last_active = jiffies;
+			pause = 1;
+		}
 
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (bdi_has_work(bdi) || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
-		if (wb_has_dirty_io_locked(wb) &&
-		    c->vm.dirty_writeback_interval)
-			schedule_timeout(msecs_to_jiffies(
-				c->vm.dirty_writeback_interval * 10));
-		else
+		max_pause = c->vm.dirty_writeback_interval ?
+			msecs_to_jiffies(c->vm.dirty_writeback_interval * 10) :
+			(unsigned long)HZ;
+		if (pol->kupdate_early && wb_has_more_io_wait(wb) &&
+		    pause < max_pause) {
+			/* kupdate-early: retry the parked inodes soon */
+			schedule_timeout((long)pause);
+			pause <<= 1;
+		} else if (wb_has_dirty_io_locked(wb) &&
+			   c->vm.dirty_writeback_interval) {
+			schedule_timeout((long)max_pause);
+		} else {
 			schedule();	/* woken by work or new dirty inodes */
+		}
 	}
 
 	/* works that raced with the stop */

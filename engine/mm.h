@@ -164,7 +164,7 @@ struct uf_cache {
 	unsigned int max_io_pages;
 	spinlock_t bdi_lock;
 	struct list_head bdi_list;
-	const struct wb_policy *policy;
+	struct wb_policy *policy;	/* resolved at open, policies/ */
 	struct uf_trace *trace;
 	/* simple dirty throttle: writers over the limit wait here */
 	wait_queue_head_t dirty_wait;

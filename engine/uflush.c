@@ -143,13 +143,6 @@ static int check_cache_config(const struct uf_cache_config *cfg)
 	return 0;
 }
 
-static const struct wb_policy *policy_lookup(const char *spec)
-{
-	if (!spec || !strcmp(spec, "base"))
-		return &wb_policy_base;
-	pr_err("unknown flush policy \"%s\" (valid: base)", spec);
-	return NULL;
-}
 
 static void cache_init_tunables(struct uf_cache *c,
 				const struct uf_cache_config *cfg)
@@ -229,7 +222,7 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out)
 {
 	struct uf_cache_config def;
-	const struct wb_policy *pol;
+	struct wb_policy *pol;
 	struct uf_cache_slot *s;
 	int ret;
 
@@ -243,29 +236,44 @@ int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out)
 	ret = check_cache_config(cfg);
 	if (ret)
 		return ret;
-	pol = policy_lookup(cfg->policy);
+	pol = kzalloc(sizeof(*pol));
 	if (!pol)
-		return -EINVAL;
+		return -ENOMEM;
+	ret = wb_policy_resolve(cfg->policy, pol);
+	if (ret) {
+		kfree(pol);
+		return ret;
+	}
 	ret = claim_hz(cfg->hz);
 	if (ret)
-		return ret;
+		goto out_policy;
 	s = cache_slot_get();
 	if (!s) {
-		release_hz();
-		return -EMFILE;
+		ret = -EMFILE;
+		goto out_hz;
 	}
 	s->cache.policy = pol;
 	ret = cache_setup(&s->cache, cfg);
-	if (ret) {
-		release_hz();
-		return ret;
-	}
+	if (ret)
+		goto out_hz;
 	pthread_mutex_init(&s->lock, NULL);
-	pr_info("cache: %zu pages, policy %s, HZ=%u", cfg->nr_pages,
-		pol->name, cfg->hz);
+	pr_info("cache: %zu pages, HZ=%u, policy %s", cfg->nr_pages, cfg->hz,
+		pol->spec);
 	__atomic_store_n(&s->in_use, true, __ATOMIC_RELEASE);
 	*out = &s->cache;
 	return 0;
+
+out_hz:
+	release_hz();
+out_policy:
+	wb_policy_release(pol);
+	kfree(pol);
+	return ret;
+}
+
+const char *uf_cache_policy(struct uf_cache *c)
+{
+	return cache_ok(c) ? c->policy->spec : NULL;
 }
 
 int uf_cache_close(struct uf_cache *c)
@@ -287,6 +295,9 @@ int uf_cache_close(struct uf_cache *c)
 	uf_trace_close(c);
 	page_writeback_exit(c);
 	page_pool_exit(&c->pool);
+	wb_policy_release(c->policy);
+	kfree(c->policy);
+	c->policy = NULL;
 	pthread_mutex_destroy(&s->lock);
 	release_hz();
 	return ret;

@@ -58,7 +58,7 @@ void uf_set_log_fn(uf_log_fn_t fn, void *priv);
  */
 struct uf_cache_config {
 	size_t nr_pages;		/* 4 KiB frames in the pool (65536) */
-	const char *policy;		/* flush policy spec; NULL = default */
+	const char *policy;		/* flush policy spec; NULL = linux-3.2 */
 	unsigned int hz;		/* jiffies per second (1000); see below */
 	unsigned int max_io_pages;	/* pages merged into one write (256) */
 
@@ -80,6 +80,14 @@ int uf_cache_config_init(struct uf_cache_config *cfg);
  * gets -EINVAL.
  */
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
+
+/*
+ * The resolved flush policy of a cache: "preset: knob=value ..." with every
+ * knob, as it runs (record it with every result).  cfg.policy takes a
+ * preset (linux-3.1, linux-3.2 = default, kara-v4.2, wu-riw, mainline)
+ * followed by ,knob=value overrides and ,plugin=PATH.so; see README.
+ */
+const char *uf_cache_policy(struct uf_cache *cache);
 
 /* Write back everything, stop the flushers, close all devices and files,
  * free the pool.  Returns the first writeback error, if any (the cache is

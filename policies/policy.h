@@ -1,21 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * policies/policy.h - the decision points of writeback that a flush policy
- * chooses (DESIGN.md §4).
+ * chooses (DESIGN.md §4), and the registry that composes them.
  *
  * fs-writeback.c keeps the kernel's functions whole and asks the cache's
  * policy at exactly the places where the seeds' variants differ.  Each hook
  * is called with the locks the kernel held at that point (noted per hook),
- * so a variant reads like the hunk of the patch it comes from.
+ * so a variant reads like the hunk of the patch it comes from.  Each
+ * variant lives in its own file in policies/ and names the seed lines it
+ * mirrors.
  *
- * This issue ships the pre-series base (the 3.1/3.2 tree the seed-000
- * patches apply to: "base"); the variants of seed 000 and later seeds add
- * more files here and a registry that composes them by name.
+ * A policy spec is a preset name followed by knob=value overrides:
+ *
+ *	linux-3.2
+ *	kara-v4.2,nowait=v4
+ *	linux-3.1,nowait=v3b,requeue=p2-v3
+ *	linux-3.2,plugin=./my-policy.so
+ *
+ * Knobs (seed 000 digest names, spec/seed-000-busyloop-requeue.md §0):
+ *   nowait    no-progress handling in wb_writeback:
+ *             b0 v3a v3b v4 v4-r7 v4.1 v4.2 mainline
+ *   requeue   where writeback_single_inode puts the inode:
+ *             base p2-v3 requeue4 p2-v4 riw mainline
+ *   skipped   the pages_skipped block of writeback_sb_inodes:
+ *             redirty requeue requeue-wait removed
+ *   sbbusy    grab_super_passive() failed: redirty requeue requeue-wait
+ *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
+ *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
+ *   progress  what wb_writeback returns: pages total
+ *   plugin    a shared object whose uf_policy_plugin_init() may change any
+ *             hook of the policy resolved so far (see README)
  */
 #ifndef UF_POLICY_H
 #define UF_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct bdi_writeback;
 struct inode;
@@ -28,10 +48,15 @@ struct wb_loop_state {
 	unsigned long pause;		/* no-progress backoff, jiffies */
 	unsigned long max_pause;
 	long total_progress;
+	unsigned long nr_waits;		/* no-progress waits, for benches */
 };
 
+#define WB_POLICY_NAME_LEN	64
+#define WB_POLICY_SPEC_LEN	512
+
 struct wb_policy {
-	const char *name;
+	char name[WB_POLICY_NAME_LEN];	/* preset it started from */
+	char spec[WB_POLICY_SPEC_LEN];	/* every knob=value, resolved */
 
 	/*
 	 * wb_writeback(): the pass wrote nothing and b_more_io is not empty.
@@ -43,9 +68,9 @@ struct wb_policy {
 			    struct wb_loop_state *st);
 
 	/*
-	 * wb_writeback(): set st->oldest_jif at the top of each iteration,
-	 * for kupdate (expiry) and background works; other works keep the
-	 * start time (livelock avoidance).
+	 * wb_writeback(): set st->oldest_jif at the top of each iteration.
+	 * kupdate always moves it to now - dirty_expire_interval; the
+	 * variants differ in what background and other works do.
 	 */
 	void (*cutoff)(struct bdi_writeback *wb, struct wb_writeback_work *work,
 		       struct wb_loop_state *st);
@@ -72,17 +97,61 @@ struct wb_policy {
 
 	/* wb_writeback() returns total progress instead of pages. */
 	bool return_total_progress;
-	/* kupdate runs early while b_more_io_wait is non-empty. */
+	/*
+	 * kupdate-early (seed 000 L1273-1373): kupdate runs at every flusher
+	 * wakeup while b_more_io_wait is non-empty, and the flusher sleeps
+	 * 1, 2, 4... jiffies up to max_pause while it is.
+	 */
 	bool kupdate_early;
+
+	void *plugin_handle;		/* dlopen() handle, if any */
 };
 
-/* The built-in default. */
-extern const struct wb_policy wb_policy_base;
+/*
+ * Resolve a spec into *pol.  NULL means the default preset.  On an
+ * unknown preset, knob or value: -EINVAL, and a message listing the valid
+ * names goes to pr_err.  -ENOENT/-ELIBBAD for a plugin that cannot be
+ * loaded or lacks uf_policy_plugin_init.
+ */
+int wb_policy_resolve(const char *spec, struct wb_policy *pol);
+void wb_policy_release(struct wb_policy *pol);
+
+#define WB_POLICY_DEFAULT	"linux-3.2"
+
+/* Presets and knob values, for listing (NULL-terminated). */
+extern const char *const wb_policy_presets[];
+/* Print every preset and knob with its values and seed lines. */
+void wb_policy_list(void (*out)(void *priv, const char *line), void *priv);
+
+/*
+ * A plugin exports this (C linkage).  It gets the policy resolved from the
+ * spec so far and may replace hooks; return 0 or a negative errno.
+ */
+typedef int (*uf_policy_plugin_init_t)(struct wb_policy *pol);
+#define UF_POLICY_PLUGIN_SYMBOL	"uf_policy_plugin_init"
+
+/* ---- one variant: a named value of a knob ---- */
+struct wb_variant {
+	const char *knob;
+	const char *value;
+	const char *source;	/* seed lines / kernel function it mirrors */
+	void (*apply)(struct wb_policy *pol);
+};
+
+/*
+ * Test hook: called by the timed no-progress variants (v4, v4-r7, v4.1,
+ * v4.2) right after their "other work queued? over the background
+ * threshold?" checks and before they sleep, with list_lock dropped, so a
+ * test can queue a work exactly in the window where v4 loses the wakeup
+ * (B5).  NULL in normal use.
+ */
+extern void (*wb_nowait_test_hook)(struct bdi_writeback *wb);
 
 /* Helpers the variants share (fs-writeback.c). */
 void redirty_tail(struct inode *inode, struct bdi_writeback *wb);
 void requeue_io(struct inode *inode, struct bdi_writeback *wb);
 void requeue_io_wait(struct inode *inode, struct bdi_writeback *wb);
 void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb);
+bool wb_work_pending(struct bdi_writeback *wb);
 
 #endif /* UF_POLICY_H */

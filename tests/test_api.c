@@ -243,7 +243,7 @@ Test(api, cache_open_bad_configs, .fini = ax_fini)
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = 64;
 	cfg.hz = 1000;
-	cfg.policy = "base";
+	cfg.policy = "linux-3.2";
 	ret = uf_cache_open(&cfg, &ax.cache);
 	cr_assert_eq(ret, 0, "uf_cache_open after refused ones: %s",
 		     strerror(-ret));

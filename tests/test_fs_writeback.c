@@ -192,7 +192,7 @@ static void fx_setup(unsigned long start, bool trace)
 	uf_clock_set_virtual(start);
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = FX_POOL_PAGES;
-	cfg.policy = NULL;		/* "base" */
+	cfg.policy = "linux-3.1";	/* the pre-series base */
 	cfg.dirty_bytes = FX_DIRTY_BYTES;
 	if (trace) {
 		int fd;

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * policies/examples/congestion-wait.c - an example flush policy plugin.
+ *
+ * Before the 3.x "wait on the oldest b_more_io inode", writeback that made
+ * no progress slept a fixed HZ/10 (congestion_wait(WRITE, HZ/10), the 2.6
+ * kernels; spec/kernel-mainline.md §0.2).  This plugin puts that back as
+ * the no-progress handling of whatever policy it is loaded into:
+ *
+ *	cfg.policy = "kara-v4.2,plugin=build/plugins/congestion-wait.so";
+ *
+ * Build: cc -shared -fPIC -iquote engine -iquote io -iquote policies
+ * -Iinclude -D_GNU_SOURCE -o congestion-wait.so congestion-wait.c
+ * (make does it).  The symbols it calls (schedule_timeout, ...) come from
+ * the process that loads it: link that with libuflush.so, or with
+ * libuflush.a and -rdynamic.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backing-dev.h"
+#include "jiffies.h"
+#include "policy.h"
+#include "sched.h"
+#include "trace.h"
+
+static bool no_progress_congestion_wait(struct bdi_writeback *wb,
+					struct wb_writeback_work *work,
+					struct wb_loop_state *st)
+{
+	st->nr_waits++;
+	trace_writeback_wait(wb->bdi, work);
+	spin_unlock(&wb->list_lock);
+	__set_current_state(TASK_UNINTERRUPTIBLE);
+	schedule_timeout((long)HZ / 10);
+	spin_lock(&wb->list_lock);
+	return false;
+}
+
+int uf_policy_plugin_init(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_congestion_wait;
+	return 0;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * policies/nowait-mainline.c - nowait=mainline: today's wb_writeback
+ * (spec/kernel-mainline.md §0.2): nothing written and b_more_io not empty,
+ * sleep once until the oldest b_more_io inode's I_SYNC clears
+ * (inode_sleep_on_writeback); if it is not under writeback, go on at once.
+ * Mainline never requeue_io()s an inode that made no progress, so its
+ * b_more_io holds only inodes under writeback or with their slice used up.
+ */
+#include "backing-dev.h"
+#include "fs.h"
+#include "policy.h"
+#include "sched.h"
+#include "trace.h"
+
+/* Called with i_lock held; drops it. */
+static void inode_sleep_on_writeback(struct inode *inode)
+{
+	DEFINE_WAIT(wait);
+	bool sleep;
+
+	prepare_to_wait(&inode->i_sync_wait, &wait, TASK_UNINTERRUPTIBLE);
+	sleep = inode->i_state & I_SYNC;
+	spin_unlock(&inode->i_lock);
+	if (sleep)
+		schedule();
+	finish_wait(&inode->i_sync_wait, &wait);
+}
+
+static bool no_progress_mainline(struct bdi_writeback *wb,
+				 struct wb_writeback_work *work,
+				 struct wb_loop_state *st)
+{
+	struct inode *inode;
+
+	st->nr_waits++;
+	trace_writeback_wait(wb->bdi, work);
+	inode = list_last_entry(&wb->b_more_io, struct inode, i_wb_list);
+	spin_lock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+	inode_sleep_on_writeback(inode);
+	spin_lock(&wb->list_lock);
+	return false;
+}
+
+static void apply(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_mainline;
+}
+
+const struct wb_variant wb_variant_nowait_mainline = {
+	.knob = "nowait", .value = "mainline",
+	.source = "mainline wb_writeback + inode_sleep_on_writeback()",
+	.apply = apply,
+};

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * policies/nowait-v4.c - nowait=v4, v4-r7, v4.1, v4.2: Jan Kara's timed
+ * backoff as posted in v4 and its fixes.
+ *
+ *   v4    (seed 000 L24-108): end the work if other work is queued or, for
+ *         a non-background work, background writeback is needed, or once
+ *         pause > max_pause; else sleep pause jiffies (1, 2, 4... up to
+ *         max_pause = dirty_writeback_interval).  The checks come before
+ *         the task state is set, so a wakeup in between is lost (B5).
+ *   v4-r7 (Wu's "requeue7", L3938-3950): v4, with BDI_writeback_running
+ *         cleared while sleeping, so a throttled dirtier sees the flusher
+ *         as idle and kicks it (B4a).
+ *   v4.1  (L322-415): the state is set before the checks: no lost wakeup.
+ *   v4.2  (L713-834): v4.1 plus the writeback_running clearing of
+ *         requeue7 (the oldest_jif refresh of v4.2 is cutoff=v4.2).
+ *
+ * If max_pause is a power of two, pause stops at max_pause and
+ * "pause > max_pause" never holds: the work then ends only on queued work
+ * or the background threshold.  That is the posted code's arithmetic
+ * (spec §2.4 edge case) and is kept.
+ */
+#include "backing-dev.h"
+#include "jiffies.h"
+#include "policy.h"
+#include "sched.h"
+#include "trace.h"
+#include "writeback.h"
+
+void (*wb_nowait_test_hook)(struct bdi_writeback *wb);
+
+/* "If there's some other work to do, proceed with it..." */
+static bool v4_should_abort(struct bdi_writeback *wb,
+			    struct wb_writeback_work *work)
+{
+	return wb_work_pending(wb) ||
+	       (!work->for_background && over_bground_thresh(wb->bdi));
+}
+
+/* The sleep, list_lock dropped around it; set_state as the variant does. */
+static void v4_sleep(struct bdi_writeback *wb, struct wb_writeback_work *work,
+		     struct wb_loop_state *st, bool set_state, bool clear_running)
+{
+	st->nr_waits++;
+	trace_writeback_wait(wb->bdi, work);
+	spin_unlock(&wb->list_lock);
+	if (wb_nowait_test_hook)
+		wb_nowait_test_hook(wb);
+	if (set_state)
+		__set_current_state(TASK_INTERRUPTIBLE);
+	if (clear_running)
+		clear_bit(BDI_writeback_running, &wb->bdi->state);
+	schedule_timeout((long)st->pause);
+	if (clear_running)
+		set_bit(BDI_writeback_running, &wb->bdi->state);
+	if (st->pause < st->max_pause)
+		st->pause <<= 1;
+	spin_lock(&wb->list_lock);
+}
+
+static bool v4_common(struct bdi_writeback *wb, struct wb_writeback_work *work,
+		      struct wb_loop_state *st, bool clear_running)
+{
+	if (v4_should_abort(wb, work))
+		return true;
+	if (st->pause > st->max_pause)
+		return true;
+	v4_sleep(wb, work, st, true, clear_running);
+	return false;
+}
+
+static bool no_progress_v4(struct bdi_writeback *wb,
+			   struct wb_writeback_work *work,
+			   struct wb_loop_state *st)
+{
+	return v4_common(wb, work, st, false);
+}
+
+static bool no_progress_v4_r7(struct bdi_writeback *wb,
+			      struct wb_writeback_work *work,
+			      struct wb_loop_state *st)
+{
+	return v4_common(wb, work, st, true);
+}
+
+/* v4.1/v4.2: TASK_INTERRUPTIBLE before the checks (L391-411). */
+static bool v41_common(struct bdi_writeback *wb,
+		       struct wb_writeback_work *work,
+		       struct wb_loop_state *st, bool clear_running)
+{
+	if (st->pause > st->max_pause)
+		return true;
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (v4_should_abort(wb, work)) {
+		__set_current_state(TASK_RUNNING);
+		return true;
+	}
+	v4_sleep(wb, work, st, false, clear_running);
+	return false;
+}
+
+static bool no_progress_v41(struct bdi_writeback *wb,
+			    struct wb_writeback_work *work,
+			    struct wb_loop_state *st)
+{
+	return v41_common(wb, work, st, false);
+}
+
+static bool no_progress_v42(struct bdi_writeback *wb,
+			    struct wb_writeback_work *work,
+			    struct wb_loop_state *st)
+{
+	return v41_common(wb, work, st, true);
+}
+
+static void apply_v4(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_v4;
+}
+
+static void apply_v4_r7(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_v4_r7;
+}
+
+static void apply_v41(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_v41;
+}
+
+static void apply_v42(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_v42;
+}
+
+const struct wb_variant wb_variant_nowait_v4 = {
+	.knob = "nowait", .value = "v4",
+	.source = "seed 000 L24-108: P1-v4, abort + backoff to max_pause",
+	.apply = apply_v4,
+};
+
+const struct wb_variant wb_variant_nowait_v4_r7 = {
+	.knob = "nowait", .value = "v4-r7",
+	.source = "seed 000 L3938-3950: v4 + writeback_running cleared in sleep",
+	.apply = apply_v4_r7,
+};
+
+const struct wb_variant wb_variant_nowait_v41 = {
+	.knob = "nowait", .value = "v4.1",
+	.source = "seed 000 L322-415: state set before the checks",
+	.apply = apply_v41,
+};
+
+const struct wb_variant wb_variant_nowait_v42 = {
+	.knob = "nowait", .value = "v4.2",
+	.source = "seed 000 L713-834: v4.1 + writeback_running cleared in sleep",
+	.apply = apply_v42,
+};

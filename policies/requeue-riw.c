@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+/*
+ * policies/requeue-riw.c - requeue=riw: Wu Fengguang's requeue_io_wait()
+ * with b_more_io_wait (seed 000 L1921-1946 in the combined patch
+ * L1895-2150): "never put an inode to b_more_io unless progress".
+ *
+ *   still dirty under sync/tagged → dirtied_when = now, then on (base)
+ *   pages left, slice used up     → requeue_io
+ *   pages left otherwise          → requeue_io_wait
+ *   inode dirty                   → requeue_io_wait (XFS i_size, L1930-1945)
+ *   clean                         → off the lists
+ *
+ * As posted, a still-dirty inode under WB_SYNC_ALL falls through to
+ * requeue_io_wait, and b_more_io_wait is spliced into b_io whatever its
+ * dirtied_when: sync livelock prevention (I14) no longer holds for it
+ * (spec §7 [ours]).  Kept as the seed had it; pinned by a test.
+ */
+#include "fs.h"
+#include "jiffies.h"
+#include "policy.h"
+#include "writeback.h"
+
+static void requeue_riw(struct inode *inode, struct bdi_writeback *wb,
+			struct writeback_control *wbc, bool inode_written)
+{
+	(void)inode_written;
+	if ((inode->i_state & I_DIRTY) &&
+	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages))
+		inode->dirtied_when = jiffies;
+
+	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
+		inode->i_state |= I_DIRTY_PAGES;
+		if (wbc->nr_to_write <= 0)
+			requeue_io(inode, wb);
+		else
+			requeue_io_wait(inode, wb);
+	} else if (inode->i_state & I_DIRTY) {
+		requeue_io_wait(inode, wb);
+	} else {
+		list_del_init(&inode->i_wb_list);
+	}
+}
+
+static void apply(struct wb_policy *pol)
+{
+	pol->requeue = requeue_riw;
+}
+
+const struct wb_variant wb_variant_requeue_riw = {
+	.knob = "requeue", .value = "riw",
+	.source = "seed 000 L1921-1946: requeue_io_wait + b_more_io_wait",
+	.apply = apply,
+};
