@@ -34,6 +34,8 @@ struct bench_cmd {
 
 int bench_io_main(int argc, char **argv);
 void bench_io_usage(FILE *f);
+int bench_cache_main(int argc, char **argv);
+void bench_cache_usage(FILE *f);
 
 /* ------------------------------------------------------------------ */
 /* Stopping                                                            */

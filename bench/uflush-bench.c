@@ -27,6 +27,8 @@
 static const struct bench_cmd bench_cmds[] = {
 	{ "io", "raw device throughput of the I/O engines vs fio",
 	  bench_io_main, bench_io_usage },
+	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
+	  bench_cache_main, bench_cache_usage },
 };
 
 #define NR_CMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
