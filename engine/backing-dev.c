@@ -159,6 +159,8 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 	st->b_io = list_count(&wb->b_io);
 	st->b_more_io = list_count(&wb->b_more_io);
 	st->b_more_io_wait = list_count(&wb->b_more_io_wait);
+	/* the estimate is updated under list_lock */
+	st->bdi_write_bandwidth_kbps = K(bdi->write_bandwidth);
 	spin_unlock(&wb->list_lock);
 
 	global_dirty_limits(bdi->cache, &background_thresh, &dirty_thresh);
@@ -171,7 +173,6 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 	st->background_thresh_kb = K(background_thresh);
 	st->bdi_dirtied_kb = K(bdi_stat(bdi, BDI_DIRTIED));
 	st->bdi_written_kb = K(bdi_stat(bdi, BDI_WRITTEN));
-	st->bdi_write_bandwidth_kbps = K(bdi->write_bandwidth);
 	st->state = __atomic_load_n(&bdi->state, __ATOMIC_RELAXED);
 	st->write_errors = (unsigned long)__atomic_load_n(&bdi->write_errors,
 							  __ATOMIC_RELAXED);

@@ -310,7 +310,7 @@ int add_to_page_cache_locked(struct page *page, struct address_space *mapping,
 	spin_lock(&mapping->tree_lock);
 	error = radix_tree_insert(&mapping->page_tree, index, page);
 	if (!error)
-		mapping->nrpages++;
+		__atomic_add_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
 	spin_unlock(&mapping->tree_lock);
 	if (error) {
 		page->mapping = NULL;
@@ -350,7 +350,7 @@ void __delete_from_page_cache(struct page *page)
 	assert_spin_locked(&mapping->tree_lock);
 	radix_tree_delete(&mapping->page_tree, page->index);
 	page->mapping = NULL;
-	mapping->nrpages--;
+	__atomic_sub_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
 	dec_vm_state(c, NR_FILE_PAGES);
 	if (PageDirty(page)) {
 		dec_vm_state(c, NR_FILE_DIRTY);

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 
 #include "backing-dev.h"
 #include "fs.h"
@@ -469,6 +470,15 @@ static long writeback_sb_inodes(struct super_block *sb,
 		if (wbc.pages_skipped && pol->pages_skipped)
 			pol->pages_skipped(inode, wb);
 		spin_unlock(&inode->i_lock);
+		/*
+		 * iput(); cond_resched(): the kernel lets go of list_lock after
+		 * every inode, so that whoever holds I_SYNC on an inode it just
+		 * requeued can take the lock and finish.  A pthread mutex is
+		 * not fair as a ticket spinlock is: yield so the waiter runs.
+		 */
+		spin_unlock(&wb->list_lock);
+		sched_yield();
+		spin_lock(&wb->list_lock);
 
 		if (writeback_should_bail(start_time, wrote, work))
 			break;
@@ -826,8 +836,14 @@ static void wait_sb_inodes(struct super_block *sb)
 
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW) ||
-		    !inode->i_mapping->nrpages)
+		bool skip;
+
+		spin_lock(&inode->i_lock);
+		skip = inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW) ||
+		       !__atomic_load_n(&inode->i_mapping->nrpages,
+					__ATOMIC_RELAXED);
+		spin_unlock(&inode->i_lock);
+		if (skip)
 			continue;
 		/*
 		 * The kernel pins the inode and drops the list lock to sleep.

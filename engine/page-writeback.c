@@ -606,7 +606,7 @@ static void __bdi_update_bandwidth(struct backing_dev_info *bdi,
 
 snapshot:
 	bdi->written_stamp = written;
-	bdi->bw_time_stamp = now;
+	__atomic_store_n(&bdi->bw_time_stamp, now, __ATOMIC_RELAXED);
 }
 
 /**
@@ -631,7 +631,10 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
 					unsigned long dirty,
 					unsigned long start_time)
 {
-	if (time_is_after_eq_jiffies(bdi->bw_time_stamp + BANDWIDTH_INTERVAL))
+	/* the kernel's unlocked fast path; the stamp is read atomically */
+	if (time_is_after_eq_jiffies(__atomic_load_n(&bdi->bw_time_stamp,
+						     __ATOMIC_RELAXED) +
+				     BANDWIDTH_INTERVAL))
 		return;
 	spin_lock(&bdi->wb.list_lock);
 	__bdi_update_bandwidth(bdi, thresh, dirty, start_time);
@@ -1204,7 +1207,9 @@ static int __write_cache_pages(struct address_space *mapping,
 	int ret = 0, done = 0, cycled, range_whole = 0, tag;
 
 	if (wbc->range_cyclic) {
-		writeback_index = mapping->writeback_index; /* prev offset */
+		/* a hint shared by the flusher and fsync: read it once */
+		writeback_index = __atomic_load_n(&mapping->writeback_index,
+						  __ATOMIC_RELAXED);
 		index = writeback_index;
 		cycled = index == 0;
 		end = ULONG_MAX;
@@ -1310,7 +1315,8 @@ retry:
 		goto retry;
 	}
 	if (wbc->range_cyclic || (range_whole && wbc->nr_to_write > 0))
-		mapping->writeback_index = done_index;
+		__atomic_store_n(&mapping->writeback_index, done_index,
+				 __ATOMIC_RELAXED);
 
 	return ret;
 }

@@ -163,7 +163,8 @@ void __trace_writeback_single_inode(const char *event, struct inode *inode,
 		   inode->i_sb->s_bdi->name, inode->i_ino, state,
 		   inode->dirtied_when,
 		   (jiffies - inode->dirtied_when) / (unsigned long)HZ,
-		   inode->i_mapping->writeback_index, (long)nr_to_write,
+		   __atomic_load_n(&inode->i_mapping->writeback_index,
+				   __ATOMIC_RELAXED), (long)nr_to_write,
 		   nr_to_write - (unsigned long)wbc->nr_to_write);
 }
 

@@ -666,7 +666,8 @@ static struct uf_file *file_slot_get(void)
 					 __ATOMIC_RELEASE);
 		}
 		for (j = 0; j < FILE_CHUNK && !f; j++) {
-			if (!file_chunks[i][j].in_use &&
+			if (!__atomic_load_n(&file_chunks[i][j].in_use,
+					     __ATOMIC_ACQUIRE) &&
 			    !file_chunks[i][j].dev) {
 				f = &file_chunks[i][j];
 				memset(f, 0, sizeof(*f));
@@ -769,7 +770,7 @@ int uf_file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
 	f->dev = d;
 	spin_lock(&d->sb.s_inode_list_lock);
 	list_add_tail(&f->inode.i_sb_list, &d->sb.s_inodes);
-	d->sb.s_nr_inodes++;
+	__atomic_add_fetch(&d->sb.s_nr_inodes, 1, __ATOMIC_RELAXED);
 	spin_unlock(&d->sb.s_inode_list_lock);
 	d->nr_files++;
 	__atomic_store_n(&f->in_use, true, __ATOMIC_RELEASE);
@@ -815,7 +816,7 @@ int uf_file_close(struct uf_file *f)
 				       &f->inode.f_wb_err);
 	spin_lock(&d->sb.s_inode_list_lock);
 	list_del_init(&f->inode.i_sb_list);
-	d->sb.s_nr_inodes--;
+	__atomic_sub_fetch(&d->sb.s_nr_inodes, 1, __ATOMIC_RELAXED);
 	spin_unlock(&d->sb.s_inode_list_lock);
 	radix_tree_destroy(&f->inode.i_data.page_tree);
 	d->nr_files--;

@@ -253,8 +253,8 @@ void remove_wait_queue(struct wait_queue_head *wq_head,
 void prepare_to_wait(struct wait_queue_head *wq_head,
 		     struct wait_queue_entry *wq_entry, int state)
 {
-	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
 	spin_lock(&wq_head->lock);
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
 	if (list_empty(&wq_entry->entry))
 		__add_wait_queue(wq_head, wq_entry);
 	set_current_state(state);

@@ -199,6 +199,7 @@ static void *cf_writer(void *arg)
 		cf_pick(t, f, &off, &len);
 		m = run->model + f * CF_FILE_LEN + off;
 		rand_bytes(&t->rng, t->buf, len);
+		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->files[f], t->buf, len, off);
 		if (n != (ssize_t)len) {
 			st_err_set(&run->err, "writer %u: uf_pwrite(file %u, %zu @ %llu) = %zd",
@@ -211,6 +212,7 @@ static void *cf_writer(void *arg)
 		if (st_rand_below(&t->rng, 16))
 			continue;
 		/* read back what this thread owns: nobody else writes it */
+		st_note(t->id, "uf_pread");
 		n = uf_pread(run->files[f], t->rbuf, len, off);
 		bad = n == (ssize_t)len ? first_diff(t->rbuf, m, len) : -1;
 		if (n != (ssize_t)len || bad >= 0) {
@@ -221,6 +223,7 @@ static void *cf_writer(void *arg)
 		}
 		t->reads++;
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -233,6 +236,7 @@ static void *cf_fsyncer(void *arg)
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
 		f = (unsigned int)st_rand_below(&t->rng, CF_FILES);
+		st_note(t->id, "uf_fsync");
 		ret = uf_fsync(run->files[f]);
 		if (ret) {
 			st_err_set(&run->err, "uf_fsync(file %u): %s", f,
@@ -242,6 +246,7 @@ static void *cf_fsyncer(void *arg)
 		t->calls++;
 		st_sleep_ms(2);
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -254,11 +259,13 @@ static void *cf_syncer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
+		st_note(t->id, "uf_sync");
 		ret = uf_sync(run->cache);
 		if (ret) {
 			st_err_set(&run->err, "uf_sync: %s", strerror(-ret));
 			break;
 		}
+		st_note(t->id, "uf_cache_stats/uf_dev_stats");
 		ret = uf_cache_stats(run->cache, &cs);
 		if (!ret)
 			ret = uf_dev_stats(run->dev, &ds);
@@ -269,6 +276,7 @@ static void *cf_syncer(void *arg)
 		t->calls++;
 		st_sleep_ms(40);
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -435,6 +443,11 @@ struct pa_thread {
 
 enum { PA_WRITE, PA_WRITE_NOREAD, PA_READ, PA_NOCREATE, PA_PREAD };
 
+static const char *const pa_op_names[] = {
+	"uf_page_get(WRITE)", "uf_page_get(WRITE|NOREAD)", "uf_page_get(0)",
+	"uf_page_get(NOCREATE)", "uf_pread",
+};
+
 static bool pa_is_zero(const uint8_t *p)
 {
 	unsigned int i;
@@ -538,10 +551,12 @@ static void *pa_worker(void *arg)
 		r = (unsigned int)st_rand_below(&t->rng, 20);
 		op = r < 8 ? PA_WRITE : r < 10 ? PA_WRITE_NOREAD :
 		     r < 15 ? PA_READ : r < 17 ? PA_NOCREATE : PA_PREAD;
+		st_note(t->id, pa_op_names[op]);
 		if (!pa_op(t, idx, op))
 			break;
 		t->ops[op]++;
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -552,6 +567,7 @@ static void *pa_fsyncer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
+		st_note(t->id, "uf_fsync");
 		ret = uf_fsync(run->file);
 		if (ret) {
 			st_err_set(&run->err, "uf_fsync: %s", strerror(-ret));
@@ -560,6 +576,7 @@ static void *pa_fsyncer(void *arg)
 		t->ops[0]++;
 		st_sleep_ms(15);
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -678,6 +695,7 @@ out:
 #define OC_CHURN_SLOTS	8
 #define OC_B_FILES	3
 #define OC_B_LEN	(192ull << 10)
+#define OC_BUF_LEN	(OC_CHURN_LEN > OC_B_LEN ? OC_CHURN_LEN : OC_B_LEN)
 
 struct oc_run {
 	const char *path_a, *path_b;
@@ -699,19 +717,15 @@ struct oc_run {
  * engine's registered file was released asynchronously), retry for up to
  * OC_REOPEN_MS, count it, and fail the scenario at the end: the rest of the
  * churn still runs.  The library's "held open exclusively elsewhere"
- * messages from those retries are counted instead of printed.
+ * messages from those retries are not printed.
  */
 #define OC_REOPEN_MS	2000
-
-static unsigned long oc_busy_msgs;	/* atomic */
 
 static void oc_log(void *priv, int level, const char *msg)
 {
 	(void)priv;
-	if (strstr(msg, "held open exclusively elsewhere")) {
-		__atomic_fetch_add(&oc_busy_msgs, 1, __ATOMIC_RELAXED);
+	if (strstr(msg, "held open exclusively elsewhere"))
 		return;
-	}
 	if (level <= 5)
 		fprintf(stderr, "uflush: %s\n", msg);
 }
@@ -722,8 +736,8 @@ struct oc_thread {
 	pthread_t tid;
 	uint64_t rng;
 	unsigned long writes;
-	uint8_t *buf;		/* OC_B_LEN */
-	uint8_t *rbuf;		/* OC_B_LEN */
+	uint8_t *buf;		/* OC_BUF_LEN */
+	uint8_t *rbuf;		/* OC_BUF_LEN */
 };
 
 static void *oc_writer(void *arg)
@@ -741,6 +755,7 @@ static void *oc_writer(void *arg)
 		if (len > OC_WFILE_LEN - off)
 			len = (size_t)(OC_WFILE_LEN - off);
 		rand_bytes(&t->rng, t->buf, len);
+		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->wfiles[t->id], t->buf, len, off);
 		if (n != (ssize_t)len) {
 			st_err_set(&run->err, "writer %u: uf_pwrite = %zd",
@@ -749,13 +764,17 @@ static void *oc_writer(void *arg)
 		}
 		memcpy(run->model + t->id * OC_WFILE_LEN + off, t->buf, len);
 		t->writes++;
-		if (!st_rand_below(&t->rng, 64) &&
-		    (n = uf_fsync(run->wfiles[t->id]))) {
+		if (st_rand_below(&t->rng, 64))
+			continue;
+		st_note(t->id, "uf_fsync");
+		n = uf_fsync(run->wfiles[t->id]);
+		if (n) {
 			st_err_set(&run->err, "writer %u: uf_fsync: %s",
 				   t->id, strerror((int)-n));
 			break;
 		}
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -793,13 +812,16 @@ static bool oc_churn_a_once(struct oc_thread *t, unsigned long iter)
 	long ret;
 
 	step = "uf_file_open";
+	st_note(t->id, step);
 	ret = uf_file_open(run->dev_a, 100 + slot, off, len, NULL, NULL, &f);
 	if (ret)
 		goto fail;
 	step = "uf_pwrite";
+	st_note(t->id, step);
 	ret = oc_fill_file(t, f, off, len, iter + 1);
 	if (!ret && !st_rand_below(&t->rng, 2)) {
 		step = "uf_fsync";
+		st_note(t->id, step);
 		ret = uf_fsync(f);
 	}
 	if (ret) {
@@ -807,27 +829,34 @@ static bool oc_churn_a_once(struct oc_thread *t, unsigned long iter)
 		goto fail;
 	}
 	step = "uf_file_close";
+	st_note(t->id, step);
 	ret = uf_file_close(f);
 	if (ret)
 		goto fail;
 	step = "raw read";
+	st_note(t->id, step);
 	ret = st_raw_read(run->path_a, off, t->rbuf, len);
 	if (ret)
 		goto fail;
 	step = "raw check after close";
+	st_note(t->id, step);
 	ret = st_check(t->rbuf, len, off, iter + 1);
 	if (ret >= 0)
 		goto fail;
 	step = "uf_file_open (again)";
+	st_note(t->id, step);
 	ret = uf_file_open(run->dev_a, 100 + slot, off, len, NULL, NULL, &f);
 	if (ret)
 		goto fail;
 	memset(t->rbuf, 0, len);
+	st_note(t->id, "uf_pread (after reopen)");
 	n = uf_pread(f, t->rbuf, len, 0);
 	ret = n == (ssize_t)len ? st_check(t->rbuf, len, off, iter + 1) :
 	      n < 0 ? (long)n : -EIO;
+	st_note(t->id, "uf_file_close (after reopen)");
 	uf_file_close(f);
 	step = "uf_pread after reopen";
+	st_note(t->id, step);
 	if (ret != -1)
 		goto fail;
 	return true;
@@ -846,11 +875,11 @@ static void *oc_churn_a(void *arg)
 
 	for (iter = 0; st_now_ms() < run->end_ms &&
 	     !st_err_is_set(&run->err); iter++) {
-		if (getenv("DBG_NO_A")) { iter = 5; break; } /*DBG*/
 		if (!oc_churn_a_once(t, iter))
 			break;
 	}
 	run->a_cycles = iter;
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -878,6 +907,7 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 		cfg.dirty_writeback_centisecs = 5;
 		cfg.dirty_expire_centisecs = 5;
 		step = "uf_cache_open";
+		st_note(t->id, step);
 		ret = uf_cache_open(&cfg, cb);
 		if (ret)
 			goto fail;
@@ -886,6 +916,7 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	dcfg.engine = (const char *[]){ "io_uring", "libaio", "psync" }
 		[st_rand_below(&t->rng, 3)];
 	step = "uf_dev_open";
+	st_note(t->id, step);
 	t0 = st_now_ms();
 	ret = uf_dev_open(*cb, run->path_b, &dcfg, &d);
 	if (ret == -EBUSY) {
@@ -901,11 +932,13 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 		goto fail;
 	for (i = 0; i < OC_B_FILES; i++) {
 		step = "uf_file_open";
+		st_note(t->id, step);
 		ret = uf_file_open(d, i + 1, i * OC_B_LEN, OC_B_LEN, NULL, NULL,
 				   &f[i]);
 		if (ret)
 			goto fail;
 		step = "uf_pwrite";
+		st_note(t->id, step);
 		ret = oc_fill_file(t, f[i], i * OC_B_LEN, OC_B_LEN, iter + 1);
 		if (ret)
 			goto fail;
@@ -914,6 +947,7 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	if (how == 0) {
 		/* close the whole cache with everything open */
 		step = "uf_cache_close (files open)";
+		st_note(t->id, step);
 		ret = uf_cache_close(*cb);
 		*cb = NULL;
 		run->b_cache_close++;
@@ -921,7 +955,8 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 			goto fail;
 	} else {
 		if (how == 1) {
-			step = "uf_dev_close with files open";
+			step = "uf_dev_close with files open (want -EBUSY)";
+			st_note(t->id, step);
 			ret = uf_dev_close(d);
 			if (ret != -EBUSY) {
 				ret = ret ? ret : -EINVAL;
@@ -931,17 +966,20 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 		}
 		for (i = 0; i < OC_B_FILES; i++) {
 			step = "uf_file_close";
+			st_note(t->id, step);
 			ret = uf_file_close(f[i]);
 			f[i] = NULL;
 			if (ret)
 				goto fail;
 		}
 		step = "uf_dev_close";
+		st_note(t->id, step);
 		ret = uf_dev_close(d);
 		if (ret)
 			goto fail;
 		if (!st_rand_below(&t->rng, 4)) {
 			step = "uf_cache_close";
+			st_note(t->id, step);
 			ret = uf_cache_close(*cb);
 			*cb = NULL;
 			if (ret)
@@ -950,10 +988,12 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	}
 	for (i = 0; i < OC_B_FILES; i++) {
 		step = "raw read of B";
+		st_note(t->id, step);
 		ret = st_raw_read(run->path_b, i * OC_B_LEN, t->rbuf, OC_B_LEN);
 		if (ret)
 			goto fail;
 		step = "raw check of B";
+		st_note(t->id, step);
 		ret = st_check(t->rbuf, OC_B_LEN, i * OC_B_LEN, iter + 1);
 		if (ret >= 0)
 			goto fail;
@@ -975,13 +1015,14 @@ static void *oc_churn_b(void *arg)
 
 	for (iter = 0; st_now_ms() < run->end_ms &&
 	     !st_err_is_set(&run->err); iter++) {
-		if (getenv("DBG_NO_B")) { iter = 5; break; } /*DBG*/
 		if (!oc_churn_b_once(t, &cb, iter))
 			break;
 	}
+	st_note(t->id, "uf_cache_close (B, at the end)");
 	if (cb)
 		uf_cache_close(cb);
 	run->b_cycles = iter;
+	st_note(t->id, NULL);
 	return NULL;
 }
 
@@ -1003,7 +1044,6 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	if (r != ST_PASS)
 		return r;
 	/* no uflush thread runs now: the log hook can change */
-	__atomic_store_n(&oc_busy_msgs, 0, __ATOMIC_RELAXED);
 	uf_set_log_fn(oc_log, NULL);
 	r = st_dev_get(ctx, 4 * ST_MIB, &tb);
 	if (r != ST_PASS)
@@ -1014,8 +1054,8 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	run.model = st_alloc(OC_WRITERS * OC_WFILE_LEN);
 	oom = !run.model;
 	for (i = 0; i < OC_WRITERS + 2; i++) {
-		th[i].buf = st_alloc(OC_B_LEN);
-		th[i].rbuf = st_alloc(OC_B_LEN);
+		th[i].buf = st_alloc(OC_BUF_LEN);
+		th[i].rbuf = st_alloc(OC_BUF_LEN);
 		oom |= !th[i].buf || !th[i].rbuf;
 	}
 	if (oom) {

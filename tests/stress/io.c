@@ -283,12 +283,14 @@ static bool rw_batch(struct rw_thread *t, enum uf_io_op op,
 	now = uf_now_ns();
 	for (k = 0; k < n; k++)
 		t->reqs[k].t_submit = now;
+	st_note(t->id, "uf_bdev_submit");
 	ret = uf_bdev_submit(run->b, batch, n);
 	if (ret) {
 		st_err_set(&run->err, "thread %u: uf_bdev_submit(%u): %s",
 			   t->id, n, strerror(-ret));
 		return false;
 	}
+	st_note(t->id, "waiting for its batch's completions");
 	rw_wait_batch(t, &w);
 
 	for (k = 0; k < n && ok; k++) {
@@ -376,6 +378,7 @@ static void *rw_thread_fn(void *arg)
 		if (!rw_round(t))
 			break;
 	}
+	st_note(t->id, NULL);
 	return NULL;
 }
 

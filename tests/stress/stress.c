@@ -32,7 +32,7 @@
 #include "bug.h"
 #include "stress.h"
 
-#define ST_DEFAULT_TIMEOUT	180	/* seconds per scenario */
+#define ST_DEFAULT_TIMEOUT	60	/* seconds per scenario */
 
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
@@ -248,6 +248,22 @@ unsigned int st_scaled(const struct st_ctx *ctx, unsigned int ms)
 /* ------------------------------------------------------------------ */
 /* Watchdog                                                            */
 
+static const char *notes[ST_NOTES];	/* atomic */
+
+void st_note(unsigned int slot, const char *what)
+{
+	if (slot < ST_NOTES)
+		__atomic_store_n(&notes[slot], what, __ATOMIC_RELAXED);
+}
+
+static void notes_clear(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ST_NOTES; i++)
+		st_note(i, NULL);
+}
+
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -274,13 +290,22 @@ static void print_summary(unsigned int passed, unsigned int failed,
 static void *watchdog_fn(void *arg)
 {
 	struct timespec ts;
+	const char *what;
+	unsigned int i;
 
 	(void)arg;
 	pthread_mutex_lock(&wd.lock);
 	for (;;) {
 		if (wd.name && st_now_ms() >= wd.deadline_ms) {
-			printf("FAIL %s: still running after %u s (hang? a lost completion?)\n",
+			printf("FAIL %s: still running after %u s (hang? a lost completion?)",
 			       wd.name, wd.timeout_s);
+			for (i = 0; i < ST_NOTES; i++) {
+				what = __atomic_load_n(&notes[i],
+						       __ATOMIC_RELAXED);
+				if (what)
+					printf("; thread %u in %s", i, what);
+			}
+			printf("\n");
 			print_summary(wd.passed, wd.failed + 1, wd.skipped);
 			_exit(1);
 		}
@@ -350,6 +375,7 @@ static enum st_result run_one(const struct st_scenario *s,
 	ctx.why[0] = '\0';
 	printf("RUN  %s\n", s->name);
 	fflush(stdout);
+	notes_clear();
 	watchdog_arm(s->name);
 	r = s->run(&ctx);
 	if (r == ST_PASS && uf_bug_count() != bugs)

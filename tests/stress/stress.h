@@ -102,6 +102,15 @@ void *st_alloc(size_t len);
 int st_raw_read(const char *path, uint64_t off, void *buf, size_t len);
 int st_raw_write(const char *path, uint64_t off, const void *buf, size_t len);
 
+/*
+ * What a scenario's thread is doing, for the watchdog's message if the
+ * scenario hangs: st_note(slot, "uf_file_close") before a call that may
+ * block, st_note(slot, NULL) after.  Slots 0..ST_NOTES-1; cleared between
+ * scenarios.
+ */
+#define ST_NOTES	8
+void st_note(unsigned int slot, const char *what);
+
 uint64_t st_now_ms(void);
 void st_sleep_ms(unsigned int ms);
 /* A duration in ms scaled by ctx->scale, at least 1. */
