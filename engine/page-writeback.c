@@ -1252,6 +1252,20 @@ retry:
 
 			done_index = page->index;
 
+			/*
+			 * A page the embedder holds for writing (uf_page_get
+			 * with UF_PAGE_WRITE) is uflush's "locked buffer":
+			 * non-integrity writeback skips it and says so in
+			 * pages_skipped, as block_write_full_page() does with
+			 * redirty_page_for_writepage() when it cannot lock a
+			 * buffer.  Integrity writeback waits for it below.
+			 */
+			if (wbc->sync_mode == WB_SYNC_NONE &&
+			    PageOwnerPriv1(page)) {
+				wbc->pages_skipped++;
+				continue;
+			}
+
 			/* submit our pending request before we may sleep:
 			 * its pages' waiters may hold this lock */
 			if (!trylock_page(page)) {

@@ -21,7 +21,7 @@
  *   nowait    no-progress handling in wb_writeback:
  *             b0 v3a v3b v4 v4-r7 v4.1 v4.2 mainline
  *   requeue   where writeback_single_inode puts the inode:
- *             base p2-v3 requeue4 p2-v4 riw mainline
+ *             base p2-v3 requeue4 p2-v4 riw riw-sync mainline
  *   skipped   the pages_skipped block of writeback_sb_inodes:
  *             redirty requeue requeue-wait removed
  *   sbbusy    grab_super_passive() failed: redirty requeue requeue-wait

@@ -21,7 +21,7 @@
 V(nowait_b0) V(nowait_v3a) V(nowait_v3b) V(nowait_v4) V(nowait_v4_r7)
 V(nowait_v41) V(nowait_v42) V(nowait_mainline)
 V(requeue_base) V(requeue_p2_v3) V(requeue_requeue4) V(requeue_p2_v4)
-V(requeue_riw) V(requeue_mainline)
+V(requeue_riw) V(requeue_riw_sync) V(requeue_mainline)
 V(skipped_redirty) V(skipped_requeue) V(skipped_requeue_wait)
 V(skipped_removed)
 V(sbbusy_redirty) V(sbbusy_requeue) V(sbbusy_requeue_wait)
@@ -36,7 +36,8 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_nowait_mainline,
 	&wb_variant_requeue_base, &wb_variant_requeue_p2_v3,
 	&wb_variant_requeue_requeue4, &wb_variant_requeue_p2_v4,
-	&wb_variant_requeue_riw, &wb_variant_requeue_mainline,
+	&wb_variant_requeue_riw, &wb_variant_requeue_riw_sync,
+	&wb_variant_requeue_mainline,
 	&wb_variant_skipped_redirty, &wb_variant_skipped_requeue,
 	&wb_variant_skipped_requeue_wait, &wb_variant_skipped_removed,
 	&wb_variant_sbbusy_redirty, &wb_variant_sbbusy_requeue,

@@ -26,6 +26,9 @@ static void requeue_mainline(struct inode *inode, struct bdi_writeback *wb,
 	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages))
 		inode->dirtied_when = jiffies;
 
+	/* __writeback_single_inode() re-sets I_DIRTY_PAGES first */
+	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
+		inode->i_state |= I_DIRTY_PAGES;
 	if (wbc->pages_skipped) {
 		if (inode->i_state & I_DIRTY)
 			redirty_tail(inode, wb);
