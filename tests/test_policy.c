@@ -262,3 +262,78 @@ Test(policy, plugin_wait_runs_on_the_clock, .timeout = 60)
 	uf_testdev_destroy(&td);
 	uf_clock_set_real();
 }
+
+/*
+ * I19 (seed 000 L4063-4065, L1306-1315): progress is pages written plus
+ * inodes made clean, so a pass that only writes an inode's metadata counts
+ * as progress; wb_writeback returns pages (base, v4: nr_pages - what is
+ * left) or total progress (kupdate-early/RIW: progress=total).
+ */
+static int ok_write_inode(struct uf_file *f, void *priv, int sync)
+{
+	(void)f;
+	(void)sync;
+	__atomic_add_fetch((int *)priv, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static const struct uf_file_ops ok_ops = { .write_inode = ok_write_inode };
+
+static long progress_of(const char *spec, unsigned int data_pages,
+			int *nr_write_inode)
+{
+	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
+	struct wb_writeback_work work = {
+		.nr_pages = 1024, .sync_mode = WB_SYNC_NONE,
+		.range_cyclic = 1, .reason = WB_REASON_SYNC,
+	};
+	struct uf_cache_config cfg;
+	struct uf_testdev td;
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *meta, *data;
+	static char buf[64 << 10];
+	long ret;
+
+	if (uf_testdev_create(16 << 20, UF_TESTDEV_FILE_ONLY, &td))
+		cr_skip_test("no scratch file: %s", td.why_not_loop);
+	uf_clock_set_virtual(200000);
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 256;
+	cfg.policy = spec;
+	cr_assert_eq(uf_cache_open(&cfg, &c), 0);
+	cr_assert_eq(uf_dev_open(c, td.path, &dcfg, &d), 0);
+	cr_assert_eq(uf_file_open(d, 1, 0, 1 << 20, &ok_ops, nr_write_inode,
+				  &meta), 0);
+	cr_assert_eq(uf_file_open(d, 2, 1 << 20, 1 << 20, NULL, NULL, &data),
+		     0);
+	cr_assert_eq(uf_file_mark_inode_dirty(meta, UF_I_DIRTY_SYNC), 0);
+	memset(buf, 0x5a, sizeof(buf));
+	if (data_pages)
+		cr_assert_eq(uf_pwrite(data, buf, data_pages * 4096, 0),
+			     (ssize_t)data_pages * 4096);
+	uf_clock_advance(10);
+	ret = wb_writeback(&uf_dev_bdi(d)->wb, &work);
+	cr_assert_eq(uf_cache_close(c), 0);
+	uf_testdev_destroy(&td);
+	uf_clock_set_real();
+	return ret;
+}
+
+Test(policy, progress_counts_pages_or_total)
+{
+	int n = 0;
+
+	/* metadata only: written, but no pages */
+	cr_assert_eq(progress_of("linux-3.2", 0, &n), 0);
+	cr_assert_eq(n, 1, "write_inode ran %d times", n);
+	n = 0;
+	cr_assert_eq(progress_of("linux-3.2,progress=total", 0, &n), 1,
+		     "the cleaned inode counts as progress");
+	cr_assert_eq(n, 1);
+	/* 8 pages + two inodes cleaned */
+	n = 0;
+	cr_assert_eq(progress_of("linux-3.2", 8, &n), 8);
+	n = 0;
+	cr_assert_eq(progress_of("wu-riw", 8, &n), 10);
+}
