@@ -36,6 +36,10 @@ int bench_io_main(int argc, char **argv);
 void bench_io_usage(FILE *f);
 int bench_cache_main(int argc, char **argv);
 void bench_cache_usage(FILE *f);
+int bench_busyloop_main(int argc, char **argv);
+void bench_busyloop_usage(FILE *f);
+int bench_policies_main(int argc, char **argv);
+void bench_policies_usage(FILE *f);
 
 /* ------------------------------------------------------------------ */
 /* Stopping                                                            */

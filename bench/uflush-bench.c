@@ -29,6 +29,10 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_io_main, bench_io_usage },
 	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
 	  bench_cache_main, bench_cache_usage },
+	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
+	  bench_busyloop_main, bench_busyloop_usage },
+	{ "policies", "list the flush policies, or resolve a policy spec",
+	  bench_policies_main, bench_policies_usage },
 };
 
 #define NR_CMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
