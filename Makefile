@@ -123,7 +123,8 @@ check: $(STRESSBIN)
 	$(Q)$(STRESS_ENV) $(STRESSBIN) $(STRESS_ARGS)
 else
 check: $(TESTBIN) $(STRESSBIN)
-	$(Q)$(TESTBIN) --jobs $(CRITERION_JOBS) --timeout 300 $(TEST_ARGS)
+	$(Q)LSAN_OPTIONS="suppressions=$(CURDIR)/tests/lsan.supp $$LSAN_OPTIONS" \
+		$(TESTBIN) --jobs $(CRITERION_JOBS) --timeout 300 $(TEST_ARGS)
 	$(Q)$(STRESSBIN) $(STRESS_ARGS)
 endif
 
