@@ -514,6 +514,18 @@ static long __writeback_inodes_wb(struct bdi_writeback *wb,
 /* The work loop                                                       */
 
 /*
+ * The longest no-progress sleep: dirty_writeback_interval, or HZ when
+ * periodic writeback is off (seed 000 L51-54).  Shared by wb_writeback's
+ * backoff and the kupdate-early flusher sleep.
+ */
+static unsigned long wb_max_pause(struct uf_cache *c)
+{
+	unsigned long dwi = c->vm.dirty_writeback_interval;
+
+	return dwi ? msecs_to_jiffies(dwi * 10) : (unsigned long)HZ;
+}
+
+/*
  * Run one work.  Stops when its pages are written, when a background or
  * kupdate work sees other work queued, when background writeback is below
  * the threshold, when nothing is left to write, or when the policy's
@@ -531,9 +543,7 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 	};
 	long progress;
 
-	st.max_pause = c->vm.dirty_writeback_interval ?
-		msecs_to_jiffies(c->vm.dirty_writeback_interval * 10) :
-		(unsigned long)HZ;
+	st.max_pause = wb_max_pause(c);
 	work->older_than_this = &st.oldest_jif;
 
 	spin_lock(&wb->list_lock);
@@ -727,9 +737,7 @@ int bdi_writeback_thread(void *data)
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
-		max_pause = c->vm.dirty_writeback_interval ?
-			msecs_to_jiffies(c->vm.dirty_writeback_interval * 10) :
-			(unsigned long)HZ;
+		max_pause = wb_max_pause(c);
 		if (pol->kupdate_early && wb_has_more_io_wait(wb) &&
 		    pause < max_pause) {
 			/* kupdate-early: retry the parked inodes soon */

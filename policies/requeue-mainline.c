@@ -13,18 +13,13 @@
  *
  * The pages_skipped row lives here, so presets using it set skipped=removed.
  */
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "writeback.h"
+#include "requeue.h"
 
 static void requeue_mainline(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)
 {
 	(void)inode_written;
-	if ((inode->i_state & I_DIRTY) &&
-	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages))
-		inode->dirtied_when = jiffies;
+	requeue_sync_stamp(inode, wbc);
 
 	/* __writeback_single_inode() re-sets I_DIRTY_PAGES first */
 	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
@@ -36,13 +31,9 @@ static void requeue_mainline(struct inode *inode, struct bdi_writeback *wb,
 			list_del_init(&inode->i_wb_list);
 		return;
 	}
-	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
-		inode->i_state |= I_DIRTY_PAGES;
-		if (wbc->nr_to_write <= 0)
-			requeue_io(inode, wb);
-		else
-			redirty_tail(inode, wb);
-	} else if (inode->i_state & I_DIRTY) {
+	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
+		return;
+	if (inode->i_state & I_DIRTY) {
 		redirty_tail(inode, wb);
 	} else {
 		list_del_init(&inode->i_wb_list);

@@ -16,22 +16,16 @@
  *            Put inode back to dirty list to prevent livelocking"), and the
  *            inode_written rule.
  */
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "writeback.h"
+#include "requeue.h"
 
 /* p2-v3/p2-v4 first row: sync livelock prevention, then stop. */
 static bool sync_redirty(struct inode *inode, struct bdi_writeback *wb,
 			 struct writeback_control *wbc)
 {
-	if ((inode->i_state & I_DIRTY) &&
-	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages)) {
-		inode->dirtied_when = jiffies;
-		redirty_tail(inode, wb);
-		return true;
-	}
-	return false;
+	if (!requeue_sync_stamp(inode, wbc))
+		return false;
+	redirty_tail(inode, wb);
+	return true;
 }
 
 /* "inode_written ? redirty_tail : requeue_io", or clean: off the lists. */
@@ -61,27 +55,11 @@ static void requeue_p2_v3(struct inode *inode, struct bdi_writeback *wb,
 	dirty_or_clean(inode, wb, inode_written);
 }
 
-/* The base split: slice used up → retry soon; else blocked → back off. */
-static bool pages_left(struct inode *inode, struct bdi_writeback *wb,
-		       struct writeback_control *wbc)
-{
-	if (!mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
-		return false;
-	inode->i_state |= I_DIRTY_PAGES;
-	if (wbc->nr_to_write <= 0)
-		requeue_io(inode, wb);
-	else
-		redirty_tail(inode, wb);
-	return true;
-}
-
 static void requeue_requeue4(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)
 {
-	if ((inode->i_state & I_DIRTY) &&
-	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages))
-		inode->dirtied_when = jiffies;
-	if (pages_left(inode, wb, wbc))
+	requeue_sync_stamp(inode, wbc);
+	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
 		return;
 	dirty_or_clean(inode, wb, inode_written);
 }
@@ -91,7 +69,7 @@ static void requeue_p2_v4(struct inode *inode, struct bdi_writeback *wb,
 {
 	if (sync_redirty(inode, wb, wbc))
 		return;
-	if (pages_left(inode, wb, wbc))
+	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
 		return;
 	dirty_or_clean(inode, wb, inode_written);
 }

@@ -15,26 +15,16 @@
  * dirtied_when: sync livelock prevention (I14) no longer holds for it
  * (spec §7 [ours]).  Kept as the seed had it; pinned by a test.
  */
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "writeback.h"
+#include "requeue.h"
 
 static void requeue_riw(struct inode *inode, struct bdi_writeback *wb,
 			struct writeback_control *wbc, bool inode_written)
 {
 	(void)inode_written;
-	if ((inode->i_state & I_DIRTY) &&
-	    (wbc->sync_mode == WB_SYNC_ALL || wbc->tagged_writepages))
-		inode->dirtied_when = jiffies;
-
-	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
-		inode->i_state |= I_DIRTY_PAGES;
-		if (wbc->nr_to_write <= 0)
-			requeue_io(inode, wb);
-		else
-			requeue_io_wait(inode, wb);
-	} else if (inode->i_state & I_DIRTY) {
+	requeue_sync_stamp(inode, wbc);
+	if (requeue_pages_left(inode, wb, wbc, requeue_io_wait))
+		return;
+	if (inode->i_state & I_DIRTY) {
 		requeue_io_wait(inode, wb);
 	} else {
 		list_del_init(&inode->i_wb_list);
