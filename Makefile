@@ -20,7 +20,7 @@ O        ?= build
 VERSION  := 0.1.0
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC \
-	-Iinclude -iquote engine -iquote io -iquote policies -D_GNU_SOURCE -pthread
+	-Iinclude -iquote engine -iquote . -D_GNU_SOURCE -pthread
 LIBS := -luring -laio -lpthread -lm -ldl
 
 ifeq ($(SANITIZE),address)
@@ -41,7 +41,8 @@ endif
 CFLAGS  += $(CFLAGS_BASE)
 LDFLAGS += $(LDSAN) -pthread
 
-LIB_SRCS   := $(sort $(wildcard engine/*.c io/*.c policies/*.c))
+LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
+	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
@@ -66,7 +67,7 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run check stress install clean
+.PHONY: all build deps test run check layers stress install clean
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
@@ -112,6 +113,7 @@ $(O)/uflush.pc: uflush.pc.in Makefile
 # CRITERION_JOBS bounds the parallel workers (timing tests dislike crowds).
 CRITERION_JOBS ?= 2
 test: deps
+	$(Q)scripts/check-layers
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory check
 
@@ -127,6 +129,10 @@ check: $(TESTBIN) $(STRESSBIN)
 		$(TESTBIN) --jobs $(CRITERION_JOBS) --timeout 300 $(TEST_ARGS)
 	$(Q)$(STRESSBIN) $(STRESS_ARGS)
 endif
+
+# The include lines keep to the layers DESIGN.md draws.
+layers:
+	$(Q)scripts/check-layers
 
 # STRESS_ARGS="--filter engine" runs a subset; uflush-stress --list.
 stress: deps

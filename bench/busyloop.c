@@ -51,9 +51,9 @@
 
 #include "uflush.h"
 #include "bench.h"
-#include "io.h"
-#include "policy.h"
-#include "testdev.h"
+#include "io/io.h"
+#include "policies/policy.h"
+#include "io/testdev.h"
 
 #define BL_MAX_VARIANTS		32
 #define BL_MAX_FILES		16

@@ -51,9 +51,9 @@
 
 #include "uflush.h"
 #include "bench.h"
-#include "io.h"
-#include "mm.h"
-#include "testdev.h"
+#include "io/io.h"
+#include "mm/mm.h"
+#include "io/testdev.h"
 
 #define CACHE_MAX_REPS		32
 #define CACHE_DEFAULT_SIZE	(1ull << 30)

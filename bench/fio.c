@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "io.h"
+#include "io/io.h"
 
 extern char **environ;
 

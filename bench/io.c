@@ -41,8 +41,8 @@
 
 #include "uflush.h"
 #include "bench.h"
-#include "io.h"
-#include "testdev.h"
+#include "io/io.h"
+#include "io/testdev.h"
 
 #define IO_MAX_REPS		32
 #define IO_DEFAULT_SIZE		(2ull << 30)

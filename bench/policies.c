@@ -22,7 +22,7 @@
 
 #include "uflush.h"
 #include "bench.h"
-#include "policy.h"
+#include "policies/policy.h"
 
 #define POL_MAX_LINES	128
 #define POL_LINE_LEN	512

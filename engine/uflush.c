@@ -16,18 +16,19 @@
 #include <sys/sysmacros.h>
 
 #include "uflush.h"
-#include "backing-dev.h"
-#include "fs.h"
-#include "io.h"
-#include "jiffies.h"
-#include "pagemap.h"
-#include "policy.h"
-#include "printk.h"
-#include "proportions.h"
-#include "slab.h"
-#include "trace.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "io/io.h"
+#include "kernel/jiffies.h"
+#include "mm/pagemap.h"
+#include "policies/policy.h"
+#include "kernel/printk.h"
+#include "lib/proportions.h"
+#include "lib/slab.h"
+#include "trace/trace.h"
+#include "trace/events/writeback.h"
 #include "uflush-internal.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 #define UF_MAX_CACHES		64
 #define UF_MAX_DEVS		256

@@ -31,8 +31,8 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-#include "io.h"
-#include "printk.h"
+#include "io/io.h"
+#include "kernel/printk.h"
 
 #define UF_MAX_BDEVS		256
 #define UF_DEFAULT_QD		64

@@ -32,9 +32,9 @@
 #include <time.h>
 #include <liburing.h>
 
-#include "io.h"
-#include "printk.h"
-#include "slab.h"
+#include "io/io.h"
+#include "kernel/printk.h"
+#include "lib/slab.h"
 
 /* user_data values no request pointer can take (requests are aligned) */
 #define URING_STOP	(~(uint64_t)0)

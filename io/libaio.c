@@ -36,9 +36,9 @@
 #include <sys/eventfd.h>
 #include <libaio.h>
 
-#include "io.h"
-#include "printk.h"
-#include "slab.h"
+#include "io/io.h"
+#include "kernel/printk.h"
+#include "lib/slab.h"
 
 /* io_submit() -EAGAIN is retried every 1 ms for ~5 s, then fails. */
 #define AIO_RETRY_NS		1000000L

@@ -23,9 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "printk.h"
-#include "slab.h"
+#include "io/io.h"
+#include "kernel/printk.h"
+#include "lib/slab.h"
 
 #define PSYNC_MAX_WORKERS	32
 

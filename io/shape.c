@@ -32,16 +32,16 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "io.h"
-#include "printk.h"
-#include "slab.h"
+#include "io/io.h"
+#include "kernel/printk.h"
+#include "lib/slab.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
 
-/* The kernel's names; engine/jiffies.h may already have some of them. */
+/* The kernel's names; engine/kernel/jiffies.h may already have some of them. */
 #ifndef NSEC_PER_SEC
 #define NSEC_PER_SEC	1000000000ull
 #endif

@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "testdev.h"
+#include "io/testdev.h"
 
 #define TESTDEV_BLOCK_SIZE	4096
 #define TESTDEV_MAX_TRIES	32

@@ -14,10 +14,10 @@
  *   bg-all (L1223-1271, merged Dec 5): background moves it to now on every
  *          iteration; other works stay fixed.
  */
-#include "backing-dev.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "writeback.h"
+#include "mm/backing-dev.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "fs/writeback.h"
 
 static bool kupdate_cutoff(struct bdi_writeback *wb,
 			   struct wb_writeback_work *work,

@@ -9,7 +9,7 @@
  *   returns total progress (progress=total, L1306-1315) so that cleaning
  *   only metadata counts as the flusher having done something.
  */
-#include "policy.h"
+#include "policies/policy.h"
 
 static void apply_fixed(struct wb_policy *pol)
 {

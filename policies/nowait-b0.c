@@ -7,10 +7,10 @@
  * wb_writeback goes round again — the busy loop the series set out to stop.
  * wu-riw keeps this wait (its b_more_io only holds inodes that progressed).
  */
-#include "backing-dev.h"
-#include "fs.h"
-#include "policy.h"
-#include "trace.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "policies/policy.h"
+#include "trace/events/writeback.h"
 
 static bool no_progress_b0(struct bdi_writeback *wb,
 			   struct wb_writeback_work *work,

@@ -7,11 +7,11 @@
  * Mainline never requeue_io()s an inode that made no progress, so its
  * b_more_io holds only inodes under writeback or with their slice used up.
  */
-#include "backing-dev.h"
-#include "fs.h"
-#include "policy.h"
-#include "sched.h"
-#include "trace.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "trace/events/writeback.h"
 
 /* Called with i_lock held; drops it. */
 static void inode_sleep_on_writeback(struct inode *inode)

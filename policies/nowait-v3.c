@@ -11,11 +11,11 @@
  * pause only while it is below HZ/10, so it settles at 128 jiffies at
  * HZ=1000.  With requeue=p2-v3 this retried a btrfs inode for 25 s (B2).
  */
-#include "backing-dev.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
-#include "trace.h"
+#include "mm/backing-dev.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "trace/events/writeback.h"
 
 static bool no_progress_v3a(struct bdi_writeback *wb,
 			    struct wb_writeback_work *work,

@@ -20,12 +20,12 @@
  * or the background threshold.  That is the posted code's arithmetic
  * (spec §2.4 edge case) and is kept.
  */
-#include "backing-dev.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
-#include "trace.h"
-#include "writeback.h"
+#include "mm/backing-dev.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "trace/events/writeback.h"
+#include "fs/writeback.h"
 
 void (*wb_nowait_test_hook)(struct bdi_writeback *wb);
 

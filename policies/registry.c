@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
-#include "printk.h"
+#include "policies/policy.h"
+#include "kernel/printk.h"
 
 #define V(x) extern const struct wb_variant wb_variant_##x;
 V(nowait_b0) V(nowait_v3a) V(nowait_v3b) V(nowait_v4) V(nowait_v4_r7)

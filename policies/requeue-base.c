@@ -14,7 +14,7 @@
  * dirtied_when forward: XFS's i_size could then wait "for a really long
  * time" (B10, L3956-3964).
  */
-#include "requeue.h"
+#include "policies/requeue.h"
 
 static void requeue_base(struct inode *inode, struct bdi_writeback *wb,
 			 struct writeback_control *wbc, bool inode_written)

@@ -13,7 +13,7 @@
  *
  * The pages_skipped row lives here, so presets using it set skipped=removed.
  */
-#include "requeue.h"
+#include "policies/requeue.h"
 
 static void requeue_mainline(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)

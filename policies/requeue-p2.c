@@ -16,7 +16,7 @@
  *            Put inode back to dirty list to prevent livelocking"), and the
  *            inode_written rule.
  */
-#include "requeue.h"
+#include "policies/requeue.h"
 
 /* p2-v3/p2-v4 first row: sync livelock prevention, then stop. */
 static bool sync_redirty(struct inode *inode, struct bdi_writeback *wb,

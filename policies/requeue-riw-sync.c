@@ -7,7 +7,7 @@
  * b_dirty, so a sync work cannot be livelocked through b_more_io_wait.
  * Not in the thread; offered beside the faithful riw.
  */
-#include "requeue.h"
+#include "policies/requeue.h"
 
 static void requeue_riw_sync(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)

@@ -15,7 +15,7 @@
  * dirtied_when: sync livelock prevention (I14) no longer holds for it
  * (spec §7 [ours]).  Kept as the seed had it; pinned by a test.
  */
-#include "requeue.h"
+#include "policies/requeue.h"
 
 static void requeue_riw(struct inode *inode, struct bdi_writeback *wb,
 			struct writeback_control *wbc, bool inode_written)

@@ -7,10 +7,10 @@
 #ifndef UF_POLICY_REQUEUE_H
 #define UF_POLICY_REQUEUE_H
 
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "writeback.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "fs/writeback.h"
 
 /*
  * Sync livelock prevention (L4003-4012): a still-dirty inode under

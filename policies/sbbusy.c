@@ -10,7 +10,7 @@
  *   requeue-wait (RIW, L1957-1966): "it's not even the current inode being
  *                blocked, but _something_" (Wu L1510-1515)
  */
-#include "policy.h"
+#include "policies/policy.h"
 
 static void sbbusy_redirty(struct inode *inode, struct bdi_writeback *wb)
 {

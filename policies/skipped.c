@@ -11,7 +11,7 @@
  *                could move an inode writeback_single_inode had just
  *                redirty_tail'ed (B3)
  */
-#include "policy.h"
+#include "policies/policy.h"
 
 static void skipped_redirty(struct inode *inode, struct bdi_writeback *wb)
 {

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bug.h"
+#include "kernel/bug.h"
 #include "testutil.h"
 #include "uflush.h"
 

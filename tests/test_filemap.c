@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_filemap.c - the page cache (engine/filemap.c), the frame pool
+ * tests/test_filemap.c - the page cache (engine/mm/filemap.c), the frame pool
  * (page_alloc.c), the LRU (swap.c) and direct reclaim (vmscan.c).
  *
  * The "unit" tests build a cache, a super_block and an inode by hand, with
@@ -19,14 +19,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "backing-dev.h"
-#include "fs.h"
-#include "mm.h"
-#include "pagemap.h"
-#include "sched.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "kernel/sched.h"
 #include "testutil.h"
 #include "uflush.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 /* ------------------------------------------------------------------ */
 /* A cache, a device-less bdi and one inode, by hand                   */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_fs_writeback.c - engine/fs-writeback.c under the base policy:
+ * tests/test_fs_writeback.c - engine/fs/fs-writeback.c under the base policy:
  * the dirty inode lists and the work loop of the 3.1/3.2 kernel, one test
  * per rule of spec/seed-000-busyloop-requeue.md §1, §2 ([base]) and §6.
  *
@@ -26,13 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backing-dev.h"
-#include "fs.h"
-#include "jiffies.h"
-#include "sched.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "kernel/sched.h"
 #include "testutil.h"
 #include "uflush-internal.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 #define FX_POOL_PAGES	4096
 /* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */

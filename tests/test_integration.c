@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bug.h"
+#include "kernel/bug.h"
 #include "testutil.h"
 #include "uflush.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_jiffies.c - engine/jiffies.c: HZ, jiffies, time_after() and
+ * tests/test_jiffies.c - engine/kernel/jiffies.c: HZ, jiffies, time_after() and
  * the conversions, and the real and virtual clocks.
  *
  * Seed 000's traces show dirtied_when=4294869658, just before the 32-bit
@@ -14,8 +14,8 @@
 #include <limits.h>
 #include <time.h>
 
-#include "jiffies.h"
-#include "timer.h"
+#include "kernel/jiffies.h"
+#include "kernel/timer.h"
 
 static void restore_clock(void)
 {

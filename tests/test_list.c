@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_list.c - engine/list.h, the kernel's list_head.
+ * tests/test_list.c - engine/lib/list.h, the kernel's list_head.
  *
  * The writeback ordering rules of seed 000 (§2.1: b_dirty newest at the
  * head, b_io consumed from its tail, requeued inodes served before newly
@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 #include <stddef.h>
 
-#include "list.h"
+#include "lib/list.h"
 
 struct item {
 	int id;

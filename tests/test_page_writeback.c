@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_page_writeback.c - engine/page-writeback.c and proportions.c:
+ * tests/test_page_writeback.c - engine/mm/page-writeback.c and proportions.c:
  * dirty limits, per-device shares, chunk sizes, the bandwidth estimate,
  * dirty/writeback accounting and tags, and write_cache_pages() (range,
  * range_cyclic, nr_to_write, tagging, request merging and its cap, bytes
@@ -25,16 +25,16 @@
 
 #include "testutil.h"
 
-#include "backing-dev.h"
-#include "fs.h"
-#include "jiffies.h"
-#include "mm.h"
-#include "pagemap.h"
-#include "proportions.h"
-#include "sched.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "lib/proportions.h"
+#include "kernel/sched.h"
 #include "uflush-internal.h"
 #include "uflush.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 #define FX_CACHE_PAGES	1024UL
 #define FX_FILE_PAGES	64UL

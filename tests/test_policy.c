@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 #include "uflush.h"
-#include "backing-dev.h"
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
-#include "testdev.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "io/testdev.h"
 #include "uflush-internal.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 static void expect_spec(const char *spec, const char *want)
 {

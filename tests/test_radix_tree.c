@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_radix_tree.c - engine/radix-tree.c, the per-mapping page index.
+ * tests/test_radix_tree.c - engine/lib/radix-tree.c, the per-mapping page index.
  *
  * write_cache_pages() and sync trust the tree to return exactly the tagged
  * pages in index order, and radix_tree_tagged() to say whether a mapping is
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "radix-tree.h"
+#include "lib/radix-tree.h"
 
 /* Items are never dereferenced by the tree; any distinct non-NULL value. */
 static void *item_for(unsigned long index, unsigned int gen)

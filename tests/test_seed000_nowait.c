@@ -39,15 +39,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backing-dev.h"
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
 #include "testutil.h"
-#include "timer.h"
+#include "kernel/timer.h"
 #include "uflush-internal.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 #define FX_POOL_PAGES	4096
 #define FX_DIRTY_BYTES	(8ul << 20)	/* dirty limit 2048 pages */

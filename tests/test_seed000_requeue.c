@@ -34,14 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backing-dev.h"
-#include "fs.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
 #include "testutil.h"
 #include "uflush-internal.h"
-#include "writeback.h"
+#include "fs/writeback.h"
 
 #define FX_POOL_PAGES	4096
 /* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_timer.c - engine/timer.c, timer_list on the active clock.
+ * tests/test_timer.c - engine/kernel/timer.c, timer_list on the active clock.
  *
  * The flusher's wakeup_timer and every schedule_timeout() are timers, so
  * the virtual clock's tests stand on these properties: a timer fires
@@ -20,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jiffies.h"
-#include "sched.h"
-#include "timer.h"
+#include "kernel/jiffies.h"
+#include "kernel/sched.h"
+#include "kernel/timer.h"
 
 #define WAIT_MS		5000
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_wait.c - engine/wait.c, kthread.c and completion.c: task
+ * tests/test_wait.c - engine/kernel/wait.c, kthread.c and completion.c: task
  * states, schedule()/schedule_timeout(), wakeups, wait queues, kthreads
  * and completions, mostly on the virtual clock.
  *
@@ -25,11 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "completion.h"
-#include "jiffies.h"
-#include "kthread.h"
-#include "sched.h"
-#include "wait.h"
+#include "kernel/completion.h"
+#include "kernel/jiffies.h"
+#include "kernel/kthread.h"
+#include "kernel/sched.h"
+#include "kernel/wait.h"
 
 #define WAIT_MS		5000
 #define T0		INITIAL_JIFFIES

@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "testdev.h"
+#include "io/io.h"
+#include "io/testdev.h"
 
 #define TU_PAGE		4096u
 #define TU_DEV_SIZE	(64ull << 20)

@@ -18,11 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backing-dev.h"
-#include "jiffies.h"
-#include "policy.h"
-#include "sched.h"
-#include "trace.h"
+#include "mm/backing-dev.h"
+#include "kernel/jiffies.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "trace/events/writeback.h"
 
 static bool no_progress_congestion_wait(struct bdi_writeback *wb,
 					struct wb_writeback_work *work,

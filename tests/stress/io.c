@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io.h"
+#include "io/io.h"
 #include "stress.h"
 
 #define RW_MAX_THREADS	8

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bug.h"
+#include "kernel/bug.h"
 #include "stress.h"
 
 #define ST_DEFAULT_TIMEOUT	60	/* seconds per scenario */

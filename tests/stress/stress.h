@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "testdev.h"
+#include "io/testdev.h"
 
 #define ST_PAGE		4096u
 #define ST_MIB		(1ull << 20)

@@ -1,0 +1,972 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine/fs/fs-writeback.c - fs/fs-writeback.c of the 3.1/3.2 era: the dirty
+ * inode lists of each device, the writeback works, and the flusher's loop.
+ *
+ * The functions carry the kernel's names and shapes so this file can be read
+ * beside the kernel's.  Where the seeds' variants differ, the code asks the
+ * cache's flush policy (policies/policy.h): the no-progress wait and the
+ * cutoff in wb_writeback(), the requeue after writeback_single_inode(), the
+ * pages_skipped block, the grab_super_passive() failure path.
+ *
+ * Lists (per device, wb->list_lock): b_dirty holds dirty inodes newest at
+ * the head; queue_io() moves b_more_io and the expired tail of b_dirty to
+ * b_io; writeback works consume b_io from its tail.  Lock order:
+ * bdi->wb_lock, wb->list_lock, inode->i_lock, mapping->tree_lock.
+ *
+ * Differences from the kernel, and why:
+ *  - no forker thread: each device's flusher lives as long as the device
+ *    (DESIGN.md §5); bdi_queue_work always has a task to wake.
+ *  - inode references (__iget/iput) are not needed: an inode cannot be
+ *    freed while it is on a wb list (uf_file_close takes it off first,
+ *    under I_FREEING, after waiting for I_SYNC).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "kernel/kthread.h"
+#include "policies/policy.h"
+#include "kernel/sched.h"
+#include "lib/slab.h"
+#include "trace/events/writeback.h"
+#include "fs/writeback.h"
+
+const char *const wb_reason_name[WB_REASON_MAX] = {
+	[WB_REASON_BACKGROUND] = "background",
+	[WB_REASON_TRY_TO_FREE_PAGES] = "try_to_free_pages",
+	[WB_REASON_SYNC] = "sync",
+	[WB_REASON_PERIODIC] = "periodic",
+	[WB_REASON_LAPTOP_TIMER] = "laptop_timer",
+	[WB_REASON_FREE_MORE_MEM] = "free_more_memory",
+	[WB_REASON_FS_FREE_SPACE] = "fs_free_space",
+	[WB_REASON_FORKER_THREAD] = "forker_thread",
+};
+
+static inline struct inode *wb_inode(struct list_head *head)
+{
+	return list_entry(head, struct inode, i_wb_list);
+}
+
+static inline const struct wb_policy *wb_policy(struct bdi_writeback *wb)
+{
+	return wb->bdi->cache->policy;
+}
+
+static inline struct backing_dev_info *inode_to_bdi(struct inode *inode)
+{
+	return inode->i_sb->s_bdi;
+}
+
+/*
+ * The kernel peeks at work_list and the b_* lists without their locks and
+ * tolerates a stale answer.  Here the peeks take the locks: it costs little
+ * and keeps ThreadSanitizer's view of the engine exact.
+ */
+static bool bdi_has_work(struct backing_dev_info *bdi)
+{
+	bool ret;
+
+	spin_lock(&bdi->wb_lock);
+	ret = !list_empty(&bdi->work_list);
+	spin_unlock(&bdi->wb_lock);
+	return ret;
+}
+
+/* "Is there some other work to do?" for the policies (list_lock held). */
+bool wb_work_pending(struct bdi_writeback *wb)
+{
+	return bdi_has_work(wb->bdi);
+}
+
+static bool wb_has_more_io_wait(struct bdi_writeback *wb)
+{
+	bool ret;
+
+	spin_lock(&wb->list_lock);
+	ret = !list_empty(&wb->b_more_io_wait);
+	spin_unlock(&wb->list_lock);
+	return ret;
+}
+
+static bool wb_has_dirty_io_locked(struct bdi_writeback *wb)
+{
+	bool ret;
+
+	spin_lock(&wb->list_lock);
+	ret = wb_has_dirty_io(wb);
+	spin_unlock(&wb->list_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Works                                                               */
+
+void bdi_queue_work(struct backing_dev_info *bdi,
+		    struct wb_writeback_work *work)
+{
+	trace_writeback_queue(bdi, work);
+
+	spin_lock(&bdi->wb_lock);
+	list_add_tail(&work->list, &bdi->work_list);
+	if (bdi->wb.task)
+		wake_up_process(bdi->wb.task);
+	else
+		trace_writeback_nothread(bdi);
+	spin_unlock(&bdi->wb_lock);
+}
+
+static void __bdi_start_writeback(struct backing_dev_info *bdi, long nr_pages,
+				  bool range_cyclic, enum wb_reason reason)
+{
+	struct wb_writeback_work *work;
+
+	/*
+	 * The kernel allocates with GFP_ATOMIC and, if that fails, only wakes
+	 * the flusher: it will still do kupdate and background writeback.
+	 */
+	work = kzalloc(sizeof(*work));
+	if (!work) {
+		if (bdi->wb.task)
+			wake_up_process(bdi->wb.task);
+		return;
+	}
+	work->sync_mode = WB_SYNC_NONE;
+	work->nr_pages = nr_pages;
+	work->range_cyclic = range_cyclic;
+	work->reason = reason;
+	bdi_queue_work(bdi, work);
+}
+
+void bdi_start_writeback(struct backing_dev_info *bdi, long nr_pages,
+			 enum wb_reason reason)
+{
+	__bdi_start_writeback(bdi, nr_pages, true, reason);
+}
+
+/*
+ * Only wakes the flusher: no work is queued, so a work that is running
+ * keeps going and must see the background condition for itself (seed 000
+ * §2.6).
+ */
+void bdi_start_background_writeback(struct backing_dev_info *bdi)
+{
+	trace_writeback_wake_background(bdi);
+	spin_lock(&bdi->wb_lock);
+	if (bdi->wb.task)
+		wake_up_process(bdi->wb.task);
+	spin_unlock(&bdi->wb_lock);
+}
+
+void inode_wb_list_del(struct inode *inode)
+{
+	struct backing_dev_info *bdi = inode_to_bdi(inode);
+
+	spin_lock(&bdi->wb.list_lock);
+	list_del_init(&inode->i_wb_list);
+	spin_unlock(&bdi->wb.list_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* List moves                                                          */
+
+/*
+ * Put the inode back on b_dirty as the newest.  If it is older than the
+ * current newest, its dirtied_when becomes now to keep b_dirty ordered, which
+ * delays its next kupdate by dirty_expire_interval (seed 000 L3956-3964).
+ */
+void redirty_tail(struct inode *inode, struct bdi_writeback *wb)
+{
+	assert_spin_locked(&wb->list_lock);
+	if (!list_empty(&wb->b_dirty)) {
+		struct inode *tail = wb_inode(wb->b_dirty.next);
+
+		if (time_before(inode->dirtied_when, tail->dirtied_when))
+			inode->dirtied_when = jiffies;
+	}
+	list_move(&inode->i_wb_list, &wb->b_dirty);
+}
+
+/* Retry at the next queue_io(), dirtied_when untouched. */
+void requeue_io(struct inode *inode, struct bdi_writeback *wb)
+{
+	assert_spin_locked(&wb->list_lock);
+	list_move(&inode->i_wb_list, &wb->b_more_io);
+}
+
+/* Wu's opportunistic retry list (seed 000 L1901-1908), RIW policies only. */
+void requeue_io_wait(struct inode *inode, struct bdi_writeback *wb)
+{
+	assert_spin_locked(&wb->list_lock);
+	list_move(&inode->i_wb_list, &wb->b_more_io_wait);
+}
+
+static void inode_sync_complete(struct inode *inode)
+{
+	smp_mb();
+	wake_up_all(&inode->i_sync_wait);
+}
+
+static bool inode_dirtied_after(struct inode *inode, unsigned long t)
+{
+	return time_after(inode->dirtied_when, t);
+}
+
+/*
+ * Move expired inodes from the tail of b_dirty to b_io, oldest first,
+ * grouping them by superblock (with one device per cache there is one sb,
+ * but the grouping is kept as the kernel's).
+ */
+static int move_expired_inodes(struct list_head *delaying_queue,
+			       struct list_head *dispatch_queue,
+			       unsigned long *older_than_this)
+{
+	LIST_HEAD(tmp);
+	struct list_head *pos, *node;
+	struct super_block *sb = NULL;
+	struct inode *inode;
+	bool do_sb_sort = false;
+	int moved = 0;
+
+	while (!list_empty(delaying_queue)) {
+		inode = wb_inode(delaying_queue->prev);
+		if (older_than_this &&
+		    inode_dirtied_after(inode, *older_than_this))
+			break;
+		if (sb && sb != inode->i_sb)
+			do_sb_sort = true;
+		sb = inode->i_sb;
+		list_move(&inode->i_wb_list, &tmp);
+		moved++;
+	}
+
+	if (!do_sb_sort) {
+		list_splice(&tmp, dispatch_queue);
+		return moved;
+	}
+	while (!list_empty(&tmp)) {
+		sb = wb_inode(tmp.prev)->i_sb;
+		for (pos = tmp.prev, node = pos->prev; pos != &tmp;
+		     pos = node, node = pos->prev) {
+			inode = wb_inode(pos);
+			if (inode->i_sb == sb)
+				list_move(&inode->i_wb_list, dispatch_queue);
+		}
+	}
+	return moved;
+}
+
+/*
+ * Refill b_io: first what needs another pass (b_more_io, then the RIW
+ * b_more_io_wait, empty under other policies), then the expired part of
+ * b_dirty.  b_io is consumed from the tail, so the requeued inodes are
+ * served first and newly expired ones oldest first.
+ */
+static void queue_io(struct bdi_writeback *wb, struct wb_writeback_work *work)
+{
+	int moved;
+
+	assert_spin_locked(&wb->list_lock);
+	list_splice_init(&wb->b_more_io, &wb->b_io);
+	list_splice_init(&wb->b_more_io_wait, &wb->b_io);
+	moved = move_expired_inodes(&wb->b_dirty, &wb->b_io,
+				    work->older_than_this);
+	trace_writeback_queue_io(wb, work, moved);
+}
+
+/* The embedder's write_inode (the filesystem's ->write_inode). */
+static int write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	if (!inode->ops || !inode->ops->write_inode)
+		return 0;
+	return inode->ops->write_inode((struct uf_file *)inode, inode->priv,
+				       wbc->sync_mode == WB_SYNC_ALL);
+}
+
+/*
+ * Wait for I_SYNC to clear.  Called with list_lock and i_lock held; drops
+ * and retakes both around the sleep, as the kernel does.
+ */
+void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
+{
+	DEFINE_WAIT(wait);
+
+	while (inode->i_state & I_SYNC) {
+		prepare_to_wait(&inode->i_sync_wait, &wait,
+				TASK_UNINTERRUPTIBLE);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&wb->list_lock);
+		schedule();
+		finish_wait(&inode->i_sync_wait, &wait);
+		spin_lock(&wb->list_lock);
+		spin_lock(&inode->i_lock);
+	}
+}
+
+/* inode_sync_wait(): wait for I_SYNC without list_lock. */
+void inode_wait_for_writeback_sync(struct inode *inode)
+{
+	DEFINE_WAIT(wait);
+
+	spin_lock(&inode->i_lock);
+	while (inode->i_state & I_SYNC) {
+		prepare_to_wait(&inode->i_sync_wait, &wait,
+				TASK_UNINTERRUPTIBLE);
+		spin_unlock(&inode->i_lock);
+		schedule();
+		finish_wait(&inode->i_sync_wait, &wait);
+		spin_lock(&inode->i_lock);
+	}
+	spin_unlock(&inode->i_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* One inode                                                           */
+
+/*
+ * Write an inode's dirty pages and, if dirty, its metadata; then put it on
+ * the list the policy chooses.  Called with list_lock and i_lock held;
+ * drops both around the I/O.
+ */
+static int writeback_single_inode(struct inode *inode,
+				  struct bdi_writeback *wb,
+				  struct writeback_control *wbc)
+{
+	struct address_space *mapping = inode->i_mapping;
+	long nr_to_write = wbc->nr_to_write;
+	bool inode_written = true;
+	unsigned long dirty;
+	int ret;
+
+	assert_spin_locked(&wb->list_lock);
+	assert_spin_locked(&inode->i_lock);
+
+	if (inode->i_state & I_SYNC) {
+		/*
+		 * Someone else writes it: under WB_SYNC_NONE go on with the
+		 * other inodes; an integrity sync must wait.
+		 */
+		if (wbc->sync_mode != WB_SYNC_ALL) {
+			requeue_io(inode, wb);
+			trace_writeback_single_inode_requeue(inode, wbc,
+							     nr_to_write);
+			return 0;
+		}
+		inode_wait_for_writeback(inode, wb);
+	}
+	BUG_ON(inode->i_state & I_SYNC);
+
+	inode->i_state |= I_SYNC;
+	inode->i_state &= ~I_DIRTY_PAGES;
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+
+	ret = do_writepages(mapping, wbc);
+
+	/* data before metadata, for filesystems that update it at I/O end */
+	if (wbc->sync_mode == WB_SYNC_ALL) {
+		int err = filemap_fdatawait(mapping);
+
+		if (ret == 0)
+			ret = err;
+	}
+
+	/* the metadata flags are cleared right before write_inode() */
+	spin_lock(&inode->i_lock);
+	dirty = inode->i_state & I_DIRTY;
+	inode->i_state &= ~(I_DIRTY_SYNC | I_DIRTY_DATASYNC);
+	spin_unlock(&inode->i_lock);
+	if (dirty & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)) {
+		int err = write_inode(inode, wbc);
+
+		if (err)
+			inode_written = false;
+		if (err == -EAGAIN) {
+			/* "a lock is held": still dirty, as XFS redirtied it */
+			spin_lock(&inode->i_lock);
+			inode->i_state |= dirty & (I_DIRTY_SYNC |
+						   I_DIRTY_DATASYNC);
+			spin_unlock(&inode->i_lock);
+		}
+		if (ret == 0)
+			ret = err;
+	}
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	inode->i_state &= ~I_SYNC;
+	if (!(inode->i_state & I_FREEING))
+		wb_policy(wb)->requeue(inode, wb, wbc, inode_written);
+	inode_sync_complete(inode);
+	trace_writeback_single_inode(inode, wbc, nr_to_write);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Passes over b_io                                                    */
+
+/* Return to wb_writeback often enough to check its stop conditions. */
+static bool writeback_should_bail(unsigned long start_time, long wrote,
+				  struct wb_writeback_work *work)
+{
+	if (!wrote)
+		return false;
+	return time_before(start_time + HZ / 10UL, jiffies) ||
+	       work->nr_pages <= 0;
+}
+
+/*
+ * Write the inodes at the tail of b_io that belong to sb.  Returns the pages
+ * written plus the inodes made clean ("wrote" counts both).
+ */
+static long writeback_sb_inodes(struct super_block *sb,
+				struct bdi_writeback *wb,
+				struct wb_writeback_work *work)
+{
+	struct writeback_control wbc = {
+		.sync_mode = work->sync_mode,
+		.tagged_writepages = work->tagged_writepages,
+		.for_kupdate = work->for_kupdate,
+		.for_background = work->for_background,
+		.range_cyclic = work->range_cyclic,
+		.range_start = 0,
+		.range_end = LLONG_MAX,
+	};
+	const struct wb_policy *pol = wb_policy(wb);
+	unsigned long start_time = jiffies;
+	long write_chunk, wrote = 0;
+
+	while (!list_empty(&wb->b_io)) {
+		struct inode *inode = wb_inode(wb->b_io.prev);
+
+		if (inode->i_sb != sb) {
+			if (work->sb) {
+				/* only this sb's data: the rest goes back */
+				redirty_tail(inode, wb);
+				continue;
+			}
+			break;	/* let the caller pin the other sb */
+		}
+
+		spin_lock(&inode->i_lock);
+		if (inode->i_state & (I_NEW | I_FREEING | I_WILL_FREE)) {
+			spin_unlock(&inode->i_lock);
+			redirty_tail(inode, wb);
+			continue;
+		}
+		write_chunk = writeback_chunk_size(wb->bdi, work);
+		wbc.nr_to_write = write_chunk;
+		wbc.pages_skipped = 0;
+
+		writeback_single_inode(inode, wb, &wbc);
+
+		work->nr_pages -= write_chunk - wbc.nr_to_write;
+		wrote += write_chunk - wbc.nr_to_write;
+		if (!(inode->i_state & I_DIRTY))
+			wrote++;
+		if (wbc.pages_skipped && pol->pages_skipped)
+			pol->pages_skipped(inode, wb);
+		spin_unlock(&inode->i_lock);
+		/*
+		 * iput(); cond_resched(): the kernel lets go of list_lock after
+		 * every inode, so that whoever holds I_SYNC on an inode it just
+		 * requeued can take the lock and finish.  A pthread mutex is
+		 * not fair as a ticket spinlock is: yield so the waiter runs.
+		 */
+		spin_unlock(&wb->list_lock);
+		sched_yield();
+		spin_lock(&wb->list_lock);
+
+		if (writeback_should_bail(start_time, wrote, work))
+			break;
+	}
+	return wrote;
+}
+
+static long __writeback_inodes_wb(struct bdi_writeback *wb,
+				  struct wb_writeback_work *work)
+{
+	unsigned long start_time = jiffies;
+	long wrote = 0;
+
+	while (!list_empty(&wb->b_io)) {
+		struct inode *inode = wb_inode(wb->b_io.prev);
+		struct super_block *sb = inode->i_sb;
+
+		if (!grab_super_passive(sb)) {
+			wb_policy(wb)->super_busy(inode, wb);
+			continue;
+		}
+		wrote += writeback_sb_inodes(sb, wb, work);
+		drop_super(sb);
+
+		if (writeback_should_bail(start_time, wrote, work))
+			break;
+	}
+	/* unwritten inodes stay on b_io */
+	return wrote;
+}
+
+/* ------------------------------------------------------------------ */
+/* The work loop                                                       */
+
+/*
+ * The longest no-progress sleep: dirty_writeback_interval, or HZ when
+ * periodic writeback is off (seed 000 L51-54).  Shared by wb_writeback's
+ * backoff and the kupdate-early flusher sleep.
+ */
+static unsigned long wb_max_pause(struct uf_cache *c)
+{
+	unsigned long dwi = c->vm.dirty_writeback_interval;
+
+	return dwi ? msecs_to_jiffies(dwi * 10) : (unsigned long)HZ;
+}
+
+/*
+ * Run one work.  Stops when its pages are written, when a background or
+ * kupdate work sees other work queued, when background writeback is below
+ * the threshold, when nothing is left to write, or when the policy's
+ * no-progress handling says so.
+ */
+long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
+{
+	const struct wb_policy *pol = wb_policy(wb);
+	struct uf_cache *c = wb->bdi->cache;
+	unsigned long wb_start = jiffies;
+	long nr_pages = work->nr_pages;
+	struct wb_loop_state st = {
+		.oldest_jif = jiffies,
+		.pause = 1,
+	};
+	long progress;
+
+	st.max_pause = wb_max_pause(c);
+	work->older_than_this = &st.oldest_jif;
+
+	spin_lock(&wb->list_lock);
+	for (;;) {
+		if (work->nr_pages <= 0)
+			break;
+		/*
+		 * Background and kupdate works could go on forever: give way
+		 * to queued works, which also stops sync livelocking behind
+		 * them.
+		 */
+		if ((work->for_background || work->for_kupdate) &&
+		    bdi_has_work(wb->bdi))
+			break;
+		if (work->for_background && !over_bground_thresh(wb->bdi))
+			break;
+
+		pol->cutoff(wb, work, &st);
+
+		trace_writeback_start(wb->bdi, work);
+		if (list_empty(&wb->b_io))
+			queue_io(wb, work);
+		if (work->sb)
+			progress = writeback_sb_inodes(work->sb, wb, work);
+		else
+			progress = __writeback_inodes_wb(wb, work);
+		trace_writeback_written(wb->bdi, work);
+		st.total_progress += progress;
+
+		bdi_update_bandwidth(wb->bdi, wb_start);
+
+		if (progress) {
+			st.pause = 1;
+			continue;
+		}
+		/* nothing written and nothing to retry: done */
+		if (list_empty(&wb->b_more_io))
+			break;
+		if (pol->no_progress(wb, work, &st))
+			break;
+	}
+	spin_unlock(&wb->list_lock);
+	__atomic_add_fetch(&wb->bdi->works_done, 1, __ATOMIC_RELAXED);
+
+	if (pol->return_total_progress)
+		return st.total_progress;
+	return nr_pages - work->nr_pages;
+}
+
+static struct wb_writeback_work *get_next_work_item(
+	struct backing_dev_info *bdi)
+{
+	struct wb_writeback_work *work = NULL;
+
+	spin_lock(&bdi->wb_lock);
+	if (!list_empty(&bdi->work_list)) {
+		work = list_first_entry(&bdi->work_list,
+					struct wb_writeback_work, list);
+		list_del_init(&work->list);
+	}
+	spin_unlock(&bdi->wb_lock);
+	return work;
+}
+
+static long get_nr_dirty_inodes(struct uf_cache *cache)
+{
+	struct backing_dev_info *bdi;
+	long nr = 0;
+
+	spin_lock(&cache->bdi_lock);
+	list_for_each_entry(bdi, &cache->bdi_list, bdi_list)
+		nr += (long)__atomic_load_n(&bdi->sb->s_nr_inodes,
+					    __ATOMIC_RELAXED);
+	spin_unlock(&cache->bdi_lock);
+	return nr;
+}
+
+/* What a kupdate or writeback_inodes_sb work aims to write. */
+long get_nr_dirty_pages(struct uf_cache *cache)
+{
+	return (long)(global_page_state(cache, NR_FILE_DIRTY) +
+		      global_page_state(cache, NR_UNSTABLE_NFS)) +
+	       get_nr_dirty_inodes(cache);
+}
+
+/* kupdate: every dirty_writeback_interval, write what has expired. */
+static long wb_check_old_data_flush(struct bdi_writeback *wb)
+{
+	struct uf_cache *c = wb->bdi->cache;
+	unsigned long expired;
+	long nr_pages;
+
+	if (!c->vm.dirty_writeback_interval)
+		return 0;
+	expired = wb->last_old_flush +
+		msecs_to_jiffies(c->vm.dirty_writeback_interval * 10);
+	if (time_before(jiffies, expired) &&
+	    !(wb_policy(wb)->kupdate_early && wb_has_more_io_wait(wb)))
+		return 0;
+
+	wb->last_old_flush = jiffies;
+	nr_pages = get_nr_dirty_pages(c);
+	if (nr_pages) {
+		struct wb_writeback_work work = {
+			.nr_pages = nr_pages,
+			.sync_mode = WB_SYNC_NONE,
+			.for_kupdate = 1,
+			.range_cyclic = 1,
+			.reason = WB_REASON_PERIODIC,
+		};
+
+		return wb_writeback(wb, &work);
+	}
+	return 0;
+}
+
+static long wb_check_background_flush(struct bdi_writeback *wb)
+{
+	if (over_bground_thresh(wb->bdi)) {
+		struct wb_writeback_work work = {
+			.nr_pages = LONG_MAX,
+			.sync_mode = WB_SYNC_NONE,
+			.for_background = 1,
+			.range_cyclic = 1,
+			.reason = WB_REASON_BACKGROUND,
+		};
+
+		return wb_writeback(wb, &work);
+	}
+	return 0;
+}
+
+/*
+ * Run the queued works, then kupdate and background writeback.
+ * BDI_writeback_running is what writeback_in_progress() reports.
+ */
+long wb_do_writeback(struct bdi_writeback *wb, int force_wait)
+{
+	struct backing_dev_info *bdi = wb->bdi;
+	struct wb_writeback_work *work;
+	long wrote = 0;
+
+	set_bit(BDI_writeback_running, &bdi->state);
+	while ((work = get_next_work_item(bdi)) != NULL) {
+		/* a flusher that is exiting must finish what it takes */
+		if (force_wait)
+			work->sync_mode = WB_SYNC_ALL;
+
+		trace_writeback_exec(bdi, work);
+		wrote += wb_writeback(wb, work);
+
+		if (work->done)
+			complete(work->done);
+		else
+			kfree(work);
+	}
+	wrote += wb_check_old_data_flush(wb);
+	wrote += wb_check_background_flush(wb);
+	clear_bit(BDI_writeback_running, &bdi->state);
+	return wrote;
+}
+
+/*
+ * The flusher thread of one device (bdi_writeback_thread).  Sleeps until
+ * woken while there is nothing dirty, else wakes every
+ * dirty_writeback_interval for kupdate.
+ */
+int bdi_writeback_thread(void *data)
+{
+	struct bdi_writeback *wb = data;
+	struct backing_dev_info *bdi = wb->bdi;
+	struct uf_cache *c = bdi->cache;
+	const struct wb_policy *pol = c->policy;
+	unsigned long pause = 1, max_pause;
+	long pages_written;
+
+	wb->last_active = jiffies;
+	while (!kthread_should_stop()) {
+		/* we are awake: the delayed wakeup is not needed */
+		del_timer(&wb->wakeup_timer);
+
+		pages_written = wb_do_writeback(wb, 0);
+		trace_writeback_pages_written(c, pages_written);
+		if (pages_written) {
+			wb->last_active = jiffies;
+			pause = 1;
+		}
+
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (bdi_has_work(bdi) || kthread_should_stop()) {
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
+		max_pause = wb_max_pause(c);
+		if (pol->kupdate_early && wb_has_more_io_wait(wb) &&
+		    pause < max_pause) {
+			/* kupdate-early: retry the parked inodes soon */
+			schedule_timeout((long)pause);
+			pause <<= 1;
+		} else if (wb_has_dirty_io_locked(wb) &&
+			   c->vm.dirty_writeback_interval) {
+			schedule_timeout((long)max_pause);
+		} else {
+			schedule();	/* woken by work or new dirty inodes */
+		}
+	}
+
+	/* works that raced with the stop */
+	if (bdi_has_work(bdi))
+		wb_do_writeback(wb, 1);
+	return 0;
+}
+
+/* Start writeback of nr_pages (0: all dirty) on every device with dirty io. */
+void wakeup_flusher_threads(struct uf_cache *cache, long nr_pages,
+			    enum wb_reason reason)
+{
+	struct backing_dev_info *bdi;
+
+	if (!nr_pages)
+		nr_pages = (long)(global_page_state(cache, NR_FILE_DIRTY) +
+				  global_page_state(cache, NR_UNSTABLE_NFS));
+	spin_lock(&cache->bdi_lock);
+	list_for_each_entry(bdi, &cache->bdi_list, bdi_list) {
+		if (!wb_has_dirty_io_locked(&bdi->wb))
+			continue;
+		__bdi_start_writeback(bdi, nr_pages, false, reason);
+	}
+	spin_unlock(&cache->bdi_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dirtying                                                            */
+
+/*
+ * Mark an inode dirty.  The first dirtying puts it at the head of b_dirty
+ * with dirtied_when = now; an inode already dirty keeps its place and its
+ * time, or b_dirty would lose its order.  An inode under I_SYNC only gets
+ * the flags: writeback_single_inode() requeues it when done.  The first
+ * dirty inode of a device arms the flusher's delayed wakeup.
+ */
+void __mark_inode_dirty(struct inode *inode, int flags)
+{
+	struct backing_dev_info *bdi;
+	unsigned long was_dirty;
+	bool wakeup_bdi = false;
+
+	/*
+	 * The kernel first checks i_state without the lock (after a barrier)
+	 * to skip the lock for an inode already dirty.  That read races with
+	 * writers under i_lock by design; here the check is made under the
+	 * lock, which keeps the engine race-free for ThreadSanitizer.
+	 */
+	spin_lock(&inode->i_lock);
+	if ((inode->i_state & (unsigned long)flags) == (unsigned long)flags)
+		goto out_unlock_inode;
+	was_dirty = inode->i_state & I_DIRTY;
+	inode->i_state |= (unsigned long)flags;
+	if (inode->i_state & (I_SYNC | I_FREEING) || was_dirty)
+		goto out_unlock_inode;
+
+	bdi = inode_to_bdi(inode);
+	WARN_ON(!test_bit(BDI_registered, &bdi->state));
+	spin_unlock(&inode->i_lock);
+
+	spin_lock(&bdi->wb.list_lock);
+	if (!wb_has_dirty_io(&bdi->wb))
+		wakeup_bdi = true;
+	inode->dirtied_when = jiffies;
+	list_move(&inode->i_wb_list, &bdi->wb.b_dirty);
+	spin_unlock(&bdi->wb.list_lock);
+
+	if (wakeup_bdi)
+		bdi_wakeup_thread_delayed(bdi);
+	return;
+
+out_unlock_inode:
+	spin_unlock(&inode->i_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Superblock-wide writeback and sync                                  */
+
+bool grab_super_passive(struct super_block *sb)
+{
+	return down_read_trylock(&sb->s_umount);
+}
+
+void drop_super(struct super_block *sb)
+{
+	up_read(&sb->s_umount);
+}
+
+/* Wait for the writeback of every inode of sb that has pages. */
+static void wait_sb_inodes(struct super_block *sb)
+{
+	struct inode *inode;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		bool skip;
+
+		spin_lock(&inode->i_lock);
+		skip = inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW) ||
+		       !__atomic_load_n(&inode->i_mapping->nrpages,
+					__ATOMIC_RELAXED);
+		spin_unlock(&inode->i_lock);
+		if (skip)
+			continue;
+		/*
+		 * The kernel pins the inode and drops the list lock to sleep.
+		 * Here the lock (a mutex) is held across the wait instead, so
+		 * the inode cannot be closed under us; only file open/close
+		 * take it, and they wait.
+		 */
+		filemap_fdatawait(inode->i_mapping);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+}
+
+/*
+ * Queue a work and wait for it.  A device registered without a flusher
+ * (unit tests) has nobody to run it, so the caller does, as the 3.2 forker
+ * thread ran works for a bdi whose flusher had not started yet.
+ */
+static void queue_and_wait(struct super_block *sb,
+			   struct wb_writeback_work *work)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct backing_dev_info *bdi = sb->s_bdi;
+	bool threadless;
+
+	work->done = &done;
+	bdi_queue_work(bdi, work);
+	spin_lock(&bdi->wb_lock);
+	threadless = !bdi->wb.task;
+	spin_unlock(&bdi->wb_lock);
+	if (threadless)
+		wb_do_writeback(&bdi->wb, 0);
+	wait_for_completion(&done);
+}
+
+/* Start writeback of up to nr pages of sb's inodes and wait for the work. */
+void writeback_inodes_sb_nr(struct super_block *sb, unsigned long nr,
+			    enum wb_reason reason)
+{
+	struct wb_writeback_work work = {
+		.sb = sb,
+		.sync_mode = WB_SYNC_NONE,
+		.tagged_writepages = 1,
+		.nr_pages = (long)nr,
+		.reason = reason,
+	};
+
+	queue_and_wait(sb, &work);
+}
+
+void writeback_inodes_sb(struct super_block *sb, enum wb_reason reason)
+{
+	writeback_inodes_sb_nr(sb, (unsigned long)get_nr_dirty_pages(
+				       sb->s_cache), reason);
+}
+
+/*
+ * Data integrity: write every dirty inode of sb that was dirty when the
+ * work started (the fixed cutoff and tagging keep redirtiers from
+ * livelocking it), then wait for all of sb's writeback.
+ */
+void sync_inodes_sb(struct super_block *sb)
+{
+	struct wb_writeback_work work = {
+		.sb = sb,
+		.sync_mode = WB_SYNC_ALL,
+		.nr_pages = LONG_MAX,
+		.range_cyclic = 0,
+		.reason = WB_REASON_SYNC,
+	};
+
+	queue_and_wait(sb, &work);
+	wait_sb_inodes(sb);
+}
+
+int write_inode_now(struct inode *inode, int sync)
+{
+	struct bdi_writeback *wb = &inode_to_bdi(inode)->wb;
+	struct writeback_control wbc = {
+		.nr_to_write = LONG_MAX,
+		.sync_mode = sync ? WB_SYNC_ALL : WB_SYNC_NONE,
+		.range_start = 0,
+		.range_end = LLONG_MAX,
+	};
+	int ret;
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	ret = writeback_single_inode(inode, wb, &wbc);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+	if (sync)
+		inode_wait_for_writeback_sync(inode);
+	return ret;
+}
+
+int sync_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	struct bdi_writeback *wb = &inode_to_bdi(inode)->wb;
+	int ret;
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	ret = writeback_single_inode(inode, wb, wbc);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+	return ret;
+}
+
+/* Write the inode's metadata only (nr_to_write = 0). */
+int sync_inode_metadata(struct inode *inode, int wait)
+{
+	struct writeback_control wbc = {
+		.sync_mode = wait ? WB_SYNC_ALL : WB_SYNC_NONE,
+		.nr_to_write = 0,
+	};
+
+	return sync_inode(inode, &wbc);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/kernel/spinlock.h - the kernel's spinlock_t and rw_semaphore for uflush.
+ *
+ * In the kernel these locks protect short critical sections that never
+ * sleep.  In userspace a spinning lock is wrong (a preempted holder makes the
+ * others burn a core), so spinlock_t is a pthread mutex; the rules of use
+ * stay the kernel's: never sleep while holding one, take them in the
+ * kernel's order (wb->list_lock, then inode->i_lock).
+ * assert_spin_locked() is executable documentation, as in the kernel.
+ */
+#ifndef UF_SPINLOCK_H
+#define UF_SPINLOCK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "kernel/bug.h"
+
+typedef struct {
+	pthread_mutex_t m;
+	pthread_t owner;
+	bool held;
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED { PTHREAD_MUTEX_INITIALIZER, 0, false }
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	pthread_mutex_init(&l->m, NULL);
+	l->held = false;
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	pthread_mutex_lock(&l->m);
+	l->owner = pthread_self();
+	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	if (pthread_mutex_trylock(&l->m))
+		return false;
+	l->owner = pthread_self();
+	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
+	return true;
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->held, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&l->m);
+}
+
+/* True if the calling thread holds l. */
+static inline bool spin_is_locked_by_me(spinlock_t *l)
+{
+	return __atomic_load_n(&l->held, __ATOMIC_RELAXED) &&
+	       pthread_equal(l->owner, pthread_self());
+}
+
+#define assert_spin_locked(l)	WARN_ON_ONCE(!spin_is_locked_by_me(l))
+
+/* rw_semaphore: s_umount, for grab_super_passive's down_read_trylock. */
+struct rw_semaphore {
+	pthread_rwlock_t rw;
+};
+
+static inline void init_rwsem(struct rw_semaphore *s)
+{
+	pthread_rwlock_init(&s->rw, NULL);
+}
+
+static inline void down_read(struct rw_semaphore *s)
+{
+	pthread_rwlock_rdlock(&s->rw);
+}
+
+static inline bool down_read_trylock(struct rw_semaphore *s)
+{
+	return pthread_rwlock_tryrdlock(&s->rw) == 0;
+}
+
+static inline void up_read(struct rw_semaphore *s)
+{
+	pthread_rwlock_unlock(&s->rw);
+}
+
+static inline void down_write(struct rw_semaphore *s)
+{
+	pthread_rwlock_wrlock(&s->rw);
+}
+
+static inline void up_write(struct rw_semaphore *s)
+{
+	pthread_rwlock_unlock(&s->rw);
+}
+
+#endif /* UF_SPINLOCK_H */

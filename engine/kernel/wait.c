@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine/kernel/wait.c - tasks, sleeping and wait queues: what the kernel does in
+ * kernel/sched/core.c (schedule, try_to_wake_up, wake_up_process),
+ * kernel/time/timer.c (schedule_timeout, process_timeout) and
+ * kernel/sched/wait.c (prepare_to_wait, finish_wait, __wake_up).
+ *
+ * The sleep handshake (see sched.h): a task's state is the condition it
+ * sleeps on.  schedule() blocks on the task's condition variable while the
+ * state is not TASK_RUNNING; a waker sets TASK_RUNNING under the task's
+ * pi_lock and signals.  Because the waker changes the state whether or not
+ * the task is asleep yet, a wakeup between set_current_state() and
+ * schedule() turns that schedule() into a no-op instead of being lost.
+ *
+ * schedule_timeout() is built as in the kernel: an on-stack timer whose
+ * callback wakes the task, so a timeout is just a timer on the active clock
+ * and the virtual clock needs no separate notion of sleepers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "lib/slab.h"
+#include "kernel/timer.h"
+#include "kernel/wait.h"
+
+/* ---- tasks ---- */
+
+static __thread struct task_struct *current_task;
+static pthread_key_t task_key;
+static pthread_once_t task_key_once = PTHREAD_ONCE_INIT;
+
+/* Thread exit: drop the thread's reference to its task. */
+static void task_key_destroy(void *data)
+{
+	current_task = NULL;
+	put_task_struct(data);
+}
+
+static void task_key_init(void)
+{
+	if (pthread_key_create(&task_key, task_key_destroy))
+		abort();
+}
+
+struct task_struct *uf_task_alloc(const char *comm)
+{
+	struct task_struct *p = kzalloc(sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->usage = 1;
+	p->__state = TASK_RUNNING;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	pthread_mutex_init(&p->pi_lock, NULL);
+	pthread_cond_init(&p->sleep_cond, NULL);
+	return p;
+}
+
+void put_task_struct(struct task_struct *p)
+{
+	if (__atomic_sub_fetch(&p->usage, 1, __ATOMIC_ACQ_REL))
+		return;
+	pthread_cond_destroy(&p->sleep_cond);
+	pthread_mutex_destroy(&p->pi_lock);
+	kfree(p);
+}
+
+void uf_task_bind(struct task_struct *p)
+{
+	pthread_once(&task_key_once, task_key_init);
+	p->pid = gettid();
+	current_task = p;
+	pthread_setspecific(task_key, p);
+}
+
+struct task_struct *get_current(void)
+{
+	char name[TASK_COMM_LEN];
+	struct task_struct *p = current_task;
+
+	if (__builtin_expect(p != NULL, 1))
+		return p;
+	if (pthread_getname_np(pthread_self(), name, sizeof(name)))
+		snprintf(name, sizeof(name), "uf-%d", (int)gettid());
+	p = uf_task_alloc(name);
+	if (!p) {
+		pr_err("out of memory for a task_struct");
+		abort();
+	}
+	uf_task_bind(p);
+	return p;
+}
+
+/* ---- sleeping and waking ---- */
+
+void schedule(void)
+{
+	struct task_struct *p = current;
+
+	pthread_mutex_lock(&p->pi_lock);
+	if (!task_is_running(p)) {
+		uf_clock_sleep_begin(p);
+		while (p->sleeping)
+			pthread_cond_wait(&p->sleep_cond, &p->pi_lock);
+	}
+	pthread_mutex_unlock(&p->pi_lock);
+}
+
+int wake_up_state(struct task_struct *p, unsigned int state)
+{
+	int old;
+	int woke = 0;
+
+	pthread_mutex_lock(&p->pi_lock);
+	old = __atomic_load_n(&p->__state, __ATOMIC_SEQ_CST);
+	while ((unsigned int)old & state) {
+		if (__atomic_compare_exchange_n(&p->__state, &old, TASK_RUNNING,
+						false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST)) {
+			woke = 1;
+			break;
+		}
+	}
+	if (woke && p->sleeping) {
+		uf_clock_sleep_end(p);
+		pthread_cond_signal(&p->sleep_cond);
+	}
+	pthread_mutex_unlock(&p->pi_lock);
+	return woke;
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return wake_up_state(p, TASK_NORMAL);
+}
+
+struct process_timer {
+	struct timer_list timer;
+	struct task_struct *task;
+};
+
+static void process_timeout(struct timer_list *t)
+{
+	struct process_timer *timeout = from_timer(timeout, t, timer);
+
+	wake_up_process(timeout->task);
+}
+
+long schedule_timeout(long timeout)
+{
+	struct process_timer timer;
+	unsigned long start;
+	long elapsed;
+
+	if (timeout == MAX_SCHEDULE_TIMEOUT) {
+		schedule();
+		return timeout;
+	}
+	if (timeout < 0) {
+		pr_err("schedule_timeout: wrong timeout value %ld", timeout);
+		__set_current_state(TASK_RUNNING);
+		return 0;
+	}
+	start = jiffies;
+	/* Running: schedule() would return at once, as would we. */
+	if (!task_is_running(current)) {
+		timer.task = current;
+		timer_setup(&timer.timer, process_timeout, 0);
+		mod_timer(&timer.timer, start + (timeout < MAX_JIFFY_OFFSET ?
+						 timeout : MAX_JIFFY_OFFSET));
+		schedule();
+		del_timer_sync(&timer.timer);
+	}
+	elapsed = (long)(jiffies - start);
+	return elapsed >= timeout ? 0 : timeout - elapsed;
+}
+
+long schedule_timeout_interruptible(long timeout)
+{
+	__set_current_state(TASK_INTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
+long schedule_timeout_uninterruptible(long timeout)
+{
+	__set_current_state(TASK_UNINTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
+long schedule_timeout_killable(long timeout)
+{
+	__set_current_state(TASK_KILLABLE);
+	return schedule_timeout(timeout);
+}
+
+/* ---- wait queues ---- */
+
+void init_waitqueue_head(struct wait_queue_head *wq_head)
+{
+	spin_lock_init(&wq_head->lock);
+	INIT_LIST_HEAD(&wq_head->head);
+}
+
+int default_wake_function(struct wait_queue_entry *wq_entry,
+			  unsigned int mode, int flags, void *key)
+{
+	(void)flags;
+	(void)key;
+	return wake_up_state(wq_entry->private, mode);
+}
+
+int autoremove_wake_function(struct wait_queue_entry *wq_entry,
+			     unsigned int mode, int flags, void *key)
+{
+	int ret = default_wake_function(wq_entry, mode, flags, key);
+
+	if (ret)
+		list_del_init(&wq_entry->entry);
+	return ret;
+}
+
+void add_wait_queue(struct wait_queue_head *wq_head,
+		    struct wait_queue_entry *wq_entry)
+{
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock(&wq_head->lock);
+	__add_wait_queue(wq_head, wq_entry);
+	spin_unlock(&wq_head->lock);
+}
+
+void add_wait_queue_exclusive(struct wait_queue_head *wq_head,
+			      struct wait_queue_entry *wq_entry)
+{
+	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
+	spin_lock(&wq_head->lock);
+	__add_wait_queue_entry_tail(wq_head, wq_entry);
+	spin_unlock(&wq_head->lock);
+}
+
+void remove_wait_queue(struct wait_queue_head *wq_head,
+		       struct wait_queue_entry *wq_entry)
+{
+	spin_lock(&wq_head->lock);
+	__remove_wait_queue(wq_head, wq_entry);
+	spin_unlock(&wq_head->lock);
+}
+
+void prepare_to_wait(struct wait_queue_head *wq_head,
+		     struct wait_queue_entry *wq_entry, int state)
+{
+	spin_lock(&wq_head->lock);
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
+	if (list_empty(&wq_entry->entry))
+		__add_wait_queue(wq_head, wq_entry);
+	set_current_state(state);
+	spin_unlock(&wq_head->lock);
+}
+
+void prepare_to_wait_exclusive(struct wait_queue_head *wq_head,
+			       struct wait_queue_entry *wq_entry, int state)
+{
+	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
+	spin_lock(&wq_head->lock);
+	if (list_empty(&wq_entry->entry))
+		__add_wait_queue_entry_tail(wq_head, wq_entry);
+	set_current_state(state);
+	spin_unlock(&wq_head->lock);
+}
+
+void finish_wait(struct wait_queue_head *wq_head,
+		 struct wait_queue_entry *wq_entry)
+{
+	__set_current_state(TASK_RUNNING);
+	spin_lock(&wq_head->lock);
+	if (!list_empty(&wq_entry->entry))
+		list_del_init(&wq_entry->entry);
+	spin_unlock(&wq_head->lock);
+}
+
+/*
+ * Walk the queue waking entries; count only exclusive entries that were
+ * really woken, so an exclusive waiter that is already running does not
+ * use up the wakeup.
+ */
+static void __wake_up_common(struct wait_queue_head *wq_head,
+			     unsigned int mode, int nr_exclusive, void *key)
+{
+	struct wait_queue_entry *curr, *next;
+
+	list_for_each_entry_safe(curr, next, &wq_head->head, entry) {
+		unsigned int flags = curr->flags;
+		int ret = curr->func(curr, mode, 0, key);
+
+		if (ret < 0)
+			break;
+		if (ret && (flags & WQ_FLAG_EXCLUSIVE) && !--nr_exclusive)
+			break;
+	}
+}
+
+void __wake_up(struct wait_queue_head *wq_head, unsigned int mode,
+	       int nr_exclusive, void *key)
+{
+	spin_lock(&wq_head->lock);
+	__wake_up_common(wq_head, mode, nr_exclusive, key);
+	spin_unlock(&wq_head->lock);
+}
+
+void __wake_up_locked(struct wait_queue_head *wq_head, unsigned int mode,
+		      int nr_exclusive)
+{
+	__wake_up_common(wq_head, mode, nr_exclusive, NULL);
+}
+
+bool waitqueue_active(struct wait_queue_head *wq_head)
+{
+	bool active;
+
+	spin_lock(&wq_head->lock);
+	active = !list_empty(&wq_head->head);
+	spin_unlock(&wq_head->lock);
+	return active;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/lib/slab.h - kmalloc/kzalloc/kfree for uflush's objects.
+ *
+ * Objects other than page frames come from jemalloc (mallocx), which keeps
+ * per-thread caches and size classes like the kernel's slab.  Sanitizer
+ * builds define UF_NO_JEMALLOC and use the C library, which the sanitizers
+ * intercept.
+ */
+#ifndef UF_SLAB_H
+#define UF_SLAB_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef UF_NO_JEMALLOC
+#include <jemalloc/jemalloc.h>
+
+static inline void *kmalloc(size_t size)
+{
+	return size ? mallocx(size, 0) : NULL;
+}
+
+static inline void *kzalloc(size_t size)
+{
+	return size ? mallocx(size, MALLOCX_ZERO) : NULL;
+}
+
+static inline void kfree(void *p)
+{
+	if (p)
+		dallocx(p, 0);
+}
+#else
+static inline void *kmalloc(size_t size)
+{
+	return size ? malloc(size) : NULL;
+}
+
+static inline void *kzalloc(size_t size)
+{
+	return size ? calloc(1, size) : NULL;
+}
+
+static inline void kfree(void *p)
+{
+	free(p);
+}
+#endif
+
+#endif /* UF_SLAB_H */

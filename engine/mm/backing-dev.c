@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine/mm/backing-dev.c - mm/backing-dev.c: setting up a device's
+ * backing_dev_info, starting and stopping its flusher thread, the delayed
+ * wakeup timer, and the numbers the kernel shows in
+ * /sys/kernel/debug/bdi/<dev>/stats.
+ *
+ * The 3.2 kernel starts flushers lazily from a forker thread and lets idle
+ * ones exit; uflush starts one per device at uf_dev_open and keeps it (see
+ * DESIGN.md §5), so bdi_queue_work() always has a task to wake.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "kernel/jiffies.h"
+#include "kernel/kthread.h"
+#include "kernel/printk.h"
+#include "lib/proportions.h"
+#include "kernel/sched.h"
+#include "trace/events/writeback.h"
+#include "uflush.h"
+#include "fs/writeback.h"
+
+/* The delayed wakeup: one dirty_writeback_interval after first dirtying. */
+static void wakeup_timer_fn(struct timer_list *t)
+{
+	struct bdi_writeback *wb = from_timer(wb, t, wakeup_timer);
+	struct backing_dev_info *bdi = wb->bdi;
+
+	spin_lock(&bdi->wb_lock);
+	if (bdi->wb.task)
+		wake_up_process(bdi->wb.task);
+	else
+		trace_writeback_nothread(bdi);
+	spin_unlock(&bdi->wb_lock);
+}
+
+/*
+ * Called when a device gets its first dirty inode: wake the flusher after
+ * dirty_writeback_interval rather than now, so that writes are batched.
+ */
+void bdi_wakeup_thread_delayed(struct backing_dev_info *bdi)
+{
+	unsigned long timeout;
+
+	timeout = msecs_to_jiffies(
+		bdi->cache->vm.dirty_writeback_interval * 10);
+	mod_timer(&bdi->wb.wakeup_timer, jiffies + timeout);
+}
+
+static void bdi_wb_init(struct bdi_writeback *wb,
+			struct backing_dev_info *bdi)
+{
+	memset(wb, 0, sizeof(*wb));
+	wb->bdi = bdi;
+	wb->last_old_flush = jiffies;
+	INIT_LIST_HEAD(&wb->b_dirty);
+	INIT_LIST_HEAD(&wb->b_io);
+	INIT_LIST_HEAD(&wb->b_more_io);
+	INIT_LIST_HEAD(&wb->b_more_io_wait);
+	spin_lock_init(&wb->list_lock);
+	timer_setup(&wb->wakeup_timer, wakeup_timer_fn, 0);
+}
+
+int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
+	     struct uf_bdev *bdev, const char *name)
+{
+	memset(bdi, 0, sizeof(*bdi));
+	INIT_LIST_HEAD(&bdi->bdi_list);
+	snprintf(bdi->name, sizeof(bdi->name), "%s", name);
+	bdi->cache = cache;
+	bdi->bdev = bdev;
+	bdi->max_io_pages = cache->max_io_pages;
+	/* the kernel's initial estimate: 100 MB/s, in pages per second */
+	bdi->write_bandwidth = (100 << 20) / PAGE_SIZE;
+	bdi->avg_write_bandwidth = bdi->write_bandwidth;
+	bdi->bw_time_stamp = jiffies;
+	spin_lock_init(&bdi->wb_lock);
+	INIT_LIST_HEAD(&bdi->work_list);
+	init_waitqueue_head(&bdi->wb_waitq);
+	bdi_wb_init(&bdi->wb, bdi);
+	return 0;
+}
+
+/*
+ * Start the flusher ("flush-MAJ:MIN", as the 3.2 kernel names it).  Unit
+ * tests register without one (flusher = false) and call the writeback
+ * functions themselves, so that nothing runs behind their back.
+ */
+int bdi_register(struct backing_dev_info *bdi, bool flusher)
+{
+	struct task_struct *task;
+
+	if (flusher) {
+		task = kthread_run(bdi_writeback_thread, &bdi->wb, "flush-%s",
+				   bdi->name);
+		if (IS_ERR(task))
+			return (int)PTR_ERR(task);
+		spin_lock(&bdi->wb_lock);
+		bdi->wb.task = task;
+		spin_unlock(&bdi->wb_lock);
+	}
+	set_bit(BDI_registered, &bdi->state);
+
+	spin_lock(&bdi->cache->bdi_lock);
+	list_add_tail(&bdi->bdi_list, &bdi->cache->bdi_list);
+	spin_unlock(&bdi->cache->bdi_lock);
+	return 0;
+}
+
+/*
+ * Stop the flusher.  Queued works are finished by the thread on its way out
+ * (wb_do_writeback(wb, 1)); the caller has already written back and waited
+ * for the device's data.
+ */
+void bdi_unregister(struct backing_dev_info *bdi)
+{
+	struct task_struct *task;
+
+	spin_lock(&bdi->cache->bdi_lock);
+	list_del_init(&bdi->bdi_list);
+	spin_unlock(&bdi->cache->bdi_lock);
+
+	del_timer_sync(&bdi->wb.wakeup_timer);
+	spin_lock(&bdi->wb_lock);
+	task = bdi->wb.task;
+	spin_unlock(&bdi->wb_lock);
+	if (task)
+		kthread_stop(task);
+	spin_lock(&bdi->wb_lock);
+	bdi->wb.task = NULL;
+	spin_unlock(&bdi->wb_lock);
+	/* a timer armed by a last dirtying after the stop */
+	del_timer_sync(&bdi->wb.wakeup_timer);
+	clear_bit(BDI_registered, &bdi->state);
+}
+
+void bdi_destroy(struct backing_dev_info *bdi)
+{
+	WARN_ON(wb_has_dirty_io(&bdi->wb));
+	WARN_ON(!list_empty(&bdi->work_list));
+	bdi_writeout_exit(bdi);
+}
+
+#define K(pages) ((pages) << (PAGE_SHIFT - 10))
+
+/* What bdi_debug_stats_show() prints. */
+void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
+{
+	struct bdi_writeback *wb = &bdi->wb;
+	unsigned long background_thresh, dirty_thresh, bdi_thresh;
+
+	memset(st, 0, sizeof(*st));
+	spin_lock(&wb->list_lock);
+	st->b_dirty = list_count(&wb->b_dirty);
+	st->b_io = list_count(&wb->b_io);
+	st->b_more_io = list_count(&wb->b_more_io);
+	st->b_more_io_wait = list_count(&wb->b_more_io_wait);
+	/* the estimate is updated under list_lock */
+	st->bdi_write_bandwidth_kbps = K(bdi->write_bandwidth);
+	spin_unlock(&wb->list_lock);
+
+	global_dirty_limits(bdi->cache, &background_thresh, &dirty_thresh);
+	bdi_thresh = bdi_dirty_limit(bdi, dirty_thresh);
+
+	st->bdi_writeback_kb = K(bdi_stat(bdi, BDI_WRITEBACK));
+	st->bdi_reclaimable_kb = K(bdi_stat(bdi, BDI_RECLAIMABLE));
+	st->bdi_dirty_thresh_kb = K(bdi_thresh);
+	st->dirty_thresh_kb = K(dirty_thresh);
+	st->background_thresh_kb = K(background_thresh);
+	st->bdi_dirtied_kb = K(bdi_stat(bdi, BDI_DIRTIED));
+	st->bdi_written_kb = K(bdi_stat(bdi, BDI_WRITTEN));
+	st->state = __atomic_load_n(&bdi->state, __ATOMIC_RELAXED);
+	st->write_errors = (unsigned long)__atomic_load_n(&bdi->write_errors,
+							  __ATOMIC_RELAXED);
+	st->works_done = (unsigned long)__atomic_load_n(&bdi->works_done,
+							__ATOMIC_RELAXED);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/mm/backing-dev.h - struct backing_dev_info and struct bdi_writeback
+ * (include/linux/backing-dev.h, 3.2 era): one per device, with the dirty
+ * inode lists and the flusher thread that works them.
+ *
+ * Locks, in the kernel's order: bdi->wb_lock (work_list), wb->list_lock (the
+ * b_* lists), inode->i_lock.  Implemented in engine/mm/backing-dev.c (setup,
+ * flusher thread start/stop, stats, bdi_dirty_limit) and fs-writeback.c.
+ */
+#ifndef UF_BACKING_DEV_H
+#define UF_BACKING_DEV_H
+
+#include <stdbool.h>
+
+#include "io/io.h"
+#include "lib/list.h"
+#include "mm/mm.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/timer.h"
+
+/* bdi->state bits */
+enum bdi_state {
+	BDI_pending,
+	BDI_wb_alloc,
+	BDI_async_congested,
+	BDI_sync_congested,
+	BDI_registered,
+	BDI_writeback_running,	/* wb_do_writeback() is running */
+};
+
+enum bdi_stat_item {
+	BDI_RECLAIMABLE,	/* dirty pages of this device */
+	BDI_WRITEBACK,		/* pages under writeback */
+	BDI_DIRTIED,		/* total dirtied */
+	BDI_WRITTEN,		/* total written */
+	NR_BDI_STAT_ITEMS,
+};
+
+struct bdi_writeback {
+	struct backing_dev_info *bdi;
+	unsigned long last_old_flush;	/* last kupdate run */
+	unsigned long last_active;	/* last time the flusher wrote */
+	struct task_struct *task;	/* the flusher */
+	struct timer_list wakeup_timer;	/* delayed flusher wakeup */
+	struct list_head b_dirty;	/* dirty inodes, newest at the head */
+	struct list_head b_io;		/* parked for writeback, tail first */
+	struct list_head b_more_io;	/* parked for more writeback */
+	struct list_head b_more_io_wait; /* opportunistic retry (RIW only) */
+	spinlock_t list_lock;
+};
+
+struct backing_dev_info {
+	struct list_head bdi_list;	/* cache->bdi_list */
+	char name[32];			/* "7:0" for loop0, as the kernel names */
+	unsigned long state;		/* BDI_* bits */
+	long bdi_stat[NR_BDI_STAT_ITEMS];
+
+	/* write bandwidth estimate (pages/s), mm/page-writeback.c */
+	unsigned long bw_time_stamp;
+	unsigned long written_stamp;
+	unsigned long write_bandwidth;
+	unsigned long avg_write_bandwidth;
+
+	struct bdi_writeback wb;
+	spinlock_t wb_lock;		/* protects work_list */
+	struct list_head work_list;
+
+	struct uf_cache *cache;
+	struct uf_bdev *bdev;
+	struct super_block *sb;
+	unsigned int max_io_pages;	/* cap of one merged write request */
+	long write_errors;
+	long works_done;
+	wait_queue_head_t wb_waitq;	/* wb_wait_for_completion-style */
+};
+
+static inline void inc_bdi_stat(struct backing_dev_info *bdi,
+				enum bdi_stat_item i)
+{
+	__atomic_add_fetch(&bdi->bdi_stat[i], 1, __ATOMIC_RELAXED);
+}
+
+static inline void dec_bdi_stat(struct backing_dev_info *bdi,
+				enum bdi_stat_item i)
+{
+	__atomic_sub_fetch(&bdi->bdi_stat[i], 1, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long bdi_stat(struct backing_dev_info *bdi,
+				     enum bdi_stat_item i)
+{
+	long v = __atomic_load_n(&bdi->bdi_stat[i], __ATOMIC_RELAXED);
+
+	return v < 0 ? 0 : (unsigned long)v;
+}
+
+static inline bool wb_has_dirty_io(struct bdi_writeback *wb)
+{
+	return !list_empty(&wb->b_dirty) || !list_empty(&wb->b_io) ||
+	       !list_empty(&wb->b_more_io) || !list_empty(&wb->b_more_io_wait);
+}
+
+static inline bool writeback_in_progress(struct backing_dev_info *bdi)
+{
+	return test_bit(BDI_writeback_running, &bdi->state);
+}
+
+/* ---- engine/mm/backing-dev.c ---- */
+int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
+	     struct uf_bdev *bdev, const char *name);
+int bdi_register(struct backing_dev_info *bdi, bool flusher);
+void bdi_unregister(struct backing_dev_info *bdi); /* writes back, stops it */
+void bdi_destroy(struct backing_dev_info *bdi);
+int bdi_writeback_thread(void *data);
+void bdi_wakeup_thread_delayed(struct backing_dev_info *bdi);
+struct uf_dev_stats;
+void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st);
+
+#endif /* UF_BACKING_DEV_H */

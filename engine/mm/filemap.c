@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine/mm/filemap.c - the page cache: mm/filemap.c (3.2 era) for uflush,
+ * with the pieces of mm/truncate.c, fs/buffer.c (block_write_begin) and
+ * fs/mpage.c (mpage_readpage) that a filesystem would otherwise supply.
+ *
+ * Kept from the kernel:
+ *  - pages live in mapping->page_tree under mapping->tree_lock; a lookup
+ *    takes its reference under that lock, which is what lets reclaim's
+ *    __remove_mapping() freeze the count (there is no RCU here, so the
+ *    lookups are plain locked lookups rather than speculative ones);
+ *  - PG_locked and PG_writeback waiters sleep on a small hashed table of
+ *    wait queues (page_waitqueue()), with keyed wakeups so a wakeup for one
+ *    page does not disturb the sleepers of another in the same bucket;
+ *  - end_page_writeback() rotates PG_reclaim pages, then clears
+ *    PG_writeback through test_clear_page_writeback() and wakes waiters;
+ *  - the write path copies under the page lock after waiting for writeback
+ *    (stable pages), reading the page first when the write covers only
+ *    part of it (block_write_begin), then set_page_dirty() and
+ *    balance_dirty_pages_ratelimited() per page, as generic_perform_write()
+ *    does;
+ *  - filemap_fdatawrite/fdatawait with WB_SYNC_ALL and the WRITEBACK tag.
+ *
+ * Simplified:
+ *  - reads are synchronous and one page at a time (no readahead); a page
+ *    whose read fails is dropped from the cache instead of being left
+ *    !uptodate with PG_error, so a failed read holds no frame;
+ *  - a file's length is fixed at open: writes past it fail with -EFBIG
+ *    before anything is touched, and reads past it are short;
+ *  - truncate_inode_pages() waits for locked and writeback pages in a
+ *    single pass (it is only used when a file is closed).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mm/backing-dev.h"
+#include "fs/fs.h"
+#include "io/io.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "kernel/sched.h"
+#include "kernel/wait.h"
+#include "fs/writeback.h"
+
+/* ---- page wait queues ---- */
+
+#define PAGE_WAIT_TABLE_BITS	8
+#define PAGE_WAIT_TABLE_SIZE	(1U << PAGE_WAIT_TABLE_BITS)
+
+static wait_queue_head_t page_wait_table[PAGE_WAIT_TABLE_SIZE];
+static pthread_once_t page_wait_table_once = PTHREAD_ONCE_INIT;
+
+static void page_wait_table_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PAGE_WAIT_TABLE_SIZE; i++)
+		init_waitqueue_head(&page_wait_table[i]);
+}
+
+/* page_waitqueue(): the kernel hashes into the zone's table; one global
+ * table serves every cache here. */
+static wait_queue_head_t *page_waitqueue(const struct page *page)
+{
+	uint64_t h = (uint64_t)(uintptr_t)page * 0x9e3779b97f4a7c15ull;
+
+	pthread_once(&page_wait_table_once, page_wait_table_init);
+	return &page_wait_table[h >> (64 - PAGE_WAIT_TABLE_BITS)];
+}
+
+/* wait_bit_key / wait_bit_queue: which page and bit a sleeper waits for. */
+struct wait_page_key {
+	struct page *page;
+	int bit_nr;
+};
+
+struct wait_page_queue {
+	struct wait_page_key key;
+	wait_queue_entry_t wait;
+};
+
+/* wake_bit_function(): wake only the sleepers of this page and bit, and
+ * only if the bit is really clear (a woken locker may have retaken it). */
+static int wake_page_function(wait_queue_entry_t *wait, unsigned int mode,
+			      int sync, void *arg)
+{
+	struct wait_page_key *key = arg;
+	struct wait_page_queue *wp =
+		container_of(wait, struct wait_page_queue, wait);
+
+	if (key && (wp->key.page != key->page ||
+		    wp->key.bit_nr != key->bit_nr ||
+		    test_bit(key->bit_nr, &key->page->flags)))
+		return 0;
+	return autoremove_wake_function(wait, mode, sync, arg);
+}
+
+static void init_wait_page_queue(struct wait_page_queue *wp,
+				 struct page *page, int bit_nr)
+{
+	wp->key.page = page;
+	wp->key.bit_nr = bit_nr;
+	init_wait(&wp->wait);
+	wp->wait.func = wake_page_function;
+}
+
+void wake_up_page(struct page *page, int bit_nr)
+{
+	struct wait_page_key key = { .page = page, .bit_nr = bit_nr };
+
+	/* nr_exclusive 1: one lock_page() sleeper gets the lock; every
+	 * wait_on_page_bit() sleeper is non-exclusive and woken */
+	__wake_up(page_waitqueue(page), TASK_NORMAL, 1, &key);
+}
+
+void wait_on_page_bit(struct page *page, int bit_nr)
+{
+	wait_queue_head_t *wq = page_waitqueue(page);
+	struct wait_page_queue wp;
+
+	if (!test_bit(bit_nr, &page->flags))
+		return;
+	init_wait_page_queue(&wp, page, bit_nr);
+	do {
+		prepare_to_wait(wq, &wp.wait, TASK_UNINTERRUPTIBLE);
+		if (test_bit(bit_nr, &page->flags))
+			io_schedule();
+	} while (test_bit(bit_nr, &page->flags));
+	finish_wait(wq, &wp.wait);
+}
+
+/* __lock_page(): exclusive sleepers, so unlock_page() hands the lock to
+ * one of them rather than waking a herd. */
+void __lock_page(struct page *page)
+{
+	wait_queue_head_t *wq = page_waitqueue(page);
+	struct wait_page_queue wp;
+
+	init_wait_page_queue(&wp, page, PG_locked);
+	for (;;) {
+		prepare_to_wait_exclusive(wq, &wp.wait, TASK_UNINTERRUPTIBLE);
+		if (PageLocked(page))
+			io_schedule();
+		if (!test_and_set_bit_lock(PG_locked, &page->flags))
+			break;
+	}
+	finish_wait(wq, &wp.wait);
+}
+
+bool trylock_page(struct page *page)
+{
+	return !test_and_set_bit_lock(PG_locked, &page->flags);
+}
+
+void lock_page(struct page *page)
+{
+	if (!trylock_page(page))
+		__lock_page(page);
+}
+
+void unlock_page(struct page *page)
+{
+	WARN_ON_ONCE(!PageLocked(page));
+	clear_bit_unlock(PG_locked, &page->flags);
+	/* no smp_mb__after_atomic(): __wake_up() takes the queue lock that
+	 * prepare_to_wait() took, which orders the clear against the
+	 * sleeper's re-check (the kernel's barrier is for a lockless
+	 * waitqueue_active() peek, which uflush does not do) */
+	wake_up_page(page, PG_locked);
+}
+
+void wait_on_page_writeback(struct page *page)
+{
+	if (PageWriteback(page))
+		wait_on_page_bit(page, PG_writeback);
+}
+
+/*
+ * end_page_writeback(): the write of this page completed (I/O completion
+ * thread: must not sleep).  PG_reclaim is cleared and the page rotated
+ * before PG_writeback is, so that reclaim, which skips writeback pages,
+ * finds it at the tail only once it is freeable.  The cache is looked up
+ * first: once PG_writeback is clear the page may be truncated and freed.
+ */
+void end_page_writeback(struct page *page)
+{
+	struct uf_cache *c = mapping_cache(page->mapping);
+
+	if (TestClearPageReclaim(page))
+		rotate_reclaimable_page(c, page);
+	if (!test_clear_page_writeback(page))
+		BUG_ON(1);
+	wake_up_page(page, PG_writeback); /* ordered as in unlock_page() */
+	/* writers throttled on the dirty limit and allocators waiting for
+	 * reclaimable pages both wait for writeback to make progress */
+	wake_up_all(&c->dirty_wait);
+	wake_up_all(&c->pool.free_wait);
+}
+
+/* ---- errors ---- */
+
+void mapping_set_error(struct address_space *mapping, int error)
+{
+	if (!error)
+		return;
+	errseq_set(&mapping->wb_err, error);
+	if (error == -ENOSPC)
+		set_bit(AS_ENOSPC, &mapping->flags);
+	else
+		set_bit(AS_EIO, &mapping->flags);
+}
+
+/* filemap_check_errors(): report and clear the legacy AS_* error bits.
+ * Per-opener reporting is errseq's job (mapping->wb_err). */
+int filemap_check_errors(struct address_space *mapping)
+{
+	int ret = 0;
+
+	if (test_bit(AS_ENOSPC, &mapping->flags) &&
+	    test_and_clear_bit(AS_ENOSPC, &mapping->flags))
+		ret = -ENOSPC;
+	if (test_bit(AS_EIO, &mapping->flags) &&
+	    test_and_clear_bit(AS_EIO, &mapping->flags))
+		ret = -EIO;
+	return ret;
+}
+
+/* ---- the radix tree ---- */
+
+struct backing_dev_info *mapping_bdi(struct address_space *mapping)
+{
+	if (mapping->backing_dev_info)
+		return mapping->backing_dev_info;
+	return mapping->host->i_sb->s_bdi;
+}
+
+struct page *find_get_page(struct address_space *mapping, unsigned long index)
+{
+	struct page *page;
+
+	spin_lock(&mapping->tree_lock);
+	page = radix_tree_lookup(&mapping->page_tree, index);
+	if (page)
+		get_page(page);
+	spin_unlock(&mapping->tree_lock);
+	return page;
+}
+
+/* The page is locked when found still in @mapping (not truncated or
+ * reclaimed while we slept on its lock). */
+struct page *find_lock_page(struct address_space *mapping, unsigned long index)
+{
+	struct page *page;
+
+	for (;;) {
+		page = find_get_page(mapping, index);
+		if (!page)
+			return NULL;
+		lock_page(page);
+		if (page->mapping == mapping && page->index == index)
+			return page;
+		unlock_page(page);
+		put_page(mapping_cache(mapping), page);
+	}
+}
+
+unsigned int find_get_pages(struct address_space *mapping,
+			    unsigned long start, unsigned int nr_pages,
+			    struct page **pages)
+{
+	unsigned int i, ret;
+
+	spin_lock(&mapping->tree_lock);
+	ret = radix_tree_gang_lookup(&mapping->page_tree, (void **)pages,
+				     start, nr_pages);
+	for (i = 0; i < ret; i++)
+		get_page(pages[i]);
+	spin_unlock(&mapping->tree_lock);
+	return ret;
+}
+
+unsigned int find_get_pages_tag(struct address_space *mapping,
+				unsigned long *index, int tag,
+				unsigned int nr_pages, struct page **pages)
+{
+	unsigned int i, ret;
+
+	spin_lock(&mapping->tree_lock);
+	ret = radix_tree_gang_lookup_tag(&mapping->page_tree, (void **)pages,
+					 *index, nr_pages, (unsigned int)tag);
+	for (i = 0; i < ret; i++)
+		get_page(pages[i]);
+	if (ret)
+		*index = pages[ret - 1]->index + 1;
+	spin_unlock(&mapping->tree_lock);
+	return ret;
+}
+
+int add_to_page_cache_locked(struct page *page, struct address_space *mapping,
+			     unsigned long index)
+{
+	int error;
+
+	WARN_ON_ONCE(!PageLocked(page));
+	get_page(page);		/* the page cache's reference */
+	page->mapping = mapping;
+	page->index = index;
+	spin_lock(&mapping->tree_lock);
+	error = radix_tree_insert(&mapping->page_tree, index, page);
+	if (!error)
+		__atomic_add_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
+	spin_unlock(&mapping->tree_lock);
+	if (error) {
+		page->mapping = NULL;
+		put_page(mapping_cache(mapping), page);
+		return error;
+	}
+	inc_vm_state(mapping_cache(mapping), NR_FILE_PAGES);
+	return 0;
+}
+
+int add_to_page_cache_lru(struct page *page, struct address_space *mapping,
+			  unsigned long index)
+{
+	int ret;
+
+	/* a new page is private to us: nobody can be waiting on its lock */
+	SetPageLocked(page);
+	ret = add_to_page_cache_locked(page, mapping, index);
+	if (ret) {
+		ClearPageLocked(page);
+		return ret;
+	}
+	lru_cache_add(mapping_cache(mapping), page);
+	return 0;
+}
+
+/*
+ * __delete_from_page_cache(): under tree_lock, page locked.  The page
+ * cache's reference is the caller's to drop.  A dirty page dropped here
+ * (truncate) stops counting as dirty.
+ */
+void __delete_from_page_cache(struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct uf_cache *c = mapping_cache(mapping);
+
+	assert_spin_locked(&mapping->tree_lock);
+	radix_tree_delete(&mapping->page_tree, page->index);
+	page->mapping = NULL;
+	__atomic_sub_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
+	dec_vm_state(c, NR_FILE_PAGES);
+	if (PageDirty(page)) {
+		dec_vm_state(c, NR_FILE_DIRTY);
+		dec_bdi_stat(mapping_bdi(mapping), BDI_RECLAIMABLE);
+	}
+}
+
+void delete_from_page_cache(struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct uf_cache *c = mapping_cache(mapping);
+
+	WARN_ON_ONCE(!PageLocked(page));
+	spin_lock(&mapping->tree_lock);
+	__delete_from_page_cache(page);
+	spin_unlock(&mapping->tree_lock);
+	put_page(c, page);
+}
+
+struct page *page_cache_alloc(struct address_space *mapping)
+{
+	return alloc_page(mapping_cache(mapping));
+}
+
+struct page *find_or_create_page(struct address_space *mapping,
+				 unsigned long index)
+{
+	struct page *page;
+	int err;
+
+	for (;;) {
+		page = find_lock_page(mapping, index);
+		if (page)
+			return page;
+		page = page_cache_alloc(mapping);
+		if (!page)
+			return NULL;
+		err = add_to_page_cache_lru(page, mapping, index);
+		if (!err)
+			return page;
+		put_page(mapping_cache(mapping), page);
+		if (err != -EEXIST)
+			return NULL;
+	}
+}
+
+/* ---- reading ---- */
+
+static bool index_in_file(struct inode *inode, unsigned long index)
+{
+	return index < ((uint64_t)inode->i_size + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+/*
+ * Read a locked page of its file from the device, keeping it locked.  Any
+ * failure of the device (or a short read, which the I/O layer reports as
+ * -EIO) is -EIO to the caller.
+ */
+static int __readpage(struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct inode *inode = mapping->host;
+	struct uf_cache *c = mapping_cache(mapping);
+	ssize_t ret;
+
+	ret = uf_bdev_pread(mapping_bdi(mapping)->bdev, page_address(c, page),
+			    PAGE_SIZE, inode->dev_offset +
+			    ((uint64_t)page->index << PAGE_SHIFT));
+	if (ret != (ssize_t)PAGE_SIZE) {
+		SetPageError(page);
+		return -EIO;
+	}
+	ClearPageError(page);
+	SetPageUptodate(page);
+	return 0;
+}
+
+int mpage_readpage(struct page *page)
+{
+	int ret = __readpage(page);
+
+	unlock_page(page);
+	return ret;
+}
+
+/* A page that could not be read holds no data: give its frame back. */
+static void drop_unread_page(struct page *page)
+{
+	struct uf_cache *c = mapping_cache(page->mapping);
+
+	delete_from_page_cache(page);
+	unlock_page(page);
+	put_page(c, page);
+}
+
+int read_cache_page(struct address_space *mapping, unsigned long index,
+		    struct page **pagep)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *page;
+	int err;
+
+	if (!index_in_file(mapping->host, index))
+		return -EFBIG;
+retry:
+	page = find_get_page(mapping, index);
+	if (!page) {
+		page = page_cache_alloc(mapping);
+		if (!page)
+			return -ENOMEM;
+		err = add_to_page_cache_lru(page, mapping, index);
+		if (err) {
+			put_page(c, page);
+			if (err == -EEXIST)
+				goto retry;
+			return err;
+		}
+		goto readpage;
+	}
+	if (PageUptodate(page))
+		goto out;
+	/* someone else is reading it, or failed to: wait and look again */
+	lock_page(page);
+	if (page->mapping != mapping) {
+		unlock_page(page);
+		put_page(c, page);
+		goto retry;
+	}
+	if (PageUptodate(page)) {
+		unlock_page(page);
+		goto out;
+	}
+readpage:
+	err = __readpage(page);
+	if (err) {
+		drop_unread_page(page);
+		return err;
+	}
+	unlock_page(page);
+out:
+	mark_page_accessed(c, page);
+	*pagep = page;
+	return 0;
+}
+
+/* do_generic_file_read(), page by page into @buf. */
+ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct uf_cache *c = inode_cache(inode);
+	size_t copied = 0, offset, nr;
+	struct page *page;
+	int err = 0;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= inode->i_size || !len)
+		return 0;
+	if (len > (uint64_t)(inode->i_size - pos))
+		len = (size_t)(inode->i_size - pos);
+	while (copied < len) {
+		offset = (size_t)pos & ~PAGE_MASK;
+		nr = PAGE_SIZE - offset;
+		if (nr > len - copied)
+			nr = len - copied;
+		err = read_cache_page(mapping,
+				      (unsigned long)(pos >> PAGE_SHIFT), &page);
+		if (err)
+			break;
+		memcpy((char *)buf + copied,
+		       (char *)page_address(c, page) + offset, nr);
+		put_page(c, page);
+		copied += nr;
+		pos += (loff_t)nr;
+	}
+	return copied ? (ssize_t)copied : err;
+}
+
+/* ---- writing ---- */
+
+struct page *grab_cache_page_write_begin(struct address_space *mapping,
+					 unsigned long index)
+{
+	struct page *page = find_or_create_page(mapping, index);
+
+	/* stable pages: never modify a page while its write is in flight */
+	if (page)
+		wait_on_page_writeback(page);
+	return page;
+}
+
+int block_write_begin(struct address_space *mapping, loff_t pos,
+		      unsigned int len, struct page **pagep)
+{
+	size_t offset = (size_t)pos & ~PAGE_MASK;
+	struct page *page;
+	int err;
+
+	page = grab_cache_page_write_begin(mapping,
+					   (unsigned long)(pos >> PAGE_SHIFT));
+	if (!page)
+		return -ENOMEM;
+	if (!PageUptodate(page) && (offset || len < PAGE_SIZE)) {
+		err = __readpage(page);
+		if (err) {
+			drop_unread_page(page);
+			return err;
+		}
+	}
+	*pagep = page;
+	return 0;
+}
+
+void block_write_end(struct address_space *mapping, struct page *page)
+{
+	SetPageUptodate(page);
+	set_page_dirty(page);
+	unlock_page(page);
+	mark_page_accessed(mapping_cache(mapping), page);
+	put_page(mapping_cache(mapping), page);
+}
+
+ssize_t generic_perform_write(struct inode *inode, const void *buf,
+			      size_t len, loff_t pos)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct uf_cache *c = inode_cache(inode);
+	size_t written = 0, offset, bytes;
+	struct page *page;
+	int status = 0;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (pos > inode->i_size || len > (uint64_t)(inode->i_size - pos))
+		return -EFBIG;
+	do {
+		offset = (size_t)pos & ~PAGE_MASK;
+		bytes = PAGE_SIZE - offset;
+		if (bytes > len - written)
+			bytes = len - written;
+		status = block_write_begin(mapping, pos, (unsigned int)bytes,
+					   &page);
+		if (status)
+			break;
+		memcpy((char *)page_address(c, page) + offset,
+		       (const char *)buf + written, bytes);
+		block_write_end(mapping, page);
+		written += bytes;
+		pos += (loff_t)bytes;
+		balance_dirty_pages_ratelimited(mapping);
+	} while (written < len);
+	return written ? (ssize_t)written : status;
+}
+
+/* ---- writeback and waiting ---- */
+
+int filemap_fdatawrite_range(struct address_space *mapping, loff_t start,
+			     loff_t end)
+{
+	struct writeback_control wbc = {
+		.sync_mode = WB_SYNC_ALL,
+		.nr_to_write = LONG_MAX,
+		.range_start = start,
+		.range_end = end,
+	};
+
+	if (!__atomic_load_n(&mapping->nrpages, __ATOMIC_RELAXED))
+		return 0;
+	return do_writepages(mapping, &wbc);
+}
+
+int filemap_fdatawrite(struct address_space *mapping)
+{
+	return filemap_fdatawrite_range(mapping, 0, LLONG_MAX);
+}
+
+/* Wait on every page tagged WRITEBACK in the range, in index order. */
+int filemap_fdatawait_range(struct address_space *mapping, loff_t start,
+			    loff_t end)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned long index = (unsigned long)(start >> PAGE_SHIFT);
+	unsigned long last = (unsigned long)(end >> PAGE_SHIFT);
+	struct page *pages[PAGEVEC_SIZE];
+	unsigned int i, nr;
+
+	if (end < start)
+		return 0;
+	while (index <= last) {
+		nr = find_get_pages_tag(mapping, &index,
+					PAGECACHE_TAG_WRITEBACK, PAGEVEC_SIZE,
+					pages);
+		if (!nr)
+			break;
+		for (i = 0; i < nr; i++) {
+			if (pages[i]->index <= last)
+				wait_on_page_writeback(pages[i]);
+			put_page(c, pages[i]);
+		}
+		if (!index)	/* wrapped past ULONG_MAX */
+			break;
+	}
+	return filemap_check_errors(mapping);
+}
+
+int filemap_fdatawait(struct address_space *mapping)
+{
+	return filemap_fdatawait_range(mapping, 0, LLONG_MAX);
+}
+
+int filemap_write_and_wait_range(struct address_space *mapping, loff_t start,
+				 loff_t end)
+{
+	int err, err2;
+
+	if (!__atomic_load_n(&mapping->nrpages, __ATOMIC_RELAXED))
+		return filemap_check_errors(mapping);
+	err = filemap_fdatawrite_range(mapping, start, end);
+	/* pages may have been submitted before the error: wait for them,
+	 * unless the device itself is failing */
+	if (err == -EIO) {
+		filemap_check_errors(mapping);
+		return err;
+	}
+	err2 = filemap_fdatawait_range(mapping, start, end);
+	return err ? err : err2;
+}
+
+int filemap_write_and_wait(struct address_space *mapping)
+{
+	return filemap_write_and_wait_range(mapping, 0, LLONG_MAX);
+}
+
+/* ---- truncation (mm/truncate.c) ---- */
+
+/* cancel_dirty_page(): the data is being thrown away; stop counting it. */
+static void truncate_cancel_dirty(struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+
+	if (TestClearPageDirty(page)) {
+		dec_vm_state(mapping_cache(mapping), NR_FILE_DIRTY);
+		dec_bdi_stat(mapping_bdi(mapping), BDI_RECLAIMABLE);
+	}
+}
+
+/* truncate_complete_page(): locked, not under writeback. */
+static void truncate_complete_page(struct page *page)
+{
+	truncate_cancel_dirty(page);
+	ClearPageReclaim(page);
+	delete_from_page_cache(page);
+}
+
+/* truncate_partial_page(): zero the tail of the page holding @lstart. */
+static void truncate_partial_page(struct address_space *mapping,
+				  loff_t lstart)
+{
+	size_t partial = (size_t)lstart & ~PAGE_MASK;
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *page;
+
+	page = find_lock_page(mapping, (unsigned long)(lstart >> PAGE_SHIFT));
+	if (!page)
+		return;
+	wait_on_page_writeback(page);
+	memset((char *)page_address(c, page) + partial, 0,
+	       PAGE_SIZE - partial);
+	unlock_page(page);
+	put_page(c, page);
+}
+
+/*
+ * truncate_inode_pages(): drop every page from @lstart on, waiting for
+ * pages that are locked or under writeback.  Dirty pages lose their data:
+ * the caller (file close) writes them back first.
+ */
+void truncate_inode_pages(struct address_space *mapping, loff_t lstart)
+{
+	unsigned long index = (unsigned long)
+		((lstart + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT);
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *pages[PAGEVEC_SIZE];
+	unsigned int i, nr;
+	struct page *page;
+
+	if (lstart & ~PAGE_MASK)
+		truncate_partial_page(mapping, lstart);
+	for (;;) {
+		nr = find_get_pages(mapping, index, PAGEVEC_SIZE, pages);
+		if (!nr)
+			break;
+		for (i = 0; i < nr; i++) {
+			page = pages[i];
+			index = page->index + 1;
+			lock_page(page);
+			wait_on_page_writeback(page);
+			if (page->mapping == mapping)
+				truncate_complete_page(page);
+			unlock_page(page);
+			put_page(c, page);
+		}
+		if (!index)
+			break;
+	}
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/mm/mm.h - struct page, struct address_space, the frame pool and the
+ * memory-wide counters: the parts of include/linux/mm_types.h, mm.h,
+ * page-flags.h, pagemap.h and vmstat.h that uflush mirrors.
+ *
+ * "Memory" is a struct uf_cache: one pool of page frames allocated up front,
+ * one set of vm counters (global_page_state) and one set of /proc/sys/vm
+ * tunables, shared by the cache's devices.  Functions that the kernel finds
+ * through globals find the cache through page->mapping->host->i_sb or
+ * bdi->cache.
+ *
+ * Who implements what:
+ *   engine/mm/page_alloc.c   the pool: alloc_page/__free_page, page_address
+ *   engine/mm/filemap.c      page cache lookup/insert/delete, lock_page,
+ *                         end_page_writeback, wait_on_page_writeback, read
+ *                         and write paths
+ *   engine/mm/page-writeback.c  set_page_dirty accounting, dirty limits,
+ *                         write_cache_pages / do_writepages, throttling
+ *   engine/mm/vmscan.c, swap.c  LRU and reclaim of clean pages
+ */
+#ifndef UF_MM_H
+#define UF_MM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/bitops.h"
+#include "kernel/bug.h"
+#include "lib/errseq.h"
+#include "lib/list.h"
+#include "lib/radix-tree.h"
+#include "kernel/spinlock.h"
+#include "kernel/wait.h"
+
+#define PAGE_SHIFT		12
+#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define PAGE_MASK		(~(PAGE_SIZE - 1))
+#define PAGE_CACHE_SHIFT	PAGE_SHIFT
+#define PAGE_CACHE_SIZE		PAGE_SIZE
+#define PAGEVEC_SIZE		14
+
+struct uf_cache;
+struct inode;
+struct backing_dev_info;
+
+/* page->flags bits (include/linux/page-flags.h order, the ones we use). */
+enum pageflags {
+	PG_locked,
+	PG_error,
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_active,
+	PG_writeback,
+	PG_reclaim,
+	PG_owner_priv_1,	/* uflush: locked by uf_page_get(UF_PAGE_WRITE) */
+};
+
+/*
+ * One descriptor per frame, in an array parallel to the frames, so that
+ * page_address() is arithmetic.  At most 64 bytes (checked at build time in
+ * page_alloc.c).  _count: the page cache holds one reference while the page
+ * is in a mapping; users (uf_page_get, readers, writeback) take more.
+ */
+struct page {
+	unsigned long flags;
+	int _count;
+	unsigned int uf_users;	/* references held through uf_page_get */
+	struct address_space *mapping;
+	unsigned long index;
+	struct list_head lru;
+	void *private;		/* the write request while under writeback */
+};
+
+#define PAGEFLAG_FNS(uname, lname)					\
+static inline bool Page##uname(const struct page *p)			\
+{ return test_bit(PG_##lname, &p->flags); }				\
+static inline void SetPage##uname(struct page *p)			\
+{ set_bit(PG_##lname, &p->flags); }					\
+static inline void ClearPage##uname(struct page *p)			\
+{ clear_bit(PG_##lname, &p->flags); }					\
+static inline bool TestSetPage##uname(struct page *p)			\
+{ return test_and_set_bit(PG_##lname, &p->flags); }			\
+static inline bool TestClearPage##uname(struct page *p)			\
+{ return test_and_clear_bit(PG_##lname, &p->flags); }
+
+PAGEFLAG_FNS(Locked, locked)
+PAGEFLAG_FNS(Error, error)
+PAGEFLAG_FNS(Referenced, referenced)
+PAGEFLAG_FNS(Uptodate, uptodate)
+PAGEFLAG_FNS(Dirty, dirty)
+PAGEFLAG_FNS(LRU, lru)
+PAGEFLAG_FNS(Active, active)
+PAGEFLAG_FNS(Writeback, writeback)
+PAGEFLAG_FNS(Reclaim, reclaim)
+PAGEFLAG_FNS(OwnerPriv1, owner_priv_1)
+
+/* mapping->flags */
+enum mapping_flags {
+	AS_EIO,
+	AS_ENOSPC,
+};
+
+/* One per file: the pages of the inode and their writeback state. */
+struct address_space {
+	struct inode *host;
+	struct radix_tree_root page_tree;
+	spinlock_t tree_lock;
+	unsigned long nrpages;
+	unsigned long writeback_index;	/* range_cyclic resumes here */
+	unsigned long flags;		/* AS_* */
+	errseq_t wb_err;		/* write errors, reported by fsync */
+	struct backing_dev_info *backing_dev_info;
+};
+
+/* The memory-wide counters (enum zone_stat_item / node_stat_item). */
+enum vm_stat_item {
+	NR_FREE_PAGES,
+	NR_FILE_PAGES,
+	NR_FILE_DIRTY,
+	NR_WRITEBACK,
+	NR_UNSTABLE_NFS,	/* always 0: kept so formulas read as the kernel's */
+	NR_DIRTIED,
+	NR_WRITTEN,
+	NR_VM_STAT_ITEMS,
+};
+
+/* /proc/sys/vm, per cache. */
+struct vm_tunables {
+	unsigned long dirty_background_ratio;
+	unsigned long dirty_background_bytes;
+	unsigned long vm_dirty_ratio;
+	unsigned long vm_dirty_bytes;
+	unsigned long dirty_writeback_interval;	/* centisecs */
+	unsigned long dirty_expire_interval;	/* centisecs */
+};
+
+/* The frame pool: mm/page_alloc.c's free list and the LRU of file pages. */
+struct page_pool {
+	struct page *pages;		/* descriptors */
+	unsigned char *frames;		/* nr * PAGE_SIZE, page aligned */
+	unsigned long nr;
+	spinlock_t lock;		/* free_list */
+	struct list_head free_list;
+	spinlock_t lru_lock;		/* lru lists (zone->lru_lock) */
+	struct list_head inactive_file;
+	struct list_head active_file;
+	unsigned long nr_inactive, nr_active;
+	wait_queue_head_t free_wait;	/* allocators waiting for a frame */
+};
+
+struct uf_trace;
+struct wb_policy;
+
+/* "Memory": see the top of this file. */
+struct uf_cache {
+	struct page_pool pool;
+	long vm_stat[NR_VM_STAT_ITEMS];	/* atomic: global_page_state() */
+	struct vm_tunables vm;
+	unsigned int max_io_pages;
+	spinlock_t bdi_lock;
+	struct list_head bdi_list;
+	struct wb_policy *policy;	/* resolved at open, policies/ */
+	struct uf_trace *trace;
+	/* simple dirty throttle: writers over the limit wait here */
+	wait_queue_head_t dirty_wait;
+	long write_errors;
+	bool closing;
+};
+
+static inline void inc_vm_state(struct uf_cache *c, enum vm_stat_item i)
+{
+	__atomic_add_fetch(&c->vm_stat[i], 1, __ATOMIC_RELAXED);
+}
+
+static inline void dec_vm_state(struct uf_cache *c, enum vm_stat_item i)
+{
+	__atomic_sub_fetch(&c->vm_stat[i], 1, __ATOMIC_RELAXED);
+}
+
+static inline void mod_vm_state(struct uf_cache *c, enum vm_stat_item i,
+				long delta)
+{
+	__atomic_add_fetch(&c->vm_stat[i], delta, __ATOMIC_RELAXED);
+}
+
+/* Never negative, as the kernel clamps its per-cpu sums. */
+static inline unsigned long global_page_state(struct uf_cache *c,
+					      enum vm_stat_item i)
+{
+	long v = __atomic_load_n(&c->vm_stat[i], __ATOMIC_RELAXED);
+
+	return v < 0 ? 0 : (unsigned long)v;
+}
+
+/* ---- engine/mm/page_alloc.c ---- */
+int page_pool_init(struct page_pool *pool, unsigned long nr);
+void page_pool_exit(struct page_pool *pool);
+/* A free frame, or NULL if none (the caller reclaims and retries). */
+struct page *page_pool_alloc(struct uf_cache *c);
+void page_pool_free(struct uf_cache *c, struct page *page);
+
+static inline void *page_address(struct uf_cache *c, const struct page *p)
+{
+	return c->pool.frames + (size_t)(p - c->pool.pages) * PAGE_SIZE;
+}
+
+static inline void get_page(struct page *p)
+{
+	__atomic_add_fetch(&p->_count, 1, __ATOMIC_RELAXED);
+}
+
+static inline int page_count(const struct page *p)
+{
+	return __atomic_load_n(&p->_count, __ATOMIC_RELAXED);
+}
+
+/* Drop a reference; a page whose count reaches 0 goes back to the pool. */
+void put_page(struct uf_cache *c, struct page *page);
+
+#endif /* UF_MM_H */
