@@ -76,7 +76,7 @@ deps:
 	$(Q)scripts/install-deps
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(O)/uflush.pc
+	$(PLUGINS) $(O)/uflush.pc
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
