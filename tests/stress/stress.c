@@ -343,6 +343,8 @@ static void watchdog_disarm(enum st_result r)
 static const struct st_scenario *const tables[] = {
 	st_io_scenarios,
 	st_cache_scenarios,
+	st_handle_scenarios,
+	st_alloc_scenarios,
 };
 
 static void usage(FILE *f)

@@ -49,6 +49,8 @@ struct st_scenario {
 /* The table, one per source file; stress.c joins them. */
 extern const struct st_scenario st_io_scenarios[];
 extern const struct st_scenario st_cache_scenarios[];
+extern const struct st_scenario st_handle_scenarios[];
+extern const struct st_scenario st_alloc_scenarios[];
 
 /* Set ctx->why; returns ST_FAIL or ST_SKIP so that `return st_fail(...)`. */
 enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
