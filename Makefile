@@ -7,6 +7,11 @@
 #                       criterion: what runs under SANITIZE=thread)
 #   make run            install missing packages, build, run the I/O benchmark
 #                       on a temporary loop device
+#   make fuzz           build the libFuzzer harness of the public API with
+#                       clang, ASan and UBSan (build-fuzz/uflush-api-fuzz)
+#   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
+#   make crashloop      build and run uflush-crashloop (kill -9 at random
+#                       moments, check fsynced data; CRASHLOOP_ARGS)
 #   make install PREFIX=/usr/local
 # Knobs: CC=clang, SANITIZE=address (ASan+UBSan) | thread (TSan), V=1.
 #
@@ -32,10 +37,16 @@ else ifeq ($(SANITIZE),thread)
   CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer -DUF_NO_JEMALLOC
   LDSAN := -fsanitize=thread
   O := build-tsan
+else ifeq ($(SANITIZE),fuzzer)
+  # clang only: libFuzzer's coverage in the objects, its main() at link
+  CFLAGS_BASE += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-omit-frame-pointer -fno-sanitize-recover=undefined -DUF_NO_JEMALLOC
+  LDSAN := -fsanitize=address,undefined
+  O := build-fuzz
 else ifeq ($(SANITIZE),)
   LIBS += -ljemalloc
 else
-  $(error SANITIZE must be address or thread)
+  $(error SANITIZE must be address, thread or fuzzer)
 endif
 
 CFLAGS  += $(CFLAGS_BASE)
@@ -46,16 +57,23 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
+FUZZ_SRCS  := tests/fuzz/api_fuzz.c
+CRASH_SRCS := $(sort $(wildcard tests/crash/*.c))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
 TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o)
 STRESS_OBJS := $(STRESS_SRCS:%.c=$(O)/%.o)
+FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(O)/%.o)
+CRASH_OBJS := $(CRASH_SRCS:%.c=$(O)/%.o)
 
 TOOLS := $(O)/uflush-bench
 TESTBIN := $(O)/uflush-tests
 PLUGIN_SRCS := $(sort $(wildcard policies/examples/*.c))
 PLUGINS := $(PLUGIN_SRCS:policies/examples/%.c=$(O)/plugins/%.so)
 STRESSBIN := $(O)/uflush-stress
+CRASHBIN := $(O)/uflush-crashloop
+FUZZBIN  := build-fuzz/uflush-api-fuzz
+FUZZ_SECONDS ?= 60
 
 # Under TSan the first report ends uflush-stress with an error; a caller's
 # own $TSAN_OPTIONS come last and win.
@@ -67,7 +85,8 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run check layers stress install clean
+.PHONY: all build deps test run check layers stress install clean fuzz \
+	fuzz-run crashloop
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
@@ -76,7 +95,7 @@ deps:
 	$(Q)scripts/install-deps
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(PLUGINS) $(O)/uflush.pc
+	$(CRASHBIN) $(PLUGINS) $(O)/uflush.pc
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,6 +124,14 @@ $(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a
 # No criterion here: it cannot start under TSan (Criterion#274).
 $(STRESSBIN): $(STRESS_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -o $@ $(STRESS_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+
+$(CRASHBIN): $(CRASH_OBJS) $(O)/libuflush.a
+	$(Q)$(CC) -o $@ $(CRASH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+
+# Only under SANITIZE=fuzzer (make fuzz): the objects carry its coverage.
+build-fuzz/uflush-api-fuzz: $(FUZZ_OBJS) $(O)/libuflush.a
+	$(Q)$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_OBJS) \
+		$(O)/libuflush.a -pthread $(LIBS)
 
 $(O)/uflush.pc: uflush.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -143,6 +170,24 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(O)/uflush-bench io $(RUN_ARGS)
 
+# libFuzzer: clang, and libclang-rt-dev (only recommended by clang).
+fuzz:
+	$(Q)UF_FUZZ=1 CC=clang scripts/install-deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=fuzzer CC=clang $(FUZZBIN)
+
+# New inputs go to build-fuzz/corpus; tests/fuzz/corpus (the committed
+# seeds) is only read.  Crashes land in build-fuzz/ as crash-<sha1>.
+FUZZ_OPTS ?= -timeout=60 -rss_limit_mb=2048
+fuzz-run: fuzz
+	@mkdir -p build-fuzz/corpus
+	$(Q)$(FUZZBIN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ \
+		-print_final_stats=1 $(FUZZ_OPTS) build-fuzz/corpus tests/fuzz/corpus
+
+# Needs root for a loop device.  CRASHLOOP_ARGS="-n 150 -s 1"
+crashloop: deps
+	$(Q)$(MAKE) --no-print-directory $(CRASHBIN)
+	$(Q)$(CRASHBIN) $(CRASHLOOP_ARGS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -154,7 +199,7 @@ install: all
 	install -m 644 $(O)/uflush.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_OBJS:.o=.d) \
-	$(STRESS_OBJS:.o=.d)
+	$(STRESS_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(CRASH_OBJS:.o=.d)
