@@ -31,6 +31,10 @@
  * UF_FUZZ_STRICT_HANDLES=1 lets it (and then the writer's
  * uf_page_set_dirty() fails with -EPERM).
  *
+ * Two corpus inputs fail only in strict mode and show those two cases:
+ * corpus/known-stale-file-handle (open, close, open: the closed handle
+ * writes to the new file) and corpus/known-page-put-unlocks-writer.
+ *
  * Env: UF_FUZZ_VERBOSE=1 traces every call to stderr (for minimised
  * crashes).
  */
