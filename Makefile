@@ -58,7 +58,7 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c
-CRASH_SRCS := $(sort $(wildcard tests/crash/*.c))
+CRASH_SRCS := tests/crash/crashloop.c
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
 TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o)
