@@ -404,7 +404,7 @@ static struct wb_writeback_work mkwork(enum wkind k)
 	INIT_LIST_HEAD(&w.list);
 	switch (k) {
 	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 		w.sync_mode = WB_SYNC_NONE;
 		w.for_kupdate = 1;
 		w.range_cyclic = 1;
@@ -441,7 +441,7 @@ static long run(struct wb_writeback_work *w)
 
 static unsigned long expire_jiffies(void)
 {
-	return msecs_to_jiffies((unsigned int)fx.cache->vm.dirty_expire_interval
+	return msecs_to_jiffies((unsigned int)uf_cache_obj(fx.cache)->vm.dirty_expire_interval
 				* 10);
 }
 
@@ -1380,7 +1380,7 @@ static void livelock_prevention(bool tagged)
 	if (tagged) {		/* writeback_inodes_sb_nr */
 		w.sync_mode = WB_SYNC_NONE;
 		w.tagged_writepages = 1;
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 		w.reason = WB_REASON_SYNC;
 	}
 	ret = run(&w);

@@ -155,7 +155,7 @@ static struct page *page_at(unsigned long index)
 	struct page *page = find_get_page(fx.m, index);
 
 	cr_assert(page, "page %lu is not cached", index);
-	put_page(fx.c, page);
+	put_page(uf_cache_obj(fx.c), page);
 	return page;
 }
 
@@ -171,7 +171,7 @@ static bool tagged(unsigned long index, int tag)
 
 static unsigned long vm(enum vm_stat_item i)
 {
-	return global_page_state(fx.c, i);
+	return global_page_state(uf_cache_obj(fx.c), i);
 }
 
 static unsigned long bs(enum bdi_stat_item i)
@@ -192,7 +192,7 @@ static uint64_t dirty_mask(void)
 			continue;
 		if (PageDirty(page))
 			mask |= 1ULL << i;
-		put_page(fx.c, page);
+		put_page(uf_cache_obj(fx.c), page);
 	}
 	return mask;
 }
@@ -769,7 +769,7 @@ static bool page_dirtied_during_walk_survives(struct writeback_control wbc)
 	dirty_pages(6, 1, 8);
 	cr_assert(tagged(6, PAGECACHE_TAG_DIRTY));
 	unlock_page(p2);
-	put_page(fx.c, p2);
+	put_page(uf_cache_obj(fx.c), p2);
 	helper_join(&w.h);
 	cr_assert_eq(w.ret, 0);
 	survived = PageDirty(page_at(6));
@@ -831,7 +831,7 @@ static void write_and_group(char *out, size_t outlen)
 		if (page) {
 			if (PageWriteback(page))
 				req = page->private;
-			put_page(fx.c, page);
+			put_page(uf_cache_obj(fx.c), page);
 		}
 		if (req && req == cur && i == first + nr) {
 			nr++;
@@ -980,7 +980,7 @@ Test(page_writeback, write_error_sets_the_mapping_error, .fini = fx_fini)
 
 	/* one failed request (pages 4-7), counted once per request */
 	cr_assert_eq(fx.bdi->write_errors, 1);
-	cr_assert_eq(fx.c->write_errors, 1);
+	cr_assert_eq(uf_cache_obj(fx.c)->write_errors, 1);
 	for (i = 0; i < 12; i++) {
 		struct page *page = page_at(i);
 		bool bad = i >= 4 && i < 8;
@@ -1013,7 +1013,7 @@ static int veto_fn(struct uf_file *file, void *priv, enum uf_wb_kind kind)
 {
 	struct veto *v = priv;
 
-	if ((struct inode *)file != fx.inode)
+	if (file != fx.f)
 		v->wrong_file = true;
 	v->asked |= 1u << kind;
 	return (v->decline >> kind) & 1;

@@ -538,7 +538,7 @@ static struct wb_writeback_work mkwork(enum wkind k)
 		w.reason = WB_REASON_BACKGROUND;
 		break;
 	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 		w.for_kupdate = 1;
 		w.range_cyclic = 1;
 		w.reason = WB_REASON_PERIODIC;

@@ -396,7 +396,7 @@ static void fx_setup(const struct fx_opts *o)
 	ret = uf_cache_open(&cfg, &fx.cache);
 	cr_assert_eq(ret, 0, "uf_cache_open(%s): %s", o->policy,
 		     strerror(-ret));
-	fx.pol = fx.cache->policy;
+	fx.pol = uf_cache_obj(fx.cache)->policy;
 	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
 	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
 		     strerror(-ret));
@@ -549,7 +549,7 @@ static struct wb_writeback_work mkwork(enum wkind k)
 	INIT_LIST_HEAD(&w.list);
 	switch (k) {
 	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 		w.sync_mode = WB_SYNC_NONE;
 		w.for_kupdate = 1;
 		w.range_cyclic = 1;
@@ -569,7 +569,7 @@ static struct wb_writeback_work mkwork(enum wkind k)
 		w.reason = WB_REASON_SYNC;
 		break;
 	case W_TAGGED:		/* writeback_inodes_sb_nr */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 		w.sb = fx.bdi->sb;
 		w.sync_mode = WB_SYNC_NONE;
 		w.tagged_writepages = 1;
@@ -586,13 +586,13 @@ static long run(struct wb_writeback_work *w)
 
 static unsigned long expire_jiffies(void)
 {
-	return msecs_to_jiffies(fx.cache->vm.dirty_expire_interval * 10);
+	return msecs_to_jiffies(uf_cache_obj(fx.cache)->vm.dirty_expire_interval * 10);
 }
 
 /* max_pause of the v4 family and of kupdate-early (L51-54, L1334-1337) */
 static unsigned long max_pause(void)
 {
-	unsigned int dwi = fx.cache->vm.dirty_writeback_interval;
+	unsigned int dwi = uf_cache_obj(fx.cache)->vm.dirty_writeback_interval;
 
 	return dwi ? msecs_to_jiffies(dwi * 10) : (unsigned long)HZ;
 }
@@ -764,7 +764,7 @@ Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
 		cr_assert_eq(ret, 0, "uf_cache_open(\"%s\"): %s", eq[i].spec,
 			     strerror(-ret));
 		cr_assert_eq(wb_policy_resolve(eq[i].same_as, &b), 0);
-		cr_assert(same_hooks(c->policy, &b),
+		cr_assert(same_hooks(uf_cache_obj(c)->policy, &b),
 			  "\"%s\" runs other hooks than \"%s\" (%s)",
 			  eq[i].spec, eq[i].same_as, uf_cache_policy(c));
 		wb_policy_release(&b);
@@ -2253,7 +2253,7 @@ Test(seed000_requeue, b10_kara_v42_eagain_retries_quickly_keeping_dirtied_when,
 
 	b10_run("kara-v4.2", &res);
 	bound = max_pause() + msecs_to_jiffies(
-		fx.cache->vm.dirty_writeback_interval * 10);
+		uf_cache_obj(fx.cache)->vm.dirty_writeback_interval * 10);
 	cr_assert(!res.dw_moved, "dirtied_when moved under P2-v4");
 	cr_assert_leq(res.longest_gap, bound, "a gap of %lu jiffies",
 		      res.longest_gap);

@@ -282,7 +282,7 @@ static int write_inode(struct inode *inode, struct writeback_control *wbc)
 {
 	if (!inode->ops || !inode->ops->write_inode)
 		return 0;
-	return inode->ops->write_inode((struct uf_file *)inode, inode->priv,
+	return inode->ops->write_inode(inode->handle, inode->priv,
 				       wbc->sync_mode == WB_SYNC_ALL);
 }
 

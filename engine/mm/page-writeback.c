@@ -1383,7 +1383,7 @@ static bool writepages_vetoed(struct inode *inode,
 {
 	if (!inode || !inode->ops || !inode->ops->writepages_veto)
 		return false;
-	return inode->ops->writepages_veto((struct uf_file *)inode,
+	return inode->ops->writepages_veto(inode->handle,
 					   inode->priv, wbc_to_kind(wbc)) != 0;
 }
 
