@@ -18,6 +18,28 @@
  * Errors common to all calls: -EBADF for a handle that is NULL, closed or
  * was never issued; -EINVAL for a NULL or malformed argument other than the
  * handle.
+ *
+ * Handle lifetimes:
+ *  - A handle value is never issued twice: a closed handle stays -EBADF for
+ *    every call, also after a later open took the same place in the
+ *    handle table (handles carry a generation; a table slot is retired
+ *    rather than reused after 2^40 opens).
+ *  - A close may race with calls on the same handle from other threads.
+ *    Each such call either runs to the end on the open object, or returns
+ *    -EBADF without touching it; the close waits for the calls that
+ *    started before it (an fsync waiting for I/O, a writer in the dirty
+ *    throttle) and then tears the object down.  Calls that start after
+ *    the close has begun get -EBADF.  Of two racing closes, one does the
+ *    work and the other gets -EBADF.
+ *  - So a thread must not close a handle while it is itself inside a call
+ *    on it (from a uf_file_ops callback, say): the close would wait for
+ *    itself.
+ *  - Page handles: one per uf_page_get() (two gets of one page are two
+ *    handles); uf_page_put() closes it.  A page handle with UF_PAGE_WRITE
+ *    keeps its file open: uf_file_close() waits for its put.  Without
+ *    UF_PAGE_WRITE it does not hold the file, and stays usable after the
+ *    file's close (uf_page_data, uf_page_put) until it is put.  Every page
+ *    handle keeps its cache: uf_cache_close() waits until all are put.
  */
 #ifndef UFLUSH_H
 #define UFLUSH_H
@@ -86,12 +108,15 @@ int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
  * knob, as it runs (record it with every result).  cfg.policy takes a
  * preset (linux-3.1, linux-3.2 = default, kara-v4.2, wu-riw, mainline)
  * followed by ,knob=value overrides and ,plugin=PATH.so; see README.
+ * The string lives until the cache is closed; NULL for a bad handle.
  */
 const char *uf_cache_policy(struct uf_cache *cache);
 
 /* Write back everything, stop the flushers, close all devices and files,
  * free the pool.  Returns the first writeback error, if any (the cache is
- * closed either way). */
+ * closed either way).  Waits for calls in flight on the cache, its devices
+ * and its files, and for every page handle of the cache to be put; calls
+ * racing with it get -EBADF. */
 int uf_cache_close(struct uf_cache *cache);
 
 /*
@@ -141,7 +166,9 @@ struct uf_dev_config {
 int uf_dev_open(struct uf_cache *cache, const char *path,
 		const struct uf_dev_config *cfg, struct uf_dev **out);
 
-/* Stop the flusher and close the device.  -EBUSY while files are open. */
+/* Stop the flusher and close the device.  -EBUSY while files are open
+ * (nothing is closed then).  Waits for calls in flight on the device; drops
+ * a uf_dev_hold_umount() hold. */
 int uf_dev_close(struct uf_dev *dev);
 
 int uf_dev_set_shape(struct uf_dev *dev, const struct uf_io_shape *shape);
@@ -202,9 +229,10 @@ int uf_file_open(struct uf_dev *dev, uint64_t ino, uint64_t dev_offset,
 		 uint64_t length, const struct uf_file_ops *ops, void *priv,
 		 struct uf_file **out);
 
-/* Write back and drop the file's pages, then close it; waits for pages
- * of the file still held with UF_PAGE_WRITE.  Returns a writeback error
- * not yet reported by fsync, if any. */
+/* Write back and drop the file's pages, then close it; waits for calls in
+ * flight on the file and for pages of the file still held with
+ * UF_PAGE_WRITE.  Returns a writeback error not yet reported by fsync, if
+ * any. */
 int uf_file_close(struct uf_file *file);
 
 /*
@@ -245,11 +273,14 @@ int uf_file_mark_inode_dirty(struct uf_file *file, unsigned int flags);
  * UF_PAGE_WRITE the data may be read but not changed; with it, the page is
  * locked (other writers and writeback wait) until uf_page_put().  May
  * sleep for a free frame.  -EFBIG index past the file; -ENOMEM no frame
- * could be freed; -EIO the read failed.
+ * could be freed; -EIO the read failed; -EMFILE 2^21 page handles are
+ * held already; -EBADF also when the file's cache is being closed.
  */
 int uf_page_get(struct uf_file *file, unsigned long index, unsigned int flags,
 		struct uf_page **out);
-void *uf_page_data(struct uf_page *page);	/* 4096 bytes, aligned */
+/* 4096 bytes, aligned; valid until the handle is put.  NULL for a bad
+ * handle. */
+void *uf_page_data(struct uf_page *page);
 /* Mark a page obtained with UF_PAGE_WRITE dirty (set_page_dirty). */
 int uf_page_set_dirty(struct uf_page *page);
 /* Unlock if locked, drop the reference; the caller may then be throttled. */

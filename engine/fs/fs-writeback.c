@@ -294,6 +294,8 @@ void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 {
 	DEFINE_WAIT(wait);
 
+	/* __iget(): with no lock held, only this keeps evict() waiting */
+	inode->i_count++;
 	while (inode->i_state & I_SYNC) {
 		prepare_to_wait(&inode->i_sync_wait, &wait,
 				TASK_UNINTERRUPTIBLE);
@@ -304,15 +306,23 @@ void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
 	}
+	inode->i_count--;
+	if (inode->i_state & I_FREEING)
+		wake_up_all(&inode->i_sync_wait);
 }
 
-/* inode_sync_wait(): wait for I_SYNC without list_lock. */
+/*
+ * inode_sync_wait(): wait for I_SYNC without list_lock.  For an inode being
+ * evicted (I_FREEING), also for a flusher asleep in
+ * inode_wait_for_writeback() to take its locks back (i_count).
+ */
 void inode_wait_for_writeback_sync(struct inode *inode)
 {
 	DEFINE_WAIT(wait);
 
 	spin_lock(&inode->i_lock);
-	while (inode->i_state & I_SYNC) {
+	while ((inode->i_state & I_SYNC) ||
+	       ((inode->i_state & I_FREEING) && inode->i_count > 1)) {
 		prepare_to_wait(&inode->i_sync_wait, &wait,
 				TASK_UNINTERRUPTIBLE);
 		spin_unlock(&inode->i_lock);
@@ -356,6 +366,9 @@ static int writeback_single_inode(struct inode *inode,
 			return 0;
 		}
 		inode_wait_for_writeback(inode, wb);
+		/* evicted meanwhile: written by evict(), off the lists soon */
+		if (inode->i_state & I_FREEING)
+			return 0;
 	}
 	BUG_ON(inode->i_state & I_SYNC);
 
