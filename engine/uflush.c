@@ -654,18 +654,22 @@ static int cache_set_tunable(struct uf_cache *c, const char *name,
 	/* as the kernel's dirty_bytes handler: at least two pages */
 	if (!strcmp(name, "dirty_bytes") && value && value < 2 * PAGE_SIZE)
 		return -EINVAL;
-	if (!strcmp(name, "dirty_bytes") && !value && !c->vm.vm_dirty_ratio)
+	if (!strcmp(name, "dirty_bytes") && !value &&
+	    !__atomic_load_n(&c->vm.vm_dirty_ratio, __ATOMIC_RELAXED))
 		return -EINVAL;	/* would leave no dirty limit at all */
 	__atomic_store_n(f, value, __ATOMIC_RELAXED);
-	/* as the sysctl handlers do: a ratio clears the bytes, and back */
+	/* as the sysctl handlers do: a ratio clears the bytes, and back;
+	 * atomic, as the flushers and throttled writers read them */
 	if (!strcmp(name, "dirty_ratio"))
-		c->vm.vm_dirty_bytes = 0;
+		__atomic_store_n(&c->vm.vm_dirty_bytes, 0, __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_bytes") && value)
-		c->vm.vm_dirty_ratio = 0;
+		__atomic_store_n(&c->vm.vm_dirty_ratio, 0, __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_background_ratio"))
-		c->vm.dirty_background_bytes = 0;
+		__atomic_store_n(&c->vm.dirty_background_bytes, 0,
+				 __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_background_bytes") && value)
-		c->vm.dirty_background_ratio = 0;
+		__atomic_store_n(&c->vm.dirty_background_ratio, 0,
+				 __ATOMIC_RELAXED);
 	if (!strcmp(name, "dirty_ratio") || !strcmp(name, "dirty_bytes")) {
 		update_completion_period(c);
 		writeback_set_ratelimit(c);

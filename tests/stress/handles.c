@@ -7,6 +7,7 @@
  * device and a file; a cache, a device and a file), publishes its handles
  * to three worker threads, lets them run 5-30 ms and closes it, then the
  * next round opens the next target, which takes the slots just freed.
+ * Each worker has its own pages of the file (the data does not race).
  * The workers never stop between rounds: they keep calling on whatever
  * handles they last loaded, so calls race with the close and then run on
  * closed handles whose slots now hold the next round's objects.  Every
@@ -165,7 +166,10 @@ static void hr_tmp_file(struct hr_thread *th, unsigned int r)
 static void hr_call(struct hr_thread *th, unsigned int r)
 {
 	const struct hr_target *t = &th->run->t[r];
-	unsigned long page = (unsigned long)st_rand_below(&th->rng, HR_PAGES);
+	/* each worker its own pages: what races is the close, not the data */
+	unsigned long page = th->id + HR_WORKERS * (unsigned long)
+		st_rand_below(&th->rng, (HR_PAGES - th->id + HR_WORKERS - 1) /
+					HR_WORKERS);
 	uint64_t off = page * ST_PAGE;
 	struct uf_cache_stats cs;
 	struct uf_dev_stats ds;
