@@ -67,6 +67,7 @@ struct hr_thread {
 	unsigned int id;
 	pthread_t tid;
 	uint64_t rng;
+	unsigned long ebadf;
 	uint8_t *buf, *want;
 };
 
@@ -96,6 +97,7 @@ static bool hr_ok(struct hr_thread *th, unsigned int r, const char *call,
 	if (ret == good || ret == good2)
 		return true;
 	if (ret == -EBADF) {
+		th->ebadf++;
 		if (r)	/* round 0's NULL handles prove nothing */
 			__atomic_add_fetch(&run->ebadf, 1, __ATOMIC_RELAXED);
 		return false;
@@ -230,14 +232,19 @@ static void *hr_worker(void *arg)
 {
 	struct hr_thread *th = arg;
 	struct hr_run *run = th->run;
+	unsigned long ebadf;
 	unsigned int r, i;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE) &&
 	       !st_err_is_set(&run->err)) {
 		r = __atomic_load_n(&run->round, __ATOMIC_ACQUIRE);
+		ebadf = th->ebadf;
 		/* a few calls on one round's handles, then look again */
 		for (i = 0; i < 8; i++)
 			hr_call(th, r);
+		/* all closed: the next round is being opened; don't spin */
+		if (th->ebadf - ebadf == 8)
+			st_sleep_ms(1);
 	}
 	return NULL;
 }
