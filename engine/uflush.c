@@ -38,7 +38,7 @@
 #define FILE_CHUNK		1024
 #define FILE_CHUNKS		64	/* 65536 open files */
 #define PSLOT_CHUNK		4096
-#define PSLOT_CHUNKS		512	/* 2M page handles held at once */
+#define PSLOT_CHUNKS		512	/* 2M page handles at once */
 
 /*
  * Handle values.  A handle is not a pointer but kind | slot | generation:
@@ -74,7 +74,7 @@ _Static_assert(UF_HANDLE_GEN_MAX == (~0ull >> S_GEN_SHIFT), "gen bits");
 
 struct hslot {
 	uint64_t state;
-	bool taken;		/* handles_lock: an open owns it until closed */
+	bool taken;		/* handles_lock: owned from open to close */
 };
 
 struct uf_cache_slot {
@@ -92,7 +92,7 @@ struct uf_dev {
 	struct backing_dev_info bdi;
 	struct super_block sb;
 	pthread_mutex_t files_lock;	/* open/close of this device's files */
-	unsigned long nr_files;		/* atomic; changed under files_lock */
+	unsigned long nr_files;		/* atomic, under files_lock */
 	uint64_t size;
 	int umount;			/* atomic: UMOUNT_* */
 };
@@ -112,7 +112,7 @@ struct uf_page_slot {
 	uint32_t next;			/* atomic: free list, index + 1 */
 	struct page *page;
 	struct uf_cache_slot *cs;	/* a user of the cache while held */
-	struct uf_file *file;		/* UF_PAGE_WRITE: a user of the file */
+	struct uf_file *file;		/* UF_PAGE_WRITE: a user of it */
 };
 
 static struct uf_cache_slot caches[UF_MAX_CACHES];

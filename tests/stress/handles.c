@@ -37,8 +37,9 @@
 #define HR_WORKERS	3
 #define HR_PAGES	16			/* pages per round's file */
 #define HR_FILE_LEN	(HR_PAGES * ST_PAGE)
-#define HR_REGIONS	96			/* rounds before regions repeat */
-#define HR_TMP_OFF	(HR_REGIONS * HR_FILE_LEN)	/* workers' own files */
+#define HR_REGIONS	96		/* rounds before regions repeat */
+/* the workers' own files, after the regions */
+#define HR_TMP_OFF	(HR_REGIONS * HR_FILE_LEN)
 #define HR_DEV_SIZE	(HR_TMP_OFF + HR_WORKERS * ST_PAGE)
 #define HR_MAX_ROUNDS	HR_REGIONS
 
