@@ -1561,6 +1561,8 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 		hslot_put(&s->h);
 		return ret;
 	}
+	/* the page-level count the allocator reads (a pinned frame) */
+	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	ps->page = page;
 	ps->cs = s;
 	ps->file = NULL;
@@ -1643,6 +1645,7 @@ int uf_page_put(struct uf_page *h)
 		dirtied = PageDirty(page);
 		unlock_page(page);
 	}
+	__atomic_sub_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	put_page(&ps->cs->cache, page);
 	if (dirtied)
 		balance_dirty_pages_ratelimited(f->inode.i_mapping);
