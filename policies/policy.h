@@ -139,6 +139,20 @@ struct wb_variant {
 };
 
 /*
+ * Most variants set one member of the policy: define wb_variant_<sym>
+ * (what registry.c lists) with an apply() doing pol->member = val.
+ */
+#define DEFINE_WB_VARIANT(sym, knob_, value_, source_, member, val)	\
+	static void apply_##sym(struct wb_policy *pol)			\
+	{								\
+		pol->member = val;					\
+	}								\
+	const struct wb_variant wb_variant_##sym = {			\
+		.knob = knob_, .value = value_, .source = source_,	\
+		.apply = apply_##sym,					\
+	}
+
+/*
  * Test hook: called by the timed no-progress variants (v4, v4-r7, v4.1,
  * v4.2) right after their "other work queued? over the background
  * threshold?" checks and before they sleep, with list_lock dropped, so a
