@@ -78,6 +78,13 @@ int uf_cache_config_init(struct uf_cache_config *cfg);
  * Open a cache: allocates the whole frame pool up front.  hz is process
  * wide (jiffies are one clock): a second cache must use the same value or
  * gets -EINVAL.
+ *
+ * cfg.policy errors (each logged, naming the cause): -EINVAL for a
+ * malformed spec: an unknown name, an empty item (stray ','), whitespace,
+ * "knob=" or "=value", or the same knob twice; for plugin=PATH, -ENOENT
+ * if PATH does not exist, -ENOEXEC if it is not a loadable shared object
+ * or lacks uf_policy_plugin_init(), and that function's own error if it
+ * fails.  policies/policy.h has the details.
  */
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
 

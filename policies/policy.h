@@ -30,6 +30,16 @@
  *   progress  what wb_writeback returns: pages total
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README)
+ *
+ * Parsing is strict, so that a typo never runs some other policy: the
+ * spec is split on every ',', and an empty item (a leading, trailing or
+ * doubled ','; "" as a whole), an item with whitespace, an item without
+ * '=', "=value", "knob=", an unknown preset, knob or value, and the same
+ * knob (plugin included) given twice in the spec are refused with
+ * -EINVAL and a pr_err() naming the item and its position (1 = the
+ * preset).  Overriding a knob with the value the preset already gives it
+ * is fine ("linux-3.2,cutoff=bg-all"): the preset is not an item, the
+ * rule is about the string.  A plugin PATH thus has no ',' or whitespace.
  */
 #ifndef UF_POLICY_H
 #define UF_POLICY_H
@@ -108,10 +118,21 @@ struct wb_policy {
 };
 
 /*
- * Resolve a spec into *pol.  NULL means the default preset.  On an
- * unknown preset, knob or value: -EINVAL, and a message listing the valid
- * names goes to pr_err.  -ENOENT/-ELIBBAD for a plugin that cannot be
- * loaded or lacks uf_policy_plugin_init.
+ * Resolve a spec into *pol.  NULL means the default preset.  Errors, each
+ * with a pr_err() saying why:
+ *   -EINVAL   a malformed spec (see above); for an unknown name the
+ *             message lists the valid ones
+ *   -ENOENT   plugin=PATH: no such file (another stat(2) error, such as
+ *             -EACCES, is returned as it is).  A PATH without '/' is
+ *             searched for by dlopen() in the library path: not loadable
+ *             from there is -ENOENT too.
+ *   -ENOEXEC  plugin=PATH exists but dlopen() refuses it (not an ELF
+ *             shared object, wrong architecture, missing dependency) or
+ *             it has no uf_policy_plugin_init(); dlerror()'s text is in
+ *             the message
+ *   other     uf_policy_plugin_init()'s own negative errno, passed on (a
+ *             positive return is -EINVAL)
+ * On error *pol holds nothing to release.
  */
 int wb_policy_resolve(const char *spec, struct wb_policy *pol);
 void wb_policy_release(struct wb_policy *pol);
@@ -137,6 +158,20 @@ struct wb_variant {
 	const char *source;	/* seed lines / kernel function it mirrors */
 	void (*apply)(struct wb_policy *pol);
 };
+
+/*
+ * Most variants set one member of the policy: define wb_variant_<sym>
+ * (what registry.c lists) with an apply() doing pol->member = val.
+ */
+#define DEFINE_WB_VARIANT(sym, knob_, value_, source_, member, val)	\
+	static void apply_##sym(struct wb_policy *pol)			\
+	{								\
+		pol->member = val;					\
+	}								\
+	const struct wb_variant wb_variant_##sym = {			\
+		.knob = knob_, .value = value_, .source = source_,	\
+		.apply = apply_##sym,					\
+	}
 
 /*
  * Test hook: called by the timed no-progress variants (v4, v4-r7, v4.1,
