@@ -66,7 +66,7 @@ Test(policy, overrides_apply_in_order)
 		    "linux-3.2: nowait=v3b requeue=p2-v3 skipped=redirty "
 		    "sbbusy=redirty cutoff=bg-all kupdate=fixed "
 		    "progress=pages");
-	expect_spec("kara-v4.2,nowait=v4,nowait=v4.1,cutoff=bg-all",
+	expect_spec("kara-v4.2,nowait=v4.1,cutoff=bg-all",
 		    "kara-v4.2: nowait=v4.1 requeue=p2-v4 skipped=removed "
 		    "sbbusy=requeue cutoff=bg-all kupdate=fixed "
 		    "progress=pages");
