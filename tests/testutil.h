@@ -457,4 +457,38 @@ static inline double tu_ms_since(uint64_t t0)
 	Test(suite, name##_psync_file, .fini = tu_fini, ##__VA_ARGS__)	\
 	{ fn("psync", TU_FILE); }
 
+/* ------------------------------------------------------------------ */
+/* Caches (include/uflush.h)                                           */
+
+/* Add path to cache as a device with flags (UF_DEV_*), or fail the test. */
+static inline struct uf_dev *tu_cache_dev(struct uf_cache *cache,
+					  const char *path, unsigned int flags)
+{
+	struct uf_dev_config dcfg = { .flags = flags };
+	struct uf_dev *d = NULL;
+	int ret;
+
+	ret = uf_dev_open(cache, path, &dcfg, &d);
+	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", path, strerror(-ret));
+	cr_assert_not_null(d);
+	return d;
+}
+
+/* uf_file_open() that fails the test when it fails. */
+static inline struct uf_file *tu_file_open(struct uf_dev *d, uint64_t ino,
+					   uint64_t off, uint64_t len,
+					   const struct uf_file_ops *ops,
+					   void *priv)
+{
+	struct uf_file *f = NULL;
+	int ret;
+
+	ret = uf_file_open(d, ino, off, len, ops, priv, &f);
+	cr_assert_eq(ret, 0, "uf_file_open(ino %llu @ %llu +%llu): %s",
+		     (unsigned long long)ino, (unsigned long long)off,
+		     (unsigned long long)len, strerror(-ret));
+	cr_assert_not_null(f);
+	return f;
+}
+
 #endif /* UF_TESTUTIL_H */
