@@ -37,6 +37,13 @@
 
 #define IG_DEV_SIZE	(64ull << 20)
 #define IG_MIB		(1ull << 20)
+/*
+ * How long to wait for the flusher to do what takes it well under a second
+ * here (kupdate every 100 ms): a liveness bound, not a speed check, so it
+ * is generous enough for a loaded machine; a flusher that never writes
+ * still fails it.
+ */
+#define IG_FLUSHER_WAIT_MS	20000
 
 /* One test's resources, released by ig_fini() whatever happened. */
 static struct {
@@ -864,9 +871,9 @@ Test(integration, flusher_write_error_reaches_fsync, .fini = ig_fini)
 	f = er_setup(&d, 10, 20);
 	er_fail_range(d, ER_OFF, ER_PAGES * TU_PAGE);
 	ig_write(f, 0, 16 * TU_PAGE, ER_OFF, 5, 16 * TU_PAGE);
-	cr_assert(wait_clean(5000, &st),
-		  "kupdate did not write the pages in 5 s (%lu dirty, %lu writeback)",
-		  st.nr_dirty, st.nr_writeback);
+	cr_assert(wait_clean(IG_FLUSHER_WAIT_MS, &st),
+		  "kupdate did not write the pages in %d ms (%lu dirty, %lu writeback)",
+		  IG_FLUSHER_WAIT_MS, st.nr_dirty, st.nr_writeback);
 	cr_assert_gt(st.write_errors, 0, "the flusher met no error");
 	ret = uf_fsync(f);
 	cr_assert_eq(ret, -EIO, "uf_fsync after the flusher's failed writes: %d",
@@ -1015,9 +1022,9 @@ Test(integration, kupdate_writes_expired_pages, .fini = ig_fini,
 	struct uf_file *f;
 
 	f = ku_setup(10, 20);
-	cr_assert(wait_clean(5000, &st),
-		  "still %lu dirty and %lu under writeback 5 s after writing, with kupdate every 100 ms",
-		  st.nr_dirty, st.nr_writeback);
+	cr_assert(wait_clean(IG_FLUSHER_WAIT_MS, &st),
+		  "still %lu dirty and %lu under writeback %d ms after writing, with kupdate every 100 ms",
+		  st.nr_dirty, st.nr_writeback, IG_FLUSHER_WAIT_MS);
 	cr_assert_geq(st.nr_written, 100);
 	tu_raw_expect_any(tu.td.path, KU_OFF, KU_LEN, 8,
 			  "the device after kupdate");
