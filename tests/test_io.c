@@ -528,9 +528,7 @@ static void close_waits(const char *engine, enum tu_kind kind)
 	struct tu_batch batch;
 	struct uf_bdev *b;
 	unsigned int done;
-	size_t len = TU_PAGE;
 	uint8_t *pool;
-	void *buf;
 	int i;
 
 	tu_dev_mem(kind, TU_DEV_SIZE);
@@ -538,12 +536,7 @@ static void close_waits(const char *engine, enum tu_kind kind)
 	pool = tu_alloc((size_t)CL_REQS * TU_PAGE);
 	tu_fill(pool, (size_t)CL_REQS * TU_PAGE, 0, 32);
 	tu_batch_init(&batch);
-	for (i = 0; i < CL_REQS; i++) {
-		buf = pool + (size_t)i * TU_PAGE;
-		tu_io_init(&ios[i], &batch, UF_IO_WRITE,
-			   (uint64_t)i * TU_PAGE, &buf, &len, 1);
-		reqs[i] = &ios[i].req;
-	}
+	tu_io_init_writes(ios, reqs, &batch, pool, TU_PAGE, TU_PAGE, CL_REQS);
 	cr_assert_eq(uf_bdev_submit(b, reqs, CL_REQS), 0);
 	cr_assert_eq(uf_bdev_close(b), 0);
 	tu.bdev = NULL;
@@ -680,8 +673,6 @@ static void full_queue(const char *engine, enum tu_kind kind)
 	struct tu_io *ios;
 	struct uf_bdev *b;
 	uint8_t *pool;
-	void *buf;
-	size_t len = TU_PAGE;
 	int i;
 
 	tu_dev_mem(kind, TU_DEV_SIZE);
@@ -689,13 +680,11 @@ static void full_queue(const char *engine, enum tu_kind kind)
 	pool = tu_alloc((size_t)FQ_REQS * TU_PAGE);
 	ios = calloc(FQ_REQS, sizeof(*ios));
 	cr_assert_not_null(ios);
-	for (i = 0; i < FQ_REQS; i++) {
-		uint64_t off = (uint64_t)i * 2 * TU_PAGE;
-
-		buf = pool + (size_t)i * TU_PAGE;
-		tu_fill(buf, TU_PAGE, off, 21);
-		tu_io_init(&ios[i], NULL, UF_IO_WRITE, off, &buf, &len, 1);
-	}
+	for (i = 0; i < FQ_REQS; i++)
+		tu_fill(pool + (size_t)i * TU_PAGE, TU_PAGE,
+			(uint64_t)i * 2 * TU_PAGE, 21);
+	tu_io_init_writes(ios, NULL, NULL, pool, TU_PAGE, 2 * TU_PAGE,
+			  FQ_REQS);
 
 	ref = fq_submit_all(b, engine, ios);
 	shape.latency_us = FQ_LAT_US;

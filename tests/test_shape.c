@@ -215,19 +215,12 @@ static double bw_write_all(struct uf_bdev *b, uint8_t *pool)
 	struct tu_batch batch;
 	struct tu_io *ios;
 	uint64_t t0, t1 = 0;
-	size_t len = BW_REQ;
-	void *buf;
 	int i, ret;
 
 	ios = calloc(BW_REQS, sizeof(*ios));
 	cr_assert_not_null(ios);
 	tu_batch_init(&batch);
-	for (i = 0; i < BW_REQS; i++) {
-		buf = pool + (size_t)i * BW_REQ;
-		tu_io_init(&ios[i], &batch, UF_IO_WRITE,
-			   (uint64_t)i * BW_REQ, &buf, &len, 1);
-		reqs[i] = &ios[i].req;
-	}
+	tu_io_init_writes(ios, reqs, &batch, pool, BW_REQ, BW_REQ, BW_REQS);
 	t0 = uf_now_ns();
 	ret = uf_bdev_submit(b, reqs, BW_REQS);
 	cr_assert_eq(ret, 0, "submit: %s", strerror(-ret));
@@ -318,8 +311,9 @@ static void latency(const char *engine, enum tu_kind kind)
 		cr_assert_geq(ms, LAT_US / 1000.0,
 			      "%s: write %d took %.2f ms with %d us latency",
 			      engine, i, ms, LAT_US);
-		cr_assert_lt(ms, max_ms, "%s: write %d took %.1f ms (bound %.1f)",
-			     engine, i, ms, max_ms);
+		cr_assert_lt(ms, max_ms,
+			     "%s: write %d took %.1f ms (bound %.1f)", engine,
+			     i, ms, max_ms);
 	}
 
 	tu_batch_init(&batch);
@@ -334,7 +328,8 @@ static void latency(const char *engine, enum tu_kind kind)
 		cr_assert_geq(ms, LAT_US / 1000.0,
 			      "%s: concurrent read %d took %.2f ms", engine,
 			      i, ms);
-		cr_assert_lt(ms, max_ms, "%s: concurrent read %d took %.1f ms (bound %.1f)",
+		cr_assert_lt(ms, max_ms,
+			     "%s: concurrent read %d took %.1f ms (bound %.1f)",
 			     engine, i, ms, max_ms);
 	}
 	cr_assert_eq(tu_check(pool, (size_t)LAT_REQS * TU_PAGE, 0, 18), -1);
