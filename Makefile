@@ -44,11 +44,13 @@ LDFLAGS += $(LDSAN) -pthread
 LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
+# The bench harness, also linked into the tests (tests/test_bench_harness.c).
+BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
-TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o)
+TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o) $(BENCH_LIB_SRCS:%.c=$(O)/%.o)
 STRESS_OBJS := $(STRESS_SRCS:%.c=$(O)/%.o)
 
 TOOLS := $(O)/uflush-bench
