@@ -235,6 +235,36 @@ Test(alloc, enomem_at_once_when_every_frame_is_pinned, .timeout = 30)
 }
 
 /*
+ * Pinned pages on the inactive list, clean ones on an active list no
+ * longer than it (so never aged by the usual rule): the clean ones are
+ * still reclaimable, and the allocation must get one.
+ */
+Test(alloc, reclaims_clean_active_pages_behind_pinned_inactive_ones,
+     .timeout = 30)
+{
+	struct hand *h = hand_new(4, 8);
+	struct page *p[4], *got;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = cache_page(h, i);
+	for (i = 2; i < 4; i++) {
+		mark_page_accessed(&h->c, p[i]);
+		mark_page_accessed(&h->c, p[i]);
+		cr_assert(PageActive(p[i]));
+	}
+	pin(p[0]);
+	pin(p[1]);
+	got = alloc_page(&h->c);
+	cr_assert(got, "-ENOMEM with two clean pages on the active list");
+	cr_assert(cached(h, 0) && cached(h, 1), "a pinned page was reclaimed");
+	put_page(&h->c, got);
+	unpin(h, p[0]);
+	unpin(h, p[1]);
+	hand_free(h);
+}
+
+/*
  * The last frame is held by an in-flight call (a plain reference, not a
  * pin): it will be released, so the allocator waits for it, however long.
  */

@@ -177,12 +177,12 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 void pool_reclaim_event(struct page_pool *pool)
 {
 	/*
-	 * Pairs with the fence in alloc_waiter_enqueue(): either the waiter
-	 * is counted here, or its next reclaim pass sees what the caller
-	 * just changed (count, lock bit, writeback bit).
+	 * A read-modify-write, not a load: either it sees the waiter that
+	 * alloc_waiter_enqueue() counted, or that count read ours and so
+	 * the waiter's next reclaim pass sees what our caller just changed
+	 * (count, writeback bit).  (A fence would do, but TSan has none.)
 	 */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&pool->nr_alloc_waiters, __ATOMIC_RELAXED))
+	if (!__atomic_fetch_add(&pool->nr_alloc_waiters, 0, __ATOMIC_ACQ_REL))
 		return;
 	__atomic_add_fetch(&pool->reclaim_seq, 1, __ATOMIC_SEQ_CST);
 	wake_up_all(&pool->free_wait);
@@ -232,8 +232,9 @@ static struct page *alloc_waiter_enqueue(struct uf_cache *c,
 	spin_lock(&pool->lock);
 	if (list_empty(&pool->free_list)) {
 		list_add_tail(&w->list, &pool->alloc_waiters);
+		/* pairs with pool_reclaim_event() */
 		__atomic_add_fetch(&pool->nr_alloc_waiters, 1,
-				   __ATOMIC_SEQ_CST);
+				   __ATOMIC_ACQ_REL);
 	} else {
 		page = list_first_entry(&pool->free_list, struct page, lru);
 		list_del_init(&page->lru);
@@ -244,7 +245,6 @@ static struct page *alloc_waiter_enqueue(struct uf_cache *c,
 		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
 		return page;
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* see pool_reclaim_event */
 	return NULL;
 }
 
