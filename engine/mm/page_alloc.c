@@ -270,11 +270,12 @@ static struct page *alloc_waiter_dequeue(struct uf_cache *c,
 }
 
 /*
- * Sleep until a reclaim event (a frame handed to us, a page unlocked,
- * released or done with writeback) or @timeout.  The timeout is a safety
- * net only: it catches what has no event, a page holder taking the last
- * unpinned frame (so that we see "all pinned" within a tenth of a second)
- * and a flusher that needs another kick.  Returns false on timeout.
+ * Sleep until a reclaim event (a frame handed to us, a clean page let go
+ * of by all but the page cache, a writeback ended) or @timeout.  The
+ * timeout is a safety net only: it catches what has no event, a page
+ * holder taking the last unpinned frame (so that we see "all pinned"
+ * within a tenth of a second) and a flusher that needs another kick.
+ * Returns false on timeout.
  */
 static bool alloc_wait_event(struct uf_cache *c, struct alloc_waiter *w,
 			     unsigned long seq, long timeout)
