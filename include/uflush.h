@@ -225,6 +225,28 @@ ssize_t uf_pwrite(struct uf_file *file, const void *buf, size_t len,
 ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
 		 uint64_t offset);
 
+/* ---- begin: -ENOMEM and short counts (page allocation contract) ---- */
+/*
+ * -ENOMEM and short counts.  uf_pwrite, uf_pread and uf_page_get need a
+ * free frame for each page not already cached.  When none is free they
+ * wait, as long as it takes, for one to become free: clean pages are
+ * reclaimed, dirty ones are written by the flusher (woken for it), pages
+ * under writeback are waited for, and frames held by calls in flight in
+ * other threads are waited for until those calls release them.  Threads
+ * waiting for frames are served in the order they began to wait.
+ * They return -ENOMEM in exactly one case: every frame of the cache is
+ * pinned, i.e. holds a page obtained with uf_page_get and not yet given
+ * back with uf_page_put (by this thread or any other); then no frame could
+ * ever be freed without the holders, and the call fails instead of waiting
+ * for them (a page-cache "out of memory"; a warning is logged).  Nothing
+ * is changed by a call that fails so.  A uf_pwrite that has already copied
+ * some bytes when that happens returns the count copied (those bytes are
+ * in the cache and written back as usual); a uf_pread likewise returns a
+ * short count.  A short uf_pwrite count means that, or -EIO reading a
+ * partial page from the device; never anything else.
+ */
+/* ---- end: -ENOMEM and short counts ---- */
+
 /*
  * Make the file durable: write and wait for its dirty pages (WB_SYNC_ALL),
  * write its inode (fdatasync: only if I_DIRTY_DATASYNC), flush the device's
