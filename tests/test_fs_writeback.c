@@ -15,7 +15,6 @@
  * is at the tail), the end b_io is consumed from and the old end of
  * b_dirty.
  */
-#include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -23,56 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
-#include "kernel/sched.h"
+#include "fixture.h"
 #include "testutil.h"
-#include "uflush-internal.h"
-#include "fs/writeback.h"
-
-#define FX_POOL_PAGES	4096
-/* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */
-#define FX_DIRTY_BYTES	(8ul << 20)
-#define FX_DEV_SIZE	(128ull << 20)
-#define FX_SLOT		(8ull << 20)	/* device space per ino */
-#define FX_MAX_FILES	15
-#define PG		4096ul
-
-/* ------------------------------------------------------------------ */
-/* Fixture                                                             */
-
-struct tf;
-typedef int (*tf_write_inode_fn)(struct tf *t, int sync);
-typedef void (*tf_writepages_fn)(struct tf *t, enum uf_wb_kind kind);
-
-/* A test file: its handle, its inode and its hooks' behaviour. */
-struct tf {
-	struct uf_file *f;
-	struct inode *inode;
-	unsigned long ino;
-	uint64_t off;			/* device offset of byte 0 */
-	int nr_write_inode;		/* atomic */
-	int nr_writepages;		/* atomic */
-	tf_write_inode_fn on_write_inode;
-	tf_writepages_fn on_writepages;
-	long arg;			/* per-test knob */
-};
-
-static struct {
-	struct uf_testdev td;
-	bool have_td;
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct backing_dev_info *bdi;
-	struct bdi_writeback *wb;
-	char trace[64];
-	bool closing;			/* hooks do nothing once set */
-	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
-} fx;
 
 /* Record of what a hook saw, checked by the test afterwards. */
 static struct {
@@ -84,393 +36,16 @@ static struct {
 	int starts[16];
 } seen;
 
-static int tf_write_inode(struct uf_file *f, void *priv, int sync)
+/* Virtual clock at @start, the base policy; @trace: tracepoints to a file. */
+static void base_setup(unsigned long start, bool trace)
 {
-	struct tf *t = priv;
-
-	(void)f;
-	__atomic_add_fetch(&t->nr_write_inode, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) ||
-	    !t->on_write_inode)
-		return 0;
-	return t->on_write_inode(t, sync);
-}
-
-/* Never vetoes: used as the "writepages is being called" hook. */
-static int tf_writepages_veto(struct uf_file *f, void *priv,
-			      enum uf_wb_kind kind)
-{
-	struct tf *t = priv;
-
-	(void)f;
-	__atomic_add_fetch(&t->nr_writepages, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) &&
-	    t->on_writepages)
-		t->on_writepages(t, kind);
-	return 0;
-}
-
-static const struct uf_file_ops tf_ops = {
-	.write_inode = tf_write_inode,
-	.writepages_veto = tf_writepages_veto,
-};
-
-/*
- * The flusher this device lacks, for uf_cache_close() only: closing a
- * device queues sync works and waits for them (dev_sync), and without a
- * flusher nobody would run them.
- */
-struct closer {
-	pthread_t th;
-	bool stop;
-	struct backing_dev_info *bdi;
-};
-
-static void *closer_fn(void *arg)
-{
-	struct closer *cl = arg;
-	struct timespec ts = { 0, 1000000 };
-
-	while (!__atomic_load_n(&cl->stop, __ATOMIC_ACQUIRE)) {
-		bool pending;
-
-		spin_lock(&cl->bdi->wb_lock);
-		pending = !list_empty(&cl->bdi->work_list);
-		spin_unlock(&cl->bdi->wb_lock);
-		if (pending)
-			wb_do_writeback(&cl->bdi->wb, 0);
-		else
-			nanosleep(&ts, NULL);
-	}
-	return NULL;
+	memset(&seen, 0, sizeof(seen));
+	FX_SETUP(.start = start, .policy = "linux-3.1", .trace = trace);
 }
 
 static void fx_fini(void)
 {
-	__atomic_store_n(&fx.closing, true, __ATOMIC_RELEASE);
-	if (fx.cache) {
-		struct closer cl = { .bdi = fx.bdi };
-		bool closer = fx.bdi &&
-			!pthread_create(&cl.th, NULL, closer_fn, &cl);
-
-		uf_cache_close(fx.cache);
-		if (closer) {
-			__atomic_store_n(&cl.stop, true, __ATOMIC_RELEASE);
-			pthread_join(cl.th, NULL);
-		}
-		fx.cache = NULL;
-	}
-	if (fx.have_td)
-		uf_testdev_destroy(&fx.td);
-	fx.have_td = false;
-	if (fx.trace[0])
-		unlink(fx.trace);
-	fx.trace[0] = '\0';
-	uf_clock_set_real();
-}
-
-/*
- * Virtual clock at @start, a cache of FX_POOL_PAGES with the base policy,
- * a flusher-less device.  @trace: write the tracepoints to a file.
- */
-static void fx_setup(unsigned long start, bool trace)
-{
-	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
-	int ret;
-
-	memset(&fx, 0, sizeof(fx));
-	memset(&seen, 0, sizeof(seen));
-	/* a plain file: these tests need no loop device, and leave the
-	 * host's loop devices to the tests that do */
-	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
-	if (ret)
-		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
-			     fx.td.why_not_loop);
-	fx.have_td = true;
-
-	uf_clock_set_virtual(start);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_POOL_PAGES;
-	cfg.policy = "linux-3.1";	/* the pre-series base */
-	cfg.dirty_bytes = FX_DIRTY_BYTES;
-	if (trace) {
-		int fd;
-
-		snprintf(fx.trace, sizeof(fx.trace),
-			 "/tmp/uflush-fswb-trace.XXXXXX");
-		fd = mkstemp(fx.trace);
-		cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
-		close(fd);
-		cfg.trace_path = fx.trace;
-	}
-	ret = uf_cache_open(&cfg, &fx.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open: %s", strerror(-ret));
-	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
-		     strerror(-ret));
-	fx.bdi = uf_dev_bdi(fx.dev);
-	cr_assert_not_null(fx.bdi);
-	fx.wb = &fx.bdi->wb;
-	cr_assert_null(fx.wb->task, "UF_DEV_NO_FLUSHER device has a flusher");
-	cr_assert_eq(jiffies, start);
-}
-
-/* Open file @ino: @pages pages at device offset ino * FX_SLOT. */
-static struct tf *tf_open(unsigned long ino, unsigned long pages)
-{
-	struct tf *t = &fx.tf[ino];
-	int ret;
-
-	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
-	cr_assert(pages * PG <= FX_SLOT);
-	memset(t, 0, sizeof(*t));
-	t->ino = ino;
-	t->off = ino * FX_SLOT;
-	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
-			   &t->f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
-	t->inode = uf_file_inode(t->f);
-	cr_assert_not_null(t->inode);
-	return t;
-}
-
-/*
- * Write pages [first, first + nr) of @t with the pattern of @seed.  Returns
- * 0 or -errno rather than asserting: hooks call it on engine threads.
- */
-static int tf_write(struct tf *t, unsigned long first, unsigned long nr,
-		    uint32_t seed)
-{
-	size_t len = nr * PG;
-	uint64_t off = first * PG;
-	void *buf = malloc(len);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	tu_fill(buf, len, t->off + off, seed);
-	n = uf_pwrite(t->f, buf, len, off);
-	free(buf);
-	return n == (ssize_t)len ? 0 : (n < 0 ? (int)n : -EIO);
-}
-
-static void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
-		     uint32_t seed)
-{
-	int ret = tf_write(t, first, nr, seed);
-
-	cr_assert_eq(ret, 0, "uf_pwrite(ino %lu): %s", t->ino, strerror(-ret));
-}
-
-/* Wait for the file's writeback I/O, then demand @seed on the device. */
-static void tf_expect_on_dev(struct tf *t, unsigned long first,
-			     unsigned long nr, uint32_t seed, const char *what)
-{
-	filemap_fdatawait(t->inode->i_mapping);
-	tu_raw_expect(fx.td.path, t->off + first * PG, nr * PG, seed, what);
-}
-
-/* Demand zeros (never written) on the device. */
-static void expect_zero_on_dev(uint64_t off, size_t len, const char *what)
-{
-	uint8_t *buf = tu_alloc(len);
-	size_t i;
-	int ret;
-
-	ret = tu_raw_read(fx.td.path, off, buf, len);
-	for (i = 0; !ret && i < len && !buf[i]; i++)
-		;
-	free(buf);
-	cr_assert_eq(ret, 0, "%s: raw read: %s", what, strerror(-ret));
-	cr_assert_eq(i, len, "%s: device byte %llu is written", what,
-		     (unsigned long long)(off + i));
-}
-
-static void tf_expect_unwritten(struct tf *t, unsigned long first,
-				unsigned long nr, const char *what)
-{
-	filemap_fdatawait(t->inode->i_mapping);
-	expect_zero_on_dev(t->off + first * PG, nr * PG, what);
-}
-
-static unsigned long istate(struct tf *t)
-{
-	return __atomic_load_n(&t->inode->i_state, __ATOMIC_SEQ_CST);
-}
-
-/* ------------------------------------------------------------------ */
-/* Lists                                                               */
-
-/* The inos on @head, tail first, as "1,2,3", into @buf. */
-static char *__list_str(struct list_head *head, char *buf, size_t len)
-{
-	struct list_head *pos;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
-
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%lu",
-				      n ? "," : "", inode->i_ino);
-	}
-	return buf;
-}
-
-static char *list_str(struct list_head *head, char *buf, size_t len)
-{
-	spin_lock(&fx.wb->list_lock);
-	__list_str(head, buf, len);
-	spin_unlock(&fx.wb->list_lock);
-	return buf;
-}
-
-static bool on_list(struct list_head *head, struct inode *inode)
-{
-	struct list_head *pos;
-
-	list_for_each(pos, head)
-		if (pos == &inode->i_wb_list)
-			return true;
-	return false;
-}
-
-/* Which wb list the inode is on: "b_dirty", ..., or "none". */
-static const char *which_list(struct tf *t)
-{
-	struct bdi_writeback *wb = fx.wb;
-	const char *name = "none";
-
-	spin_lock(&wb->list_lock);
-	if (on_list(&wb->b_dirty, t->inode))
-		name = "b_dirty";
-	else if (on_list(&wb->b_io, t->inode))
-		name = "b_io";
-	else if (on_list(&wb->b_more_io, t->inode))
-		name = "b_more_io";
-	else if (on_list(&wb->b_more_io_wait, t->inode))
-		name = "b_more_io_wait";
-	else if (!list_empty(&t->inode->i_wb_list))
-		name = "a foreign list";
-	spin_unlock(&wb->list_lock);
-	return name;
-}
-
-#define expect_list(head, want) do {					\
-	char __buf[128];						\
-	list_str(&fx.wb->head, __buf, sizeof(__buf));			\
-	cr_assert_str_eq(__buf, want, #head " (tail first) is \"%s\", want \"%s\"", \
-			 __buf, want);					\
-} while (0)
-
-#define expect_on(t, want)						\
-	cr_assert_str_eq(which_list(t), want, "ino %lu is on %s, want %s", \
-			 (t)->ino, which_list(t), want)
-
-/* I15: dirtied_when never decreases from the tail of b_dirty to its head. */
-static void expect_b_dirty_ordered(void)
-{
-	struct list_head *head = &fx.wb->b_dirty, *pos;
-	unsigned long prev = 0;
-	bool first = true, ok = true;
-	char buf[128];
-
-	spin_lock(&fx.wb->list_lock);
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
-
-		if (!first && time_before(inode->dirtied_when, prev))
-			ok = false;
-		prev = inode->dirtied_when;
-		first = false;
-	}
-	__list_str(head, buf, sizeof(buf));
-	spin_unlock(&fx.wb->list_lock);
-	cr_assert(ok, "b_dirty (tail first: %s) is not time-ordered", buf);
-}
-
-/* ------------------------------------------------------------------ */
-/* Works                                                               */
-
-enum wkind { W_KUPDATE, W_BACKGROUND, W_NONE, W_SYNC };
-
-/* A work as the kernel builds each kind (fs-writeback.c of 3.2). */
-static struct wb_writeback_work mkwork(enum wkind k)
-{
-	struct wb_writeback_work w;
-
-	memset(&w, 0, sizeof(w));
-	INIT_LIST_HEAD(&w.list);
-	switch (k) {
-	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_kupdate = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_PERIODIC;
-		break;
-	case W_BACKGROUND:	/* wb_check_background_flush */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_background = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_BACKGROUND;
-		break;
-	case W_NONE:		/* wakeup_flusher_threads */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.range_cyclic = 0;
-		w.reason = WB_REASON_TRY_TO_FREE_PAGES;
-		break;
-	case W_SYNC:		/* sync_inodes_sb */
-		w.nr_pages = LONG_MAX;
-		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_ALL;
-		w.range_cyclic = 0;
-		w.reason = WB_REASON_SYNC;
-		break;
-	}
-	return w;
-}
-
-static long run(struct wb_writeback_work *w)
-{
-	return wb_writeback(fx.wb, w);
-}
-
-static unsigned long expire_jiffies(void)
-{
-	return msecs_to_jiffies((unsigned int)fx.cache->vm.dirty_expire_interval
-				* 10);
-}
-
-static void advance(unsigned long d)
-{
-	cr_assert_eq(uf_clock_advance(d), 0);
-}
-
-static void set_bg_thresh_pages(unsigned long pages)
-{
-	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_background_bytes",
-					  pages * PG), 0);
-}
-
-/* Lines of @event in the trace so far. */
-static int trace_count(const char *event)
-{
-	char line[1024], pat[64];
-	FILE *f = fopen(fx.trace, "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	snprintf(pat, sizeof(pat), ": %s: ", event);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, pat))
-			n++;
-	fclose(f);
-	return n;
+	fx_teardown(NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -498,7 +73,7 @@ Test(fs_writeback, mark_dirty_new_at_head_redirty_keeps_place_and_time,
 	struct tf *a, *b;
 	unsigned long t0;
 
-	fx_setup(1000000, false);
+	base_setup(1000000, false);
 	a = tf_open(1, 8);
 	b = tf_open(2, 8);
 	t0 = jiffies;
@@ -560,7 +135,7 @@ Test(fs_writeback, mark_dirty_under_i_sync_only_sets_flags,
 	struct tf *a, *b, *c;
 	unsigned long t0;
 
-	fx_setup(2000000, false);
+	base_setup(2000000, false);
 	c = tf_open(3, 8);
 	a = tf_open(1, 8);
 	b = tf_open(2, 8);
@@ -626,7 +201,7 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
 	unsigned long t0;
 	long chunk, ret;
 
-	fx_setup(3000000, false);
+	base_setup(3000000, false);
 	chunk = writeback_chunk_size(fx.bdi, &w1);
 	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
 	m = tf_open(4, (unsigned long)chunk + 8);
@@ -688,7 +263,7 @@ static void kupdate_expiry(unsigned long start)
 	unsigned long t0, e;
 	long ret;
 
-	fx_setup(start, false);
+	base_setup(start, false);
 	e = expire_jiffies();
 	cr_assert_eq(e, 30UL * (unsigned long)HZ);
 	a = tf_open(1, 8);
@@ -767,7 +342,7 @@ Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
 	struct tf *a, *b, *c;
 	long ret;
 
-	fx_setup(4000000, false);
+	base_setup(4000000, false);
 	set_bg_thresh_pages(8);
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
@@ -827,7 +402,7 @@ Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
 	unsigned long t0;
 	long ret;
 
-	fx_setup(5000000, false);
+	base_setup(5000000, false);
 	set_bg_thresh_pages(8);
 	a = tf_open(1, 16);
 	n = tf_open(9, 16);
@@ -866,7 +441,7 @@ static void fixed_cutoff(enum wkind k)
 	unsigned long t0;
 	long ret;
 
-	fx_setup(6000000, false);
+	base_setup(6000000, false);
 	a = tf_open(1, 4);
 	z = tf_open(2, 4);
 	n = tf_open(9, 16);
@@ -928,7 +503,7 @@ Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
 	struct tf *a;
 	long ret;
 
-	fx_setup(7000000, false);
+	base_setup(7000000, false);
 	set_bg_thresh_pages(2);
 	a = tf_open(1, 4);
 	tf_dirty(a, 0, 4, 1);
@@ -980,7 +555,7 @@ static void yield_midway(enum wkind k, long want)
 	struct tf *a, *b;
 	long ret;
 
-	fx_setup(8000000, false);
+	base_setup(8000000, false);
 	set_bg_thresh_pages(2);
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
@@ -1036,7 +611,7 @@ static void hook_pass_counter(struct tf *t, enum uf_wb_kind kind)
 	if (i >= 16)
 		return;
 	uf_clock_advance((unsigned long)t->arg);
-	seen.starts[i] = trace_count("writeback_start");
+	seen.starts[i] = trace_count("writeback_start", NULL);
 }
 
 /*
@@ -1053,7 +628,7 @@ Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
 	unsigned long i;
 	long ret;
 
-	fx_setup(9000000, true);
+	base_setup(9000000, true);
 	cr_assert_eq(HZ % 20, 0);
 	for (i = 0; i < 4; i++) {
 		t[i] = tf_open(i + 1, 2);
@@ -1075,8 +650,8 @@ Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
 	cr_assert_eq(seen.starts[3], 2,
 		     "D was written in the first pass: no HZ/10 bail");
 	/* passes: A-C, D (b_io not refilled), an empty one that ends it */
-	cr_assert_eq(trace_count("writeback_start"), 3);
-	cr_assert_eq(trace_count("writeback_queue_io"), 2);
+	cr_assert_eq(trace_count("writeback_start", NULL), 3);
+	cr_assert_eq(trace_count("writeback_queue_io", NULL), 2);
 	for (i = 0; i < 4; i++)
 		tf_expect_on_dev(t[i], 0, 2, (uint32_t)i + 1, "file");
 }
@@ -1094,7 +669,7 @@ static void hook_note_pass(struct tf *t, enum uf_wb_kind kind)
 {
 	(void)t;
 	(void)kind;
-	seen.starts[0] = trace_count("writeback_start");
+	seen.starts[0] = trace_count("writeback_start", NULL);
 }
 
 /* I17: "once it wrote something" — time alone does not end a pass. */
@@ -1105,7 +680,7 @@ Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
 	struct tf *e, *f;
 	long ret;
 
-	fx_setup(9500000, true);
+	base_setup(9500000, true);
 	e = tf_open(1, 2);
 	f = tf_open(2, 2);
 	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
@@ -1155,7 +730,7 @@ Test(fs_writeback, slice_exhausted_inode_goes_to_more_io,
 	unsigned long t0, pages;
 	long chunk, ret;
 
-	fx_setup(10000000, false);
+	base_setup(10000000, false);
 	chunk = writeback_chunk_size(fx.bdi, &w);
 	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
 	pages = (unsigned long)chunk + 76;
@@ -1211,7 +786,7 @@ Test(fs_writeback, redirty_tail_keeps_b_dirty_ordered, .fini = fx_fini,
 	unsigned long t0, now;
 	long ret;
 
-	fx_setup(11000000, false);
+	base_setup(11000000, false);
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
 	t0 = jiffies;
@@ -1264,7 +839,7 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 	unsigned long t0, now, e;
 	long ret;
 
-	fx_setup(12000000, false);
+	base_setup(12000000, false);
 	e = expire_jiffies();
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
@@ -1317,7 +892,7 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 	unsigned long t0;
 	long ret;
 
-	fx_setup(12500000, false);
+	base_setup(12500000, false);
 	a = tf_open(1, 4);
 	t0 = jiffies;
 	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
@@ -1366,7 +941,7 @@ static void livelock_prevention(bool tagged)
 	struct tf *r, *s;
 	long ret;
 
-	fx_setup(13000000, false);
+	base_setup(13000000, false);
 	r = tf_open(1, 8);
 	s = tf_open(2, 4);
 	tf_dirty(r, 0, 8, 1);
@@ -1492,7 +1067,7 @@ static void i_sync_inode(enum wkind k)
 	void *thret;
 	long ret;
 
-	fx_setup(14000000, false);
+	base_setup(14000000, false);
 	r = tf_open(1, 4);
 	a = tf_open(2, 4);
 	t0 = jiffies;
@@ -1579,7 +1154,7 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 	uint8_t *buf;
 	long ret, bad[3];
 
-	fx_setup(15000000, false);
+	base_setup(15000000, false);
 	f1 = tf_open(1, 10);
 	f2 = tf_open(2, 3);
 	f3 = tf_open(3, 2);
