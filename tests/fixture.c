@@ -372,46 +372,36 @@ void expect_b_dirty_ordered(void)
 /* ------------------------------------------------------------------ */
 /* Works, clock, tunables, trace                                       */
 
+/*
+ * Each kind as the kernel builds it (fs-writeback.c of 3.2): WB_SYNC_NONE
+ * unless said; nr_pages 0 means get_nr_dirty_pages().
+ */
+static const struct wb_writeback_work work_kinds[] = {
+	/* wb_check_old_data_flush */
+	[W_KUPDATE] = { .for_kupdate = 1, .range_cyclic = 1,
+			.reason = WB_REASON_PERIODIC },
+	/* wb_check_background_flush */
+	[W_BACKGROUND] = { .nr_pages = LONG_MAX, .for_background = 1,
+			   .range_cyclic = 1, .reason = WB_REASON_BACKGROUND },
+	/* wakeup_flusher_threads */
+	[W_NONE] = { .nr_pages = LONG_MAX,
+		     .reason = WB_REASON_TRY_TO_FREE_PAGES },
+	/* sync_inodes_sb */
+	[W_SYNC] = { .nr_pages = LONG_MAX, .sync_mode = WB_SYNC_ALL,
+		     .reason = WB_REASON_SYNC },
+	/* writeback_inodes_sb_nr */
+	[W_TAGGED] = { .tagged_writepages = 1, .reason = WB_REASON_SYNC },
+};
+
 struct wb_writeback_work mkwork(enum wkind k)
 {
-	struct wb_writeback_work w;
+	struct wb_writeback_work w = work_kinds[k];
 
-	memset(&w, 0, sizeof(w));
 	INIT_LIST_HEAD(&w.list);
-	switch (k) {
-	case W_KUPDATE:		/* wb_check_old_data_flush */
+	if (!w.nr_pages)
 		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_kupdate = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_PERIODIC;
-		break;
-	case W_BACKGROUND:	/* wb_check_background_flush */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_background = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_BACKGROUND;
-		break;
-	case W_NONE:		/* wakeup_flusher_threads */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.reason = WB_REASON_TRY_TO_FREE_PAGES;
-		break;
-	case W_SYNC:		/* sync_inodes_sb */
-		w.nr_pages = LONG_MAX;
+	if (k == W_SYNC || k == W_TAGGED)
 		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_ALL;
-		w.reason = WB_REASON_SYNC;
-		break;
-	case W_TAGGED:		/* writeback_inodes_sb_nr */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_NONE;
-		w.tagged_writepages = 1;
-		w.reason = WB_REASON_SYNC;
-		break;
-	}
 	return w;
 }
 
@@ -595,4 +585,58 @@ bool rn_drive(unsigned long limit)
 			return false;
 		clock_step(limit);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Scenarios shared by the base and the seed-000 tests                 */
+
+int hook_continuous_redirty(struct tf *t, int sync)
+{
+	(void)sync;
+	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
+		return 0;	/* a livelock: end it, the test will fail */
+	uf_clock_advance(1);
+	tf_write(t, 0, 1, 99);
+	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
+	return 0;
+}
+
+struct tf *redirtier_setup(const char *spec, unsigned long start)
+{
+	struct tf *r, *s;
+
+	FX_SETUP(.start = start, .policy = spec);
+	r = tf_open(1, 8);
+	s = tf_open(2, 4);
+	tf_dirty(r, 0, 8, 1);
+	mark_sync(r);
+	advance(1);
+	tf_dirty(s, 0, 4, 2);
+	advance(5);
+	r->on_write_inode = hook_continuous_redirty;
+	return r;
+}
+
+long sync_livelock_case(const char *spec, unsigned long start,
+			enum wkind k)
+{
+	struct tf *r = redirtier_setup(spec, start), *s = &fx.tf[2];
+	struct wb_writeback_work w = mkwork(k);
+	long ret = run(&w);
+
+	cr_assert_eq(r->nr_write_inode, 1,
+		     "%s: the %s work wrote the redirtied inode %d times (I14: once)",
+		     spec, k == W_SYNC ? "WB_SYNC_ALL" : "tagged",
+		     r->nr_write_inode);
+	expect_on(r, "b_dirty");
+	cr_assert_eq(dirtied_when(r), jiffies,
+		     "%s: R's dirtied_when %lu, want now %lu", spec,
+		     dirtied_when(r), jiffies);
+	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
+		     I_DIRTY_PAGES | I_DIRTY_SYNC);
+	expect_on(s, "none");
+	/* the work wrote all of R as it was; the redirtied page is cached */
+	tf_expect_on_dev(r, 0, 8, 1, "R");
+	tf_expect_on_dev(s, 0, 4, 2, "S");
+	return ret;
 }

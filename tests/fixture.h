@@ -74,9 +74,9 @@ struct fx_opts {
 	unsigned long start;		/* virtual clock at setup */
 	const char *policy;		/* cfg.policy */
 	unsigned int hz;		/* cfg.hz, 0: the default */
-	bool set_dwi;			/* cfg.dirty_writeback_centisecs = */
-	unsigned int dwi;		/* ... dwi (0 is a value) */
-	unsigned int expire_cs;		/* dirty_expire_centisecs, 0: default */
+	bool set_dwi;			/* set dirty_writeback_centisecs */
+	unsigned int dwi;		/* ... to dwi (0 is a value) */
+	unsigned int expire_cs;		/* dirty_expire_centisecs or 0 */
 	bool trace;			/* tracepoints to a file */
 	bool flusher;			/* the device's own flusher */
 };
@@ -93,7 +93,7 @@ struct fx {
 	bool flusher;
 	bool umount_held;
 	char trace[64];
-	bool closing;			/* atomic: hooks do nothing once set */
+	bool closing;			/* atomic: hooks give way */
 	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
 };
 
@@ -107,6 +107,13 @@ void fx_setup(const struct fx_opts *o);
  */
 int fx_teardown(void (*stop)(void));
 bool fx_closing(void);
+
+/*
+ * A test that is one call of a scenario function, torn down by the test
+ * file's fx_fini(): FX_TEST(suite, name, 60, scenario("spec", ...))
+ */
+#define FX_TEST(suite, name, secs, call)				\
+	Test(suite, name, .fini = fx_fini, .timeout = secs) { call; }
 
 /* ---- files ---- */
 
@@ -208,5 +215,23 @@ void clock_step(unsigned long limit);
 /* Step the clock while the runner sleeps: true when it is done, false
  * when the clock reached @limit with it asleep. */
 bool rn_drive(unsigned long limit);
+
+/* ---- scenarios shared by the base and the seed-000 tests ---- */
+
+/* R's write_inode: time passes and R is dirtied again, page and inode. */
+int hook_continuous_redirty(struct tf *t, int sync);
+/*
+ * R (fx.tf[1]): 8 dirty pages and dirty metadata, redirtied by its
+ * write_inode after each write; S (fx.tf[2]): 4 pages, one jiffy newer.
+ * Returns R.
+ */
+struct tf *redirtier_setup(const char *spec, unsigned long start);
+/*
+ * I14 / B7: a work of kind @k (W_SYNC or W_TAGGED) against R writes it
+ * once, leaves it on b_dirty with dirtied_when = now, writes S too, and
+ * ends.  Returns what the work returned.
+ */
+long sync_livelock_case(const char *spec, unsigned long start,
+			enum wkind k);
 
 #endif /* UF_TEST_FIXTURE_H */

@@ -26,6 +26,7 @@
 #include "fixture.h"
 #include "testutil.h"
 
+
 /* Record of what a hook saw, checked by the test afterwards. */
 static struct {
 	int calls;
@@ -91,7 +92,7 @@ Test(fs_writeback, mark_dirty_new_at_head_redirty_keeps_place_and_time,
 	/* again dirty: more pages, then metadata: no move, no new time */
 	advance(7);
 	tf_dirty(a, 1, 2, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	cr_assert_eq(uf_file_mark_inode_dirty(b->f, UF_I_DIRTY_DATASYNC), 0);
 	expect_list(b_dirty, "1,2");
 	cr_assert_eq(a->inode->dirtied_when, t0,
@@ -141,7 +142,7 @@ Test(fs_writeback, mark_dirty_under_i_sync_only_sets_flags,
 	b = tf_open(2, 8);
 	t0 = jiffies;
 	tf_dirty(c, 0, 1, 3);
-	cr_assert_eq(uf_file_mark_inode_dirty(c->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(c);
 	advance(5);
 	tf_dirty(a, 0, 1, 1);
 	advance(5);
@@ -249,6 +250,9 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
 /* ================================================================== */
 /* kupdate (I1), with the clock about to wrap                          */
 
+#define KUPDATE_EXPIRY(name, ...)					\
+	FX_TEST(fs_writeback, name, 60, kupdate_expiry(__VA_ARGS__))
+
 /*
  * Spec I1 (L763-767): in a for_kupdate work an inode leaves b_dirty only
  * if dirtied_when <= now - dirty_expire_interval: A dirtied exactly one
@@ -302,29 +306,18 @@ static void kupdate_expiry(unsigned long start)
 	tf_expect_unwritten(b, 0, 1, "B (still not expired)");
 }
 
-Test(fs_writeback, kupdate_writes_only_expired, .fini = fx_fini,
-     .timeout = 60)
-{
-	kupdate_expiry(1000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired, 1000)
 
 /*
  * Seed 000 L526: dirtied_when=4294869658, just before 2^32.  B is dirtied
  * after 2^32 while A and C, and the cutoffs, are before it: a plain "<"
  * would take B (on a 32-bit target this is the wrap itself).
  */
-Test(fs_writeback, kupdate_writes_only_expired_across_32bit_boundary,
-     .fini = fx_fini, .timeout = 60)
-{
-	kupdate_expiry(4294967296UL - 5000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired_across_32bit_boundary,
+	       4294967296UL - 5000)
 
 /* The same across the wrap of unsigned long itself. */
-Test(fs_writeback, kupdate_writes_only_expired_across_ulong_wrap,
-     .fini = fx_fini, .timeout = 60)
-{
-	kupdate_expiry(ULONG_MAX - 5000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired_across_ulong_wrap, ULONG_MAX - 5000)
 
 /* ================================================================== */
 /* background                                                          */
@@ -467,17 +460,11 @@ static void fixed_cutoff(enum wkind k)
 	tf_expect_unwritten(n, 0, 16, "N");
 }
 
-Test(fs_writeback, sync_none_work_has_fixed_cutoff, .fini = fx_fini,
-     .timeout = 60)
-{
-	fixed_cutoff(W_NONE);
-}
+FX_TEST(fs_writeback, sync_none_work_has_fixed_cutoff, 60,
+	fixed_cutoff(W_NONE))
 
-Test(fs_writeback, sync_all_work_has_fixed_cutoff, .fini = fx_fini,
-     .timeout = 60)
-{
-	fixed_cutoff(W_SYNC);
-}
+FX_TEST(fs_writeback, sync_all_work_has_fixed_cutoff, 60,
+	fixed_cutoff(W_SYNC))
 
 /* ================================================================== */
 /* Yielding to queued works (I4)                                       */
@@ -548,6 +535,9 @@ static void hook_queue_work(struct tf *t, enum uf_wb_kind kind)
 	uf_clock_advance((unsigned long)HZ / 10 + 1);
 }
 
+#define YIELD_MIDWAY(name, ...)						\
+	FX_TEST(fs_writeback, name, 60, yield_midway(__VA_ARGS__))
+
 /* I4 and I17 together: the yield happens at the next iteration. */
 static void yield_midway(enum wkind k, long want)
 {
@@ -581,23 +571,11 @@ static void yield_midway(enum wkind k, long want)
 	drain_work_list();
 }
 
-Test(fs_writeback, kupdate_yields_between_passes, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_KUPDATE, 4);
-}
+YIELD_MIDWAY(kupdate_yields_between_passes, W_KUPDATE, 4)
 
-Test(fs_writeback, background_yields_between_passes, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_BACKGROUND, 4);
-}
+YIELD_MIDWAY(background_yields_between_passes, W_BACKGROUND, 4)
 
-Test(fs_writeback, sync_none_work_does_not_yield, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_NONE, 8);
-}
+YIELD_MIDWAY(sync_none_work_does_not_yield, W_NONE, 8)
 
 /* ================================================================== */
 /* HZ/10 (I17)                                                         */
@@ -683,7 +661,7 @@ Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
 	base_setup(9500000, true);
 	e = tf_open(1, 2);
 	f = tf_open(2, 2);
-	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(e);
 	advance(1);
 	tf_dirty(f, 0, 2, 2);
 	e->arg = (unsigned long)HZ;
@@ -701,18 +679,25 @@ Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
 /* ================================================================== */
 /* Slice exhaustion (I13)                                              */
 
+/* Note where @x is, its dirtied_when and state, the first time only. */
+static bool note_first(struct tf *x)
+{
+	if (seen.calls++)
+		return false;
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(x));
+	seen.dirtied_when[0] = x->inode->dirtied_when;
+	seen.state[0] = istate(x);
+	return true;
+}
+
 static void hook_note_m(struct tf *t, enum uf_wb_kind kind)
 {
 	struct tf *m = &fx.tf[4];
 
 	(void)t;
 	(void)kind;
-	if (seen.calls++)
-		return;
-	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(m));
-	seen.dirtied_when[0] = m->inode->dirtied_when;
-	seen.state[0] = istate(m);
-	seen.starts[0] = m->nr_writepages;
+	if (note_first(m))
+		seen.starts[0] = m->nr_writepages;
 }
 
 /*
@@ -791,7 +776,7 @@ Test(fs_writeback, redirty_tail_keeps_b_dirty_ordered, .fini = fx_fini,
 	b = tf_open(2, 4);
 	t0 = jiffies;
 	tf_dirty(a, 0, 1, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(10);
 	tf_dirty(b, 0, 1, 2);
 	advance(expire_jiffies() - 5);	/* A expired, B not */
@@ -844,7 +829,7 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
 	t0 = jiffies;
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(10);
 	tf_dirty(b, 0, 1, 2);
 	advance(e - 5);			/* A expired, B not */
@@ -895,7 +880,7 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 	base_setup(12500000, false);
 	a = tf_open(1, 4);
 	t0 = jiffies;
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(expire_jiffies());
 	a->on_write_inode = hook_eagain;
 
@@ -916,18 +901,6 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 /* ================================================================== */
 /* Sync livelock prevention (I14)                                      */
 
-/* R's write_inode: time passes and R is dirtied again, pages and inode. */
-static int hook_continuous_redirty(struct tf *t, int sync)
-{
-	(void)sync;
-	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
-		return 0;	/* a livelock: end it, the test will fail */
-	uf_clock_advance(1);
-	tf_write(t, 0, 1, 99);
-	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
-	return 0;
-}
-
 /*
  * I14 (L4003-4012, B7; §2.2 Base: "I_DIRTY && (WB_SYNC_ALL or
  * tagged_writepages) → dirtied_when = now, then fall through" to
@@ -937,55 +910,19 @@ static int hook_continuous_redirty(struct tf *t, int sync)
  */
 static void livelock_prevention(bool tagged)
 {
-	struct wb_writeback_work w;
-	struct tf *r, *s;
 	long ret;
 
-	base_setup(13000000, false);
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-
-	w = mkwork(W_SYNC);
-	if (tagged) {		/* writeback_inodes_sb_nr */
-		w.sync_mode = WB_SYNC_NONE;
-		w.tagged_writepages = 1;
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.reason = WB_REASON_SYNC;
-	}
-	ret = run(&w);
-	cr_assert_eq(r->nr_write_inode, 1,
-		     "the work wrote the redirtied inode %d times",
-		     r->nr_write_inode);
+	memset(&seen, 0, sizeof(seen));
+	ret = sync_livelock_case("linux-3.1", 13000000,
+				 tagged ? W_TAGGED : W_SYNC);
 	cr_assert_eq(ret, 8 + 4);
-	expect_on(r, "b_dirty");
-	cr_assert_eq(r->inode->dirtied_when, jiffies,
-		     "R's dirtied_when %lu, want now %lu",
-		     r->inode->dirtied_when, jiffies);
-	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
-		     I_DIRTY_PAGES | I_DIRTY_SYNC);
-	expect_on(s, "none");
-	/* the work wrote all of R as it was; the redirtied page is cached */
-	tf_expect_on_dev(r, 0, 8, 1, "R");
-	tf_expect_on_dev(s, 0, 4, 2, "S");
 }
 
-Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	livelock_prevention(false);
-}
+FX_TEST(fs_writeback, sync_all_terminates_against_continuous_redirtier, 60,
+	livelock_prevention(false))
 
-Test(fs_writeback, tagged_work_terminates_against_continuous_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	livelock_prevention(true);
-}
+FX_TEST(fs_writeback, tagged_work_terminates_against_continuous_redirtier, 60,
+	livelock_prevention(true))
 
 /* ================================================================== */
 /* I_SYNC inodes under WB_SYNC_NONE (I18)                              */
@@ -1036,15 +973,9 @@ static void *fsync_thread(void *arg)
 
 static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
 {
-	struct tf *r = &fx.tf[1];
-
 	(void)t;
 	(void)kind;
-	if (seen.calls++)
-		return;
-	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(r));
-	seen.dirtied_when[0] = r->inode->dirtied_when;
-	seen.state[0] = istate(r);
+	note_first(&fx.tf[1]);
 }
 
 /*
@@ -1072,7 +1003,7 @@ static void i_sync_inode(enum wkind k)
 	a = tf_open(2, 4);
 	t0 = jiffies;
 	tf_dirty(r, 0, 2, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(r);
 	advance(1);
 	tf_dirty(a, 0, 1, 2);
 	advance(5);
@@ -1124,17 +1055,11 @@ static void i_sync_inode(enum wkind k)
 	tf_expect_on_dev(a, 0, 1, 2, "A");
 }
 
-Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
-     .fini = fx_fini, .timeout = 60)
-{
-	i_sync_inode(W_NONE);
-}
+FX_TEST(fs_writeback, i_sync_inode_is_requeued_under_sync_none, 60,
+	i_sync_inode(W_NONE))
 
-Test(fs_writeback, i_sync_inode_is_waited_for_under_sync_all,
-     .fini = fx_fini, .timeout = 60)
-{
-	i_sync_inode(W_SYNC);
-}
+FX_TEST(fs_writeback, i_sync_inode_is_waited_for_under_sync_all, 60,
+	i_sync_inode(W_SYNC))
 
 /* ================================================================== */
 /* Data                                                                */

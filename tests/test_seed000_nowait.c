@@ -42,6 +42,7 @@
 #define T0		7000000ul	/* virtual clock at setup */
 #define FX_FSIZE_MAX	(512ul << 20)	/* largest file a test may write */
 
+
 /* ------------------------------------------------------------------ */
 /* Fixture: E (unwritable metadata), F (fails, then not), D (pages)    */
 
@@ -328,7 +329,7 @@ static struct tf *tf_open_unwritable(unsigned long ino)
 	struct tf *t = nw_open(ino, 1);
 
 	set_fail(t, true, 0);
-	cr_assert_eq(uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(t);
 	return t;
 }
 
@@ -451,6 +452,9 @@ static void expect_lens(const unsigned long *got, int n,
 
 #define SPIN_PASSES	10000
 
+#define NO_PROGRESS_LOOP(name, ...)					\
+	FX_TEST(seed000_nowait, name, 120, no_progress_loop(__VA_ARGS__))
+
 /*
  * E fails until its SPIN_PASSES-th write_inode.  A variant that does not
  * really sleep runs all the passes with the virtual clock standing still
@@ -500,27 +504,15 @@ static void no_progress_loop(const char *policy, bool spins)
  * busyloop prevention busy-loops: 10000 no-progress passes, each traced
  * writeback_wait, in zero virtual time.
  */
-Test(seed000_nowait, b1_v3a_busy_loops, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v3a", true);
-}
+NO_PROGRESS_LOOP(b1_v3a_busy_loops, "kara-v4.2,nowait=v3a", true)
 
 /* B1 fix (L5043: __set_current_state(TASK_INTERRUPTIBLE)): v3b sleeps. */
-Test(seed000_nowait, b1_v3b_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v3b", false);
-}
+NO_PROGRESS_LOOP(b1_v3b_sleeps, "kara-v4.2,nowait=v3b", false)
 
 /* I5 (L87-103): v4 sleeps, and so does the kara-v4.2 preset. */
-Test(seed000_nowait, b1_v4_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v4", false);
-}
+NO_PROGRESS_LOOP(b1_v4_sleeps, "kara-v4.2,nowait=v4", false)
 
-Test(seed000_nowait, b1_kara_v42_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2", false);
-}
+NO_PROGRESS_LOOP(b1_kara_v42_sleeps, "kara-v4.2", false)
 
 /*
  * B0 (L73-86, removed lines): the pre-series wait is on the I_SYNC of the
@@ -528,11 +520,7 @@ Test(seed000_nowait, b1_kara_v42_sleeps, .fini = fx_fini, .timeout = 120)
  * once.  With P2's requeue_io of a write_inode failure (requeue=p2-v4) that
  * is a busy loop: the combination the series had to fix with P1.
  */
-Test(seed000_nowait, b0_with_p2v4_requeue_busy_loops, .fini = fx_fini,
-     .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=b0", true);
-}
+NO_PROGRESS_LOOP(b0_with_p2v4_requeue_busy_loops, "kara-v4.2,nowait=b0", true)
 
 /*
  * The neighbours of the busy loop that do not loop, because E never reaches
@@ -555,17 +543,11 @@ static void no_more_io_no_wait(const char *policy)
 	cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 }
 
-Test(seed000_nowait, b0_linux31_requeue_base_has_no_busy_loop,
-     .fini = fx_fini, .timeout = 60)
-{
-	no_more_io_no_wait("linux-3.1");
-}
+FX_TEST(seed000_nowait, b0_linux31_requeue_base_has_no_busy_loop, 60,
+	no_more_io_no_wait("linux-3.1"))
 
-Test(seed000_nowait, mainline_preset_has_no_busy_loop, .fini = fx_fini,
-     .timeout = 60)
-{
-	no_more_io_no_wait("mainline");
-}
+FX_TEST(seed000_nowait, mainline_preset_has_no_busy_loop, 60,
+	no_more_io_no_wait("mainline"))
 
 /* ================================================================== */
 /* B0 / mainline: waiting for I_SYNC                                   */
@@ -577,6 +559,9 @@ static void *fsync_fn(void *arg)
 	nx.fsync_ret = uf_fsync(t->f);
 	return NULL;
 }
+
+#define I_SYNC_WAIT(name, ...)						\
+	FX_TEST(seed000_nowait, name, 120, i_sync_wait(__VA_ARGS__))
 
 /*
  * E is under I_SYNC by an fsync (held inside its write_inode, E dirtied
@@ -595,7 +580,7 @@ static void i_sync_wait(const char *policy, bool timed)
 	nw_setup(policy, 500);
 	e = nw_open(1, 1);
 	nw[e->ino].hold_fsync = true;
-	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(e);
 	advance(1);
 	cr_assert_eq(pthread_create(&nx.fsync_th, NULL, fsync_fn, e), 0);
 	nx.have_fsync_th = true;
@@ -637,23 +622,11 @@ static void i_sync_wait(const char *policy, bool timed)
 	cr_assert_eq(trace_count("writeback_wait", NULL), 1);
 }
 
-Test(seed000_nowait, b0_sleeps_until_i_sync_clears, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("linux-3.1", false);
-}
+I_SYNC_WAIT(b0_sleeps_until_i_sync_clears, "linux-3.1", false)
 
-Test(seed000_nowait, mainline_sleeps_until_i_sync_clears, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("mainline", false);
-}
+I_SYNC_WAIT(mainline_sleeps_until_i_sync_clears, "mainline", false)
 
-Test(seed000_nowait, v4_sleeps_timed_while_i_sync_held, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("linux-3.1,nowait=v4", true);
-}
+I_SYNC_WAIT(v4_sleeps_timed_while_i_sync_held, "linux-3.1,nowait=v4", true)
 
 /* ================================================================== */
 /* Backoff arithmetic (§2.4), I5, I7 timeout                           */
@@ -708,60 +681,33 @@ static void backoff_v4_hz(const char *policy, unsigned int hz,
 	cr_assert(tf_on(&fx.tf[1], "b_more_io"), "E left b_more_io");
 }
 
+#define BACKOFF_V4(name, ...)						\
+	FX_TEST(seed000_nowait, name, 120, backoff_v4(__VA_ARGS__))
+
 static void backoff_v4(const char *policy, unsigned int dwi)
 {
 	backoff_v4_hz(policy, 1000, dwi, dwi ? 4096 : 512);
 }
 
-Test(seed000_nowait, backoff_v4_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4", 500);
-}
+BACKOFF_V4(backoff_v4_1_to_4096_then_ends, "kara-v4.2,nowait=v4", 500)
 
-Test(seed000_nowait, backoff_v4r7_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4-r7", 500);
-}
+BACKOFF_V4(backoff_v4r7_1_to_4096_then_ends, "kara-v4.2,nowait=v4-r7", 500)
 
-Test(seed000_nowait, backoff_v41_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4.1", 500);
-}
+BACKOFF_V4(backoff_v41_1_to_4096_then_ends, "kara-v4.2,nowait=v4.1", 500)
 
-Test(seed000_nowait, backoff_v42_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2", 500);
-}
+BACKOFF_V4(backoff_v42_1_to_4096_then_ends, "kara-v4.2", 500)
 
-Test(seed000_nowait, backoff_v4_dwi0_max_pause_is_hz, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4", 0);
-}
+BACKOFF_V4(backoff_v4_dwi0_max_pause_is_hz, "kara-v4.2,nowait=v4", 0)
 
-Test(seed000_nowait, backoff_v42_dwi0_max_pause_is_hz, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2", 0);
-}
+BACKOFF_V4(backoff_v42_dwi0_max_pause_is_hz, "kara-v4.2", 0)
 
 /* §2.4: HZ=250, max_pause 1250: sleeps 1 ... 1024 (2047 j ≈ 8.19 s). */
-Test(seed000_nowait, backoff_v42_hz250_1_to_1024_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4_hz("kara-v4.2", 250, 500, 1024);
-}
+FX_TEST(seed000_nowait, backoff_v42_hz250_1_to_1024_then_ends, 120,
+	backoff_v4_hz("kara-v4.2", 250, 500, 1024))
 
 /* §2.4: HZ=100, max_pause 500: sleeps 1 ... 256 (511 j = 5.11 s). */
-Test(seed000_nowait, backoff_v4_hz100_1_to_256_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4_hz("kara-v4.2,nowait=v4", 100, 500, 256);
-}
+FX_TEST(seed000_nowait, backoff_v4_hz100_1_to_256_then_ends, 120,
+	backoff_v4_hz("kara-v4.2,nowait=v4", 100, 500, 256))
 
 /*
  * §2.4 edge case, as policies/nowait-v4.c documents its choice (the
@@ -823,6 +769,9 @@ Test(seed000_nowait, backoff_v3b_caps_at_128_never_ends, .fini = fx_fini,
 	cr_assert_eq(timed_sleep_len(), 128);
 }
 
+#define PROGRESS_RESETS_PAUSE(name, ...)				\
+	FX_TEST(seed000_nowait, name, 120, progress_resets_pause(__VA_ARGS__))
+
 /*
  * I6 (L62-66: "if (progress) { pause = 1; continue; }"): E and F fail; F
  * starts to succeed during the 5th sleep (16 jiffies); its pass makes
@@ -861,26 +810,17 @@ static void progress_resets_pause(const char *policy)
 	cr_assert_eq(timed_sleep_len(), 2);
 }
 
-Test(seed000_nowait, i6_v4_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2,nowait=v4");
-}
+PROGRESS_RESETS_PAUSE(i6_v4_progress_resets_pause, "kara-v4.2,nowait=v4")
 
-Test(seed000_nowait, i6_v42_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2");
-}
+PROGRESS_RESETS_PAUSE(i6_v42_progress_resets_pause, "kara-v4.2")
 
-Test(seed000_nowait, i6_v3b_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2,nowait=v3b");
-}
+PROGRESS_RESETS_PAUSE(i6_v3b_progress_resets_pause, "kara-v4.2,nowait=v3b")
 
 /* ================================================================== */
 /* I7: other work, background threshold                                */
+
+#define QUEUED_WORK_ENDS(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, queued_work_ends(__VA_ARGS__))
 
 /*
  * I4/I7 (L87-90, L400-403): a no-progress work ends at once when a work is
@@ -910,29 +850,17 @@ static void queued_work_ends(const char *policy, bool ends)
 	cr_assert_eq(passes(), 1);
 }
 
-Test(seed000_nowait, i7_v4_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v4", true);
-}
+QUEUED_WORK_ENDS(i7_v4_queued_work_ends_work, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i7_v41_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v4.1", true);
-}
+QUEUED_WORK_ENDS(i7_v41_queued_work_ends_work, "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i7_v42_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2", true);
-}
+QUEUED_WORK_ENDS(i7_v42_queued_work_ends_work, "kara-v4.2", true)
 
-Test(seed000_nowait, i7_v3b_queued_work_does_not_end_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v3b", false);
-}
+QUEUED_WORK_ENDS(i7_v3b_queued_work_does_not_end_work,
+		 "kara-v4.2,nowait=v3b", false)
+
+#define OVER_BG_THRESH(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, over_bg_thresh(__VA_ARGS__))
 
 /*
  * I7 (L87-90: "!work->for_background && over_bground_thresh()"): D keeps
@@ -982,32 +910,22 @@ static void over_bg_thresh(const char *policy, bool v4)
 	cr_assert_eq(passes(), 2);
 }
 
-Test(seed000_nowait, i7_v4_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v4", true);
-}
+OVER_BG_THRESH(i7_v4_over_bg_thresh_ends_only_nonbackground,
+	       "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i7_v41_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v4.1", true);
-}
+OVER_BG_THRESH(i7_v41_over_bg_thresh_ends_only_nonbackground,
+	       "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i7_v42_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2", true);
-}
+OVER_BG_THRESH(i7_v42_over_bg_thresh_ends_only_nonbackground, "kara-v4.2", true)
 
-Test(seed000_nowait, i7_v3b_over_bg_thresh_does_not_end_work,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v3b", false);
-}
+OVER_BG_THRESH(i7_v3b_over_bg_thresh_does_not_end_work,
+	       "kara-v4.2,nowait=v3b", false)
 
 /* ================================================================== */
 /* I8: wakeups, and B5 the lost one                                    */
+
+#define QUEUE_DURING_SLEEP(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, queue_during_sleep(__VA_ARGS__))
 
 /*
  * I8 (L249-256: "when some work is queued ... we always wakeup flusher
@@ -1041,29 +959,15 @@ static void queue_during_sleep(const char *policy, bool ends)
 		cr_assert_eq(timed_sleep_len(), 8);
 }
 
-Test(seed000_nowait, i8_v4_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v4", true);
-}
+QUEUE_DURING_SLEEP(i8_v4_queued_work_wakes_sleeper, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i8_v41_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v4.1", true);
-}
+QUEUE_DURING_SLEEP(i8_v41_queued_work_wakes_sleeper,
+		   "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i8_v42_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2", true);
-}
+QUEUE_DURING_SLEEP(i8_v42_queued_work_wakes_sleeper, "kara-v4.2", true)
 
-Test(seed000_nowait, i8_v3b_queued_work_wakes_but_goes_on, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v3b", false);
-}
+QUEUE_DURING_SLEEP(i8_v3b_queued_work_wakes_but_goes_on,
+		   "kara-v4.2,nowait=v3b", false)
 
 /*
  * wb_nowait_test_hook: in the window after the checks and before the
@@ -1079,6 +983,9 @@ static void hook_queue_work(struct bdi_writeback *wb)
 	if (n == nx.hook_fire_at && !fx_closing())
 		bdi_start_writeback(fx.bdi, 1, WB_REASON_SYNC);
 }
+
+#define LOST_WAKEUP(name, ...)						\
+	FX_TEST(seed000_nowait, name, 60, lost_wakeup(__VA_ARGS__))
 
 /*
  * B5 / I8 (Jan L257-259 "racy wrt wakeups"; v4 L87-103 vs v4.1 L391-411).
@@ -1130,28 +1037,19 @@ static void lost_wakeup(const char *policy, bool lost)
 	cr_assert_eq(jiffies, T0 + 1 + 3 + 4);
 }
 
-Test(seed000_nowait, b5_v4_loses_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4", true);
-}
+LOST_WAKEUP(b5_v4_loses_wakeup, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, b5_v4r7_loses_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4-r7", true);
-}
+LOST_WAKEUP(b5_v4r7_loses_wakeup, "kara-v4.2,nowait=v4-r7", true)
 
-Test(seed000_nowait, b5_v41_keeps_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4.1", false);
-}
+LOST_WAKEUP(b5_v41_keeps_wakeup, "kara-v4.2,nowait=v4.1", false)
 
-Test(seed000_nowait, b5_v42_keeps_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2", false);
-}
+LOST_WAKEUP(b5_v42_keeps_wakeup, "kara-v4.2", false)
 
 /* ================================================================== */
 /* B4a / I9: writeback_in_progress() during the sleep                  */
+
+#define RUNNING_BIT(name, ...)						\
+	FX_TEST(seed000_nowait, name, 60, running_bit(__VA_ARGS__))
 
 /*
  * B4a / I9 (Wu L515-520; requeue7 L3938-3950; v4.2 L820-826): the worker
@@ -1214,29 +1112,14 @@ static void running_bit(const char *policy, bool cleared)
 		     "%s: a pass ran with BDI_writeback_running clear", policy);
 }
 
-Test(seed000_nowait, b4a_v42_not_in_progress_while_sleeping,
-     .fini = fx_fini, .timeout = 60)
-{
-	running_bit("kara-v4.2", true);
-}
+RUNNING_BIT(b4a_v42_not_in_progress_while_sleeping, "kara-v4.2", true)
 
-Test(seed000_nowait, b4a_v4r7_not_in_progress_while_sleeping,
-     .fini = fx_fini, .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4-r7", true);
-}
+RUNNING_BIT(b4a_v4r7_not_in_progress_while_sleeping,
+	    "kara-v4.2,nowait=v4-r7", true)
 
-Test(seed000_nowait, b4a_v4_in_progress_while_sleeping, .fini = fx_fini,
-     .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4", false);
-}
+RUNNING_BIT(b4a_v4_in_progress_while_sleeping, "kara-v4.2,nowait=v4", false)
 
-Test(seed000_nowait, b4a_v41_in_progress_while_sleeping, .fini = fx_fini,
-     .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4.1", false);
-}
+RUNNING_BIT(b4a_v41_in_progress_while_sleeping, "kara-v4.2,nowait=v4.1", false)
 
 /* ================================================================== */
 /* I20 / I21: the flusher's wakeups with an unwritable inode (RIW)     */
@@ -1269,7 +1152,7 @@ static void flusher_wakeups(const char *policy, bool early)
 	cr_assert_eq(uf_clock_next_expiry(&exp), -ENOENT,
 		     "the idle flusher sleeps with a timeout");
 	set_fail(&fx.tf[1], true, 0);
-	cr_assert_eq(uf_file_mark_inode_dirty(fx.tf[1].f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(&fx.tf[1]);
 
 	/* step the flusher through 60 simulated seconds and more */
 	for (n = 0; n < (int)(sizeof(gaps) / sizeof(gaps[0])); n++) {
@@ -1306,14 +1189,8 @@ static void flusher_wakeups(const char *policy, bool early)
 	cr_assert_eq(uf_wait_task_sleeping(flusher, WAIT_MS), 0);
 }
 
-Test(seed000_nowait, i21_wu_riw_kupdate_early_backs_off_to_max_pause,
-     .fini = fx_fini, .timeout = 120)
-{
-	flusher_wakeups("wu-riw", true);
-}
+FX_TEST(seed000_nowait, i21_wu_riw_kupdate_early_backs_off_to_max_pause, 120,
+	flusher_wakeups("wu-riw", true))
 
-Test(seed000_nowait, i20_wu_riw_kupdate_fixed_retries_every_dwi,
-     .fini = fx_fini, .timeout = 120)
-{
-	flusher_wakeups("wu-riw,kupdate=fixed", false);
-}
+FX_TEST(seed000_nowait, i20_wu_riw_kupdate_fixed_retries_every_dwi, 120,
+	flusher_wakeups("wu-riw,kupdate=fixed", false))

@@ -32,6 +32,7 @@
 
 #include "fixture.h"
 
+
 /* What the hooks saw; the test checks it afterwards. */
 static struct {
 	int calls;
@@ -327,6 +328,9 @@ static void write_one(struct tf *t, struct writeback_control *wbc)
 	sync_inode(t->inode, wbc);
 }
 
+#define REQUEUE_COLUMN(name, ...)					\
+	FX_TEST(seed000_requeue, name, 60, requeue_column(__VA_ARGS__))
+
 /*
  * One column of the §2.2 table: every row's inode was dirtied at t0, a
  * newer inode H heads b_dirty (so a redirty_tail shows as dirtied_when =
@@ -377,29 +381,20 @@ static void requeue_column(const char *spec, const char *want)
  * write_inode worked or not (B10); clean → off the lists.  The requeue
  * hook ignores pages_skipped (the writeback_sb_inodes block handles it).
  */
-Test(seed000_requeue, requeue_table_base, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1", "DDMDDDNM");
-}
+REQUEUE_COLUMN(requeue_table_base, "linux-3.1", "DDMDDDNM")
 
 /*
  * P2-v3 (L4590-4650): the sync branch redirty_tails and stops; pages left
  * → requeue_io even with nr_to_write > 0 (the hunk behind btrfs -80 %,
  * B2, L6247-6320); I_DIRTY → inode_written ? redirty_tail : requeue_io.
  */
-Test(seed000_requeue, requeue_table_p2_v3, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=p2-v3", "DDMMDMNM");
-}
+REQUEUE_COLUMN(requeue_table_p2_v3, "linux-3.1,requeue=p2-v3", "DDMMDMNM")
 
 /*
  * requeue4 (Wu's reduction, L5893-5935): base everywhere except the
  * inode_written rule for I_DIRTY.
  */
-Test(seed000_requeue, requeue_table_requeue4, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=requeue4", "DDMDDMNM");
-}
+REQUEUE_COLUMN(requeue_table_requeue4, "linux-3.1,requeue=requeue4", "DDMDDMNM")
 
 /*
  * P2-v4 = v3.1 (L4000-4060, L6610-6670): v3's sync branch and
@@ -407,10 +402,7 @@ Test(seed000_requeue, requeue_table_requeue4, .fini = fx_fini, .timeout = 60)
  * to dirty list to prevent livelocking" for pages left with nr_to_write
  * > 0.
  */
-Test(seed000_requeue, requeue_table_p2_v4, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=p2-v4", "DDMDDMNM");
-}
+REQUEUE_COLUMN(requeue_table_p2_v4, "linux-3.1,requeue=p2-v4", "DDMDDMNM")
 
 /*
  * RIW (L1921-1946): every "might be blocked" case → requeue_io_wait
@@ -420,28 +412,19 @@ Test(seed000_requeue, requeue_table_p2_v4, .fini = fx_fini, .timeout = 60)
  * too, which defeats sync livelock prevention (I14, B7; spec §7 [ours]):
  * the variant keeps the seed's bug, pinned here.
  */
-Test(seed000_requeue, requeue_table_riw, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=riw", "wwMWWWNM");
-}
+REQUEUE_COLUMN(requeue_table_riw, "linux-3.1,requeue=riw", "wwMWWWNM")
 
 /*
  * riw-sync: RIW with P2-v4's sync branch in front, as spec §7 advises:
  * the sync rows go back to b_dirty, the rest is RIW's.
  */
-Test(seed000_requeue, requeue_table_riw_sync, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=riw-sync", "DDMWWWNM");
-}
+REQUEUE_COLUMN(requeue_table_riw_sync, "linux-3.1,requeue=riw-sync", "DDMWWWNM")
 
 /*
  * Mainline requeue_inode() (kernel-mainline.md §1.2 table): base's rows
  * plus the pages_skipped row (redirty_tail) ahead of the pages-left rows.
  */
-Test(seed000_requeue, requeue_table_mainline, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=mainline", "DDMDDDND");
-}
+REQUEUE_COLUMN(requeue_table_mainline, "linux-3.1,requeue=mainline", "DDMDDDND")
 
 /* ================================================================== */
 /* B3: pages_skipped double handling                                   */
@@ -738,18 +721,12 @@ static void b2_one_pass(const char *spec)
 	tf_expect_on_dev(d, 0, 16, 2, "D (background)");
 }
 
-Test(seed000_requeue, b2_kara_v42_kupdate_ends_in_one_pass,
-     .fini = fx_fini, .timeout = 60)
-{
-	b2_one_pass("kara-v4.2");
-}
+FX_TEST(seed000_requeue, b2_kara_v42_kupdate_ends_in_one_pass, 60,
+	b2_one_pass("kara-v4.2"))
 
 /* The requeue knob alone makes the difference (same v3b as the bug). */
-Test(seed000_requeue, b2_p2v4_with_v3b_kupdate_ends_in_one_pass,
-     .fini = fx_fini, .timeout = 60)
-{
-	b2_one_pass("linux-3.1,nowait=v3b,requeue=p2-v4");
-}
+FX_TEST(seed000_requeue, b2_p2v4_with_v3b_kupdate_ends_in_one_pass, 60,
+	b2_one_pass("linux-3.1,nowait=v3b,requeue=p2-v4"))
 
 /* ================================================================== */
 /* B4b: the background work's cutoff                                   */
@@ -1041,17 +1018,8 @@ Test(seed000_requeue, b6_fixed_cutoff_writes_journal_inode_once_per_work,
 /* ================================================================== */
 /* B7: sync livelock prevention under every preset                     */
 
-/* R's write_inode: time passes and R is dirtied again, page and inode. */
-static int hook_continuous_redirty(struct tf *t, int sync)
-{
-	(void)sync;
-	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
-		return 0;	/* a livelock: end it, the test will fail */
-	uf_clock_advance(1);
-	tf_write(t, 0, 1, 99);
-	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
-	return 0;
-}
+#define SYNC_LIVELOCK_PRESET(name, ...)					\
+	FX_TEST(seed000_requeue, name, 60, sync_livelock_preset(__VA_ARGS__))
 
 /*
  * B7 (L958-970, L1187-1192), I14 (L4003-4012): a writer redirties R (a
@@ -1059,61 +1027,19 @@ static int hook_continuous_redirty(struct tf *t, int sync)
  * (sync_inodes_sb), and a tagged one (writeback_inodes_sb), write R once,
  * leave it on b_dirty with dirtied_when = now, write S too, and end.
  */
-static void sync_livelock_case(const char *spec, enum wkind k)
-{
-	struct wb_writeback_work w;
-	struct tf *r, *s;
-
-	FX_SETUP(.start = 60000000, .policy = spec);
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	mark_sync(r);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-
-	w = mkwork(k);
-	run(&w);
-	cr_assert_eq(r->nr_write_inode, 1,
-		     "%s: the %s work wrote the redirtied inode %d times (I14: once)",
-		     spec, k == W_SYNC ? "WB_SYNC_ALL" : "tagged",
-		     r->nr_write_inode);
-	expect_on(r, "b_dirty");
-	cr_assert_eq(dirtied_when(r), jiffies);
-	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
-		     I_DIRTY_PAGES | I_DIRTY_SYNC);
-	expect_on(s, "none");
-	tf_expect_on_dev(r, 0, 8, 1, "R");
-	tf_expect_on_dev(s, 0, 4, 2, "S");
-}
-
 static void sync_livelock_preset(const char *spec)
 {
-	sync_livelock_case(spec, W_SYNC);
+	sync_livelock_case(spec, 60000000, W_SYNC);
 	fx_fini();
-	sync_livelock_case(spec, W_TAGGED);
+	sync_livelock_case(spec, 60000000, W_TAGGED);
 }
 
-Test(seed000_requeue, b7_linux31_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("linux-3.1");
-}
+SYNC_LIVELOCK_PRESET(b7_linux31_sync_ends_against_redirtier, "linux-3.1")
 
-Test(seed000_requeue, b7_linux32_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("linux-3.2");
-}
+SYNC_LIVELOCK_PRESET(b7_linux32_sync_ends_against_redirtier, "linux-3.2")
 
 /* v4.2's "pause > 1" refresh would break this (L958-970); no sleep here */
-Test(seed000_requeue, b7_kara_v42_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("kara-v4.2");
-}
+SYNC_LIVELOCK_PRESET(b7_kara_v42_sync_ends_against_redirtier, "kara-v4.2")
 
 /*
  * Spec §7 [ours] and B7: RIW's requeue_io_wait of a still-dirty inode
@@ -1127,36 +1053,19 @@ Test(seed000_requeue, b7_kara_v42_sync_ends_against_redirtier,
 Test(seed000_requeue, b7_wu_riw_sync_livelocks_against_redirtier,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
-	struct tf *r, *s;
+	struct tf *r = redirtier_setup("wu-riw", 60000000);
+	struct wb_writeback_work w = mkwork(W_SYNC);
 
-	FX_SETUP(.start = 60000000, .policy = "wu-riw");
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	mark_sync(r);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-	w = mkwork(W_SYNC);
 	run(&w);
 	cr_assert_gt(r->nr_write_inode, 10,
 		     "wu-riw: the sync work wrote the redirtier %d times; the seed's RIW livelocks (B7)",
 		     r->nr_write_inode);
 }
 
-Test(seed000_requeue, b7_wu_riw_sync_variant_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("wu-riw,requeue=riw-sync");
-}
+SYNC_LIVELOCK_PRESET(b7_wu_riw_sync_variant_ends_against_redirtier,
+		     "wu-riw,requeue=riw-sync")
 
-Test(seed000_requeue, b7_mainline_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("mainline");
-}
+SYNC_LIVELOCK_PRESET(b7_mainline_sync_ends_against_redirtier, "mainline")
 
 /* ================================================================== */
 /* B8: a redirtied inode must not monopolise writeback                 */
@@ -1246,11 +1155,9 @@ Test(seed000_requeue, b8_inode_redirtier_goes_behind_the_others,
 }
 
 /* RIW: I_DIRTY → requeue_io_wait, retried at the next refill */
-Test(seed000_requeue, b8_riw_retries_the_inode_redirtier_in_the_same_work,
-     .fini = fx_fini, .timeout = 60)
-{
-	b8_case("wu-riw", false, 0);
-}
+FX_TEST(seed000_requeue,
+	b8_riw_retries_the_inode_redirtier_in_the_same_work, 60,
+	b8_case("wu-riw", false, 0))
 
 /*
  * Pages redirtied too: "pages left, nr_to_write > 0" → redirty_tail in
@@ -1273,11 +1180,8 @@ Test(seed000_requeue, b8_page_redirtier_goes_behind_the_others,
 	}
 }
 
-Test(seed000_requeue, b8_p2v3_requeues_the_page_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	b8_case("linux-3.1,requeue=p2-v3", true, 0);
-}
+FX_TEST(seed000_requeue, b8_p2v3_requeues_the_page_redirtier, 60,
+	b8_case("linux-3.1,requeue=p2-v3", true, 0))
 
 /* ================================================================== */
 /* B9: grab_super_passive() failing                                    */
@@ -1346,18 +1250,12 @@ static void b9_no_retry(const char *spec)
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
 
-Test(seed000_requeue, b9_linux31_super_busy_redirty_tails_without_retry,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_no_retry("linux-3.1");
-}
+FX_TEST(seed000_requeue, b9_linux31_super_busy_redirty_tails_without_retry, 60,
+	b9_no_retry("linux-3.1"))
 
 /* kara-v4.2 with only sbbusy switched back: the base outcome */
-Test(seed000_requeue, b9_kara_v42_with_sbbusy_redirty_does_not_retry,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_no_retry("kara-v4.2,sbbusy=redirty");
-}
+FX_TEST(seed000_requeue, b9_kara_v42_with_sbbusy_redirty_does_not_retry, 60,
+	b9_no_retry("kara-v4.2,sbbusy=redirty"))
 
 /*
  * P2 (L4079-4087): requeue_io, relying on P1's backoff.  X keeps its
@@ -1461,17 +1359,11 @@ static void b9_requeue_wait(bool early)
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
 
-Test(seed000_requeue, b9_wu_riw_super_busy_parks_on_more_io_wait,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_requeue_wait(true);
-}
+FX_TEST(seed000_requeue, b9_wu_riw_super_busy_parks_on_more_io_wait, 60,
+	b9_requeue_wait(true))
 
-Test(seed000_requeue, b9_riw_without_kupdate_early_retries_per_interval,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_requeue_wait(false);
-}
+FX_TEST(seed000_requeue, b9_riw_without_kupdate_early_retries_per_interval, 60,
+	b9_requeue_wait(false))
 
 /* ================================================================== */
 /* B10: XFS i_size, write_inode failing while a lock is held           */
