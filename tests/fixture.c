@@ -72,6 +72,29 @@ static void fx_open_trace(struct uf_cache_config *cfg)
 	cfg->trace_path = fx.trace;
 }
 
+/*
+ * A plain file unless @loop: most tests need no loop device, and leave
+ * the host's loop devices to the tests that do.
+ */
+static void fx_open_dev(bool loop)
+{
+	unsigned int flags = loop ? UF_TESTDEV_NO_FALLBACK :
+				    UF_TESTDEV_FILE_ONLY;
+	char why[sizeof(fx.td.why_not_loop)];
+	int ret;
+
+	ret = uf_testdev_create(FX_DEV_SIZE, flags, &fx.td);
+	if (ret) {
+		snprintf(why, sizeof(why), "%s", fx.td.why_not_loop);
+		uf_testdev_destroy(&fx.td);
+		cr_skip_test("no scratch %s: %s (%s)",
+			     loop ? "loop device with direct I/O" : "device",
+			     strerror(-ret), why);
+	}
+	fx.have_td = true;
+	cr_assert_eq(fx.td.is_loop, loop);
+}
+
 void fx_setup(const struct fx_opts *o)
 {
 	struct uf_cache_config cfg;
@@ -82,21 +105,20 @@ void fx_setup(const struct fx_opts *o)
 
 	memset(&fx, 0, sizeof(fx));
 	memset(&rn, 0, sizeof(rn));
-	/* a plain file: these tests need no loop device, and leave the
-	 * host's loop devices to the tests that do */
-	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
-	if (ret)
-		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
-			     fx.td.why_not_loop);
-	fx.have_td = true;
+	fx_open_dev(o->loop);
 	fx.spec = o->policy;
 	fx.flusher = o->flusher;
+	if (o->shaped)
+		dcfg.flags |= UF_DEV_SHAPED;
 
-	uf_clock_set_virtual(o->start);
+	if (!o->real_clock)
+		uf_clock_set_virtual(o->start);
 	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_POOL_PAGES;
+	cfg.nr_pages = o->nr_pages ? o->nr_pages : FX_POOL_PAGES;
 	cfg.policy = o->policy;
 	cfg.dirty_bytes = FX_DIRTY_BYTES;
+	if (o->max_io_pages)
+		cfg.max_io_pages = o->max_io_pages;
 	if (o->hz)
 		cfg.hz = o->hz;
 	if (o->set_dwi)
@@ -120,7 +142,10 @@ void fx_setup(const struct fx_opts *o)
 	else
 		cr_assert_null(fx.wb->task,
 			       "UF_DEV_NO_FLUSHER device has a flusher");
-	cr_assert_eq(jiffies, o->start);
+	if (o->max_io_pages)
+		cr_assert_eq(fx.bdi->max_io_pages, o->max_io_pages);
+	if (!o->real_clock)
+		cr_assert_eq(jiffies, o->start);
 }
 
 /* After a failed test: hooks relent; let the runner finish. */
@@ -175,6 +200,13 @@ int fx_teardown(void (*stop)(void))
 
 struct tf *tf_open(unsigned long ino, unsigned long pages)
 {
+	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
+	return tf_open_ops(ino, pages, &tf_ops, &fx.tf[ino]);
+}
+
+struct tf *tf_open_ops(unsigned long ino, unsigned long pages,
+		       const struct uf_file_ops *ops, void *priv)
+{
 	struct tf *t = &fx.tf[ino];
 	int ret;
 
@@ -183,7 +215,7 @@ struct tf *tf_open(unsigned long ino, unsigned long pages)
 	memset(t, 0, sizeof(*t));
 	t->ino = ino;
 	t->off = ino * FX_SLOT;
-	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
+	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, ops, priv,
 			   &t->f);
 	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
 	t->inode = uf_file_inode(t->f);

@@ -4,8 +4,9 @@
  * fs-writeback, seed-000 and policy tests.
  *
  * FX_SETUP() opens a cache on the virtual clock with a policy spec, on a
- * plain scratch file registered as a device without a flusher
- * (UF_DEV_NO_FLUSHER, unless .flusher), so the test runs the works itself:
+ * plain scratch file (or a loop device) registered as a device without a
+ * flusher (UF_DEV_NO_FLUSHER, unless .flusher), so the test runs the
+ * works or write_cache_pages() itself:
  * on its own thread with run(), or on the runner thread (runner_start())
  * while the test moves the clock from one timer to the next (rn_drive()).
  * Files (struct tf, by ino) are opened with hooks whose behaviour each
@@ -72,13 +73,18 @@ struct tf {
 
 struct fx_opts {
 	unsigned long start;		/* virtual clock at setup */
+	bool real_clock;		/* ... or stay on the real one */
 	const char *policy;		/* cfg.policy */
+	unsigned long nr_pages;		/* cfg.nr_pages, 0: FX_POOL_PAGES */
+	unsigned int max_io_pages;	/* cfg.max_io_pages, 0: the default */
 	unsigned int hz;		/* cfg.hz, 0: the default */
 	bool set_dwi;			/* set dirty_writeback_centisecs */
 	unsigned int dwi;		/* ... to dwi (0 is a value) */
 	unsigned int expire_cs;		/* dirty_expire_centisecs or 0 */
 	bool trace;			/* tracepoints to a file */
 	bool flusher;			/* the device's own flusher */
+	bool shaped;			/* UF_DEV_SHAPED (uf_dev_stall...) */
+	bool loop;			/* a loop device; skip if none */
 };
 
 struct fx {
@@ -119,6 +125,9 @@ bool fx_closing(void);
 
 /* Open file @ino: @pages pages at device offset ino * FX_SLOT. */
 struct tf *tf_open(unsigned long ino, unsigned long pages);
+/* ... with the test's own uf_file_ops instead of the hooks above */
+struct tf *tf_open_ops(unsigned long ino, unsigned long pages,
+		       const struct uf_file_ops *ops, void *priv);
 /* Pages [first, first + nr) with @seed; 0 or -errno (hooks call it). */
 int tf_write(struct tf *t, unsigned long first, unsigned long nr,
 	     uint32_t seed);

@@ -102,6 +102,14 @@ static struct page *cache_page(struct hand *h, unsigned long index)
 	return page;
 }
 
+/* Put @page under writeback, as write_cache_pages() does. */
+static void start_writeback(struct page *page)
+{
+	lock_page(page);
+	cr_assert_eq(test_set_page_writeback(page), 0);
+	unlock_page(page);
+}
+
 static bool cached(struct hand *h, unsigned long index)
 {
 	struct page *page = find_get_page(hmap(h), index);
@@ -373,9 +381,7 @@ Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback)
 	struct page *page = cache_page(h, 3);
 	struct blocker b;
 
-	lock_page(page);
-	cr_assert_eq(test_set_page_writeback(page), 0);
-	unlock_page(page);
+	start_writeback(page);
 	cr_assert(PageWriteback(page));
 	blocker_start(&b, OP_WAIT_WB, h, page);
 	blocker_expect_asleep(&b, "wait_on_page_writeback");
@@ -427,9 +433,7 @@ Test(filemap, truncate_waits_for_writeback)
 	struct blocker b;
 
 	cache_page(h, 1);
-	lock_page(page);
-	test_set_page_writeback(page);
-	unlock_page(page);
+	start_writeback(page);
 	blocker_start(&b, OP_TRUNCATE, h, NULL);
 	blocker_expect_asleep(&b, "truncate of a page under writeback");
 	cr_assert(cached(h, 0), "truncated a page under writeback");
@@ -451,11 +455,8 @@ Test(filemap, fdatawait_waits_for_every_writeback_page_and_reports_error)
 	p[0] = cache_page(h, 1);
 	p[1] = cache_page(h, 40);
 	p[2] = cache_page(h, 63);
-	for (i = 0; i < 3; i++) {
-		lock_page(p[i]);
-		test_set_page_writeback(p[i]);
-		unlock_page(p[i]);
-	}
+	for (i = 0; i < 3; i++)
+		start_writeback(p[i]);
 	cr_assert_eq(filemap_check_errors(hmap(h)), 0);
 	blocker_start(&b, OP_FDATAWAIT, h, NULL);
 	blocker_expect_asleep(&b, "fdatawait");
@@ -580,9 +581,7 @@ Test(filemap, reclaim_refuses_dirty_locked_writeback_and_pinned_pages)
 	SetPageDirty(p[0]);	/* flag only: no flusher in this test */
 	SetPageDirty(p[1]);
 	lock_page(p[2]);
-	lock_page(p[3]);
-	test_set_page_writeback(p[3]);
-	unlock_page(p[3]);
+	start_writeback(p[3]);
 	get_page(p[4]);		/* a user holds it */
 
 	cr_assert_eq(try_to_free_pages(&h->c, 8), 3, "only 5, 6, 7 are free");
