@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/fixture.c - the virtual-clock writeback fixture (tests/fixture.h).
+ * tests/fixture.c - the writeback fixture of the unit tests (fixture.h).
  * Criterion runs each test in its own process: one fixture per process.
  */
 #include <errno.h>

@@ -1,27 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/fixture.h - the virtual-clock writeback fixture shared by the
- * fs-writeback, seed-000 and policy tests.
+ * tests/fixture.h - the writeback fixture shared by the fs-writeback,
+ * seed-000, policy and page-writeback tests.
  *
- * FX_SETUP() opens a cache on the virtual clock with a policy spec, on a
- * plain scratch file (or a loop device) registered as a device without a
- * flusher (UF_DEV_NO_FLUSHER, unless .flusher), so the test runs the
- * works or write_cache_pages() itself:
- * on its own thread with run(), or on the runner thread (runner_start())
- * while the test moves the clock from one timer to the next (rn_drive()).
- * Files (struct tf, by ino) are opened with hooks whose behaviour each
- * test sets: on_write_inode (its return is write_inode's), on_writepages
- * (called for each writepages not declined), veto (kinds of writeback
- * declined, as btrfs declined kupdate).  The hooks run with no uflush lock
- * held and do nothing once teardown began.
+ * FX_SETUP() opens a cache with a policy spec on the virtual clock (or the
+ * real one), over a plain scratch file (or a loop device) registered as a
+ * device without a flusher (UF_DEV_NO_FLUSHER, unless .flusher).  The test
+ * runs the works itself: on its own thread with run(), or on the runner
+ * thread (runner_start()) while it moves the clock from one timer to the
+ * next (rn_drive()).  Files (struct tf, by ino) are opened with hooks
+ * whose behaviour each test sets: on_write_inode (its return is
+ * write_inode's), on_writepages (called for each writepages not declined),
+ * veto (kinds of writeback declined, as btrfs declined kupdate).  The
+ * hooks run with no uflush lock held and give way once teardown began.
  *
  * Lists are printed tail first ("1,2,3": ino 1 is at the tail), the end
  * b_io is consumed from and the old end of b_dirty.
  *
- * A test sets .fini to a function that ends with fx_teardown(), which
- * releases held pages and a held s_umount, stops the runner, and closes
- * everything on the real clock (continuing from the virtual one), so that
- * whatever still sleeps on a timeout ends.
+ * A test sets .fini to a function that calls fx_teardown(), which releases
+ * held pages and a held s_umount, stops the runner, and closes everything
+ * on the real clock (continuing from the virtual one), so that whatever
+ * still sleeps on a timeout ends.
  */
 #ifndef UF_TEST_FIXTURE_H
 #define UF_TEST_FIXTURE_H
