@@ -442,6 +442,13 @@ long run(struct wb_writeback_work *w)
 	return wb_writeback(fx.wb, w);
 }
 
+long run_kind(enum wkind k)
+{
+	struct wb_writeback_work w = mkwork(k);
+
+	return run(&w);
+}
+
 bool work_queued(void)
 {
 	bool ret;
@@ -633,18 +640,27 @@ int hook_continuous_redirty(struct tf *t, int sync)
 	return 0;
 }
 
-struct tf *redirtier_setup(const char *spec, unsigned long start)
+struct tf *r_then_s(const char *spec, unsigned long start,
+		    unsigned long r_pages, unsigned long r_dirty,
+		    unsigned long s_dirty)
 {
 	struct tf *r, *s;
 
 	FX_SETUP(.start = start, .policy = spec);
-	r = tf_open(1, 8);
+	r = tf_open(1, r_pages);
 	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
+	tf_dirty(r, 0, r_dirty, 1);
 	mark_sync(r);
 	advance(1);
-	tf_dirty(s, 0, 4, 2);
+	tf_dirty(s, 0, s_dirty, 2);
 	advance(5);
+	return r;
+}
+
+struct tf *redirtier_setup(const char *spec, unsigned long start)
+{
+	struct tf *r = r_then_s(spec, start, 8, 8, 4);
+
 	r->on_write_inode = hook_continuous_redirty;
 	return r;
 }

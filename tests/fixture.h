@@ -177,6 +177,8 @@ enum wkind { W_KUPDATE, W_BACKGROUND, W_NONE, W_SYNC, W_TAGGED };
 /* A work as the kernel builds each kind (fs-writeback.c of 3.2). */
 struct wb_writeback_work mkwork(enum wkind k);
 long run(struct wb_writeback_work *w);
+/* Build a work of kind @k and run it on the test's thread. */
+long run_kind(enum wkind k);
 bool work_queued(void);
 unsigned long expire_jiffies(void);
 /* max_pause of the v4 family and of kupdate-early (L51-54, L1334-1337) */
@@ -226,13 +228,17 @@ bool rn_drive(unsigned long limit);
 
 /* ---- scenarios shared by the base and the seed-000 tests ---- */
 
+/*
+ * R (fx.tf[1], @r_pages pages): pages [0, r_dirty) with seed 1 and its
+ * metadata dirtied at @start; S (fx.tf[2], 4 pages): pages [0, s_dirty)
+ * with seed 2 one jiffy later; the clock then at @start + 6.  Returns R.
+ */
+struct tf *r_then_s(const char *spec, unsigned long start,
+		    unsigned long r_pages, unsigned long r_dirty,
+		    unsigned long s_dirty);
 /* R's write_inode: time passes and R is dirtied again, page and inode. */
 int hook_continuous_redirty(struct tf *t, int sync);
-/*
- * R (fx.tf[1]): 8 dirty pages and dirty metadata, redirtied by its
- * write_inode after each write; S (fx.tf[2]): 4 pages, one jiffy newer.
- * Returns R.
- */
+/* r_then_s() of 8 and 4 dirty pages, R redirtied after each write. */
 struct tf *redirtier_setup(const char *spec, unsigned long start);
 /*
  * I14 / B7: a work of kind @k (W_SYNC or W_TAGGED) against R writes it

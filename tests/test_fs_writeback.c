@@ -40,13 +40,13 @@ static struct {
 /* Virtual clock at @start, the base policy; @trace: tracepoints to a file. */
 static void base_setup(unsigned long start, bool trace)
 {
-	memset(&seen, 0, sizeof(seen));
 	FX_SETUP(.start = start, .policy = "linux-3.1", .trace = trace);
 }
 
 static void fx_fini(void)
 {
 	fx_teardown(NULL);
+	memset(&seen, 0, sizeof(seen));
 }
 
 /* ------------------------------------------------------------------ */
@@ -262,7 +262,6 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
  */
 static void kupdate_expiry(unsigned long start)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b, *c;
 	unsigned long t0, e;
 	long ret;
@@ -283,8 +282,7 @@ static void kupdate_expiry(unsigned long start)
 	cr_assert_eq(jiffies, t0 + e);
 	expect_list(b_dirty, "1,3,2");
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 3, "kupdate wrote %ld pages, want A's 3", ret);
 	expect_on(a, "none");
 	cr_assert_eq(istate(a) & I_DIRTY, 0);
@@ -298,8 +296,7 @@ static void kupdate_expiry(unsigned long start)
 	tf_expect_unwritten(b, 0, 1, "B (not expired)");
 
 	advance(1);
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 2, "kupdate wrote %ld pages, want C's 2", ret);
 	expect_list(b_dirty, "2");
 	tf_expect_on_dev(c, 0, 2, 3, "C (expired now)");
@@ -331,7 +328,6 @@ KUPDATE_EXPIRY(kupdate_writes_only_expired_across_ulong_wrap, ULONG_MAX - 5000)
 Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b, *c;
 	long ret;
 
@@ -345,8 +341,7 @@ Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
 	tf_dirty(b, 0, 4, 2);
 
 	/* 8 dirty pages: not over 8 */
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_writepages + b->nr_writepages, 0);
 	expect_list(b_dirty, "1,2");
@@ -357,8 +352,7 @@ Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
 	tf_dirty(c, 0, 4, 3);
 	a->arg = (unsigned long)HZ / 10 + 1;
 	a->on_writepages = hook_advance;
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 4, "background work wrote %ld pages, want A's 4",
 		     ret);
 	cr_assert_eq(b->nr_writepages + c->nr_writepages, 0,
@@ -390,7 +384,6 @@ static void hook_dirty_other(struct tf *t, enum uf_wb_kind kind)
 Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *n;
 	unsigned long t0;
 	long ret;
@@ -405,8 +398,7 @@ Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
 	a->arg = (unsigned long)HZ / 10 + 1;
 	a->on_writepages = hook_dirty_other;
 
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, 16, "wrote %ld pages, want A's 16 only", ret);
 	cr_assert_eq(n->nr_writepages, 0,
@@ -429,7 +421,6 @@ Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
  */
 static void fixed_cutoff(enum wkind k)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *z, *n;
 	unsigned long t0;
 	long ret;
@@ -445,8 +436,7 @@ static void fixed_cutoff(enum wkind k)
 	a->arg = 1;
 	a->on_writepages = hook_dirty_other;
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, 8, "wrote %ld pages, want A's and Z's 8", ret);
 	expect_on(a, "none");
@@ -486,7 +476,6 @@ static void drain_work_list(void)
 Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a;
 	long ret;
 
@@ -502,21 +491,18 @@ Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
 	cr_assert(!list_empty(&fx.bdi->work_list));
 	spin_unlock(&fx.bdi->wb_lock);
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0, "kupdate did not yield: wrote %ld", ret);
 	expect_list(b_dirty, "1");
 	expect_list(b_io, "");
 
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 0, "background did not yield: wrote %ld", ret);
 	expect_list(b_dirty, "1");
 	expect_list(b_io, "");
 	cr_assert_eq(a->nr_writepages, 0);
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 4, "a plain WB_SYNC_NONE work yielded");
 	expect_on(a, "none");
 	tf_expect_on_dev(a, 0, 4, 1, "A");
@@ -541,22 +527,20 @@ static void hook_queue_work(struct tf *t, enum uf_wb_kind kind)
 /* I4 and I17 together: the yield happens at the next iteration. */
 static void yield_midway(enum wkind k, long want)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	long ret;
 
 	base_setup(8000000, false);
 	set_bg_thresh_pages(2);
 	a = tf_open(1, 4);
-	b = tf_open(2, 4);
 	tf_dirty(a, 0, 4, 1);
 	advance(1);
+	b = tf_open(2, 4);
 	tf_dirty(b, 0, 4, 2);
 	advance(expire_jiffies());
 	a->on_writepages = hook_queue_work;
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, want, "wrote %ld pages, want %ld", ret, want);
 	if (want == 4) {
@@ -601,7 +585,6 @@ static void hook_pass_counter(struct tf *t, enum uf_wb_kind kind)
 Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *t[4];
 	unsigned long i;
 	long ret;
@@ -616,8 +599,7 @@ Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
 		advance(1);
 	}
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 8);
 	cr_assert_eq(seen.calls, 4);
 	/* A at +HZ/20, B at +HZ/10 (not more: go on), C at +3HZ/20: stop */
@@ -654,7 +636,6 @@ static void hook_note_pass(struct tf *t, enum uf_wb_kind kind)
 Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *e, *f;
 	long ret;
 
@@ -668,8 +649,7 @@ Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
 	e->on_write_inode = hook_eagain_slow;
 	f->on_writepages = hook_note_pass;
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 2);
 	cr_assert_eq(seen.starts[0], 1,
 		     "F was not written in E's pass: the pass ended without progress");
@@ -766,25 +746,23 @@ static int hook_redirty(struct tf *t, int sync)
 Test(fs_writeback, redirty_tail_keeps_b_dirty_ordered, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	unsigned long t0, now;
 	long ret;
 
 	base_setup(11000000, false);
 	a = tf_open(1, 4);
-	b = tf_open(2, 4);
 	t0 = jiffies;
 	tf_dirty(a, 0, 1, 1);
 	mark_sync(a);
 	advance(10);
+	b = tf_open(2, 4);
 	tf_dirty(b, 0, 1, 2);
 	advance(expire_jiffies() - 5);	/* A expired, B not */
 	now = jiffies;
 	a->on_write_inode = hook_redirty;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 1);
 	cr_assert_eq(a->nr_write_inode, 1);
 	expect_list(b_dirty, "2,1");
@@ -819,7 +797,6 @@ static int hook_eagain(struct tf *t, int sync)
 Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	unsigned long t0, now, e;
 	long ret;
@@ -836,8 +813,7 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 	now = jiffies;
 	a->on_write_inode = hook_eagain;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_write_inode, 1, "write_inode tried %d times",
 		     a->nr_write_inode);
@@ -851,16 +827,14 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 
 	/* B expires before A now: A waits a whole interval more */
 	advance(e - 1);
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 1);
 	expect_on(b, "none");
 	cr_assert_eq(a->nr_write_inode, 1, "A retried before it expired again");
 	expect_list(b_dirty, "1");
 
 	advance(1);
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(a->nr_write_inode, 2);
 	tf_expect_on_dev(b, 0, 1, 2, "B");
 }
@@ -872,7 +846,6 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a;
 	unsigned long t0;
 	long ret;
@@ -884,8 +857,7 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 	advance(expire_jiffies());
 	a->on_write_inode = hook_eagain;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_write_inode, 1);
 	expect_list(b_dirty, "1");
@@ -893,8 +865,7 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_SYNC);
 
 	advance((unsigned long)HZ * 5);
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(a->nr_write_inode, 2);
 }
 
@@ -912,7 +883,6 @@ static void livelock_prevention(bool tagged)
 {
 	long ret;
 
-	memset(&seen, 0, sizeof(seen));
 	ret = sync_livelock_case("linux-3.1", 13000000,
 				 tagged ? W_TAGGED : W_SYNC);
 	cr_assert_eq(ret, 8 + 4);
@@ -991,22 +961,15 @@ static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
  */
 static void i_sync_inode(enum wkind k)
 {
-	struct wb_writeback_work w;
 	struct tf *r, *a;
 	unsigned long t0;
 	pthread_t th;
 	void *thret;
 	long ret;
 
-	base_setup(14000000, false);
-	r = tf_open(1, 4);
-	a = tf_open(2, 4);
-	t0 = jiffies;
-	tf_dirty(r, 0, 2, 1);
-	mark_sync(r);
-	advance(1);
-	tf_dirty(a, 0, 1, 2);
-	advance(5);
+	r = r_then_s("linux-3.1", 14000000, 4, 2, 1);
+	a = &fx.tf[2];
+	t0 = dirtied_when(r);
 	r->on_write_inode = hook_hold_i_sync;
 	a->on_writepages = hook_note_r;
 	hs.main_task = current;
@@ -1018,8 +981,7 @@ static void i_sync_inode(enum wkind k)
 	pthread_mutex_unlock(&hs.lock);
 	cr_assert(istate(r) & I_SYNC);
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	pthread_join(th, &thret);
 	cr_assert_eq((int)(intptr_t)thret, 0, "fsync: %s",
 		     strerror(-(int)(intptr_t)thret));
@@ -1073,7 +1035,6 @@ FX_TEST(fs_writeback, i_sync_inode_is_waited_for_under_sync_all, 60,
 Test(fs_writeback, written_data_reaches_device_byte_for_byte,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *f1, *f2, *f3;
 	uint64_t base2;
 	uint8_t *buf;
@@ -1096,8 +1057,7 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 	tf_dirty(f3, 1, 1, 14);
 	advance(expire_jiffies());
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 10 + 3 + 2);
 	expect_list(b_dirty, "");
 	tf_expect_on_dev(f1, 0, 10, 11, "F1");
@@ -1119,8 +1079,7 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 
 	/* rewritten after a sync: the next sync writes the new bytes */
 	tf_dirty(f1, 3, 2, 15);
-	w = mkwork(W_SYNC);
-	ret = run(&w);
+	ret = run_kind(W_SYNC);
 	cr_assert_eq(ret, 2);
 	tf_expect_on_dev(f1, 0, 3, 11, "F1 pages 0-2");
 	tf_expect_on_dev(f1, 3, 2, 15, "F1 pages 3-4 (rewritten)");

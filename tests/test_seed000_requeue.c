@@ -198,15 +198,12 @@ enum row {
 	NR_ROWS,
 };
 
+/* in the order of enum row */
 static const char *const row_name[NR_ROWS] = {
-	[ROW_SYNC_META] = "I_DIRTY under WB_SYNC_ALL",
-	[ROW_TAGGED_PAGES] = "I_DIRTY under tagged_writepages",
-	[ROW_SLICE] = "pages left, slice used up",
-	[ROW_BLOCKED] = "pages left, nr_to_write > 0",
-	[ROW_REDIRTIED] = "I_DIRTY, inode_written",
-	[ROW_EAGAIN] = "I_DIRTY, write_inode -EAGAIN",
-	[ROW_CLEAN] = "clean",
-	[ROW_SKIPPED] = "pages_skipped, slice used up",
+	"I_DIRTY under WB_SYNC_ALL", "I_DIRTY under tagged_writepages",
+	"pages left, slice used up", "pages left, nr_to_write > 0",
+	"I_DIRTY, inode_written", "I_DIRTY, write_inode -EAGAIN",
+	"clean", "pages_skipped, slice used up",
 };
 
 /* D redirty_tail, M requeue_io, W requeue_io_wait, N off the lists */
@@ -491,8 +488,7 @@ static void pages_skipped_case(const char *spec, const char *want)
 
 	tf_release_page(t);
 	advance(1);
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	if (requeued) {
 		expect_on(t, "none");
 		cr_assert_eq(t->nr_write_inode, 2);
@@ -505,8 +501,7 @@ static void pages_skipped_case(const char *spec, const char *want)
 		     "%s: T retried before it expired again", spec);
 	tf_expect_unwritten(t, 1, 1, "T page 1 (not expired again)");
 	advance_to(now + expire_jiffies());
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	expect_on(t, "none");
 	cr_assert_eq(t->nr_write_inode, 2);
 	tf_expect_on_dev(t, 1, 1, 1, "T page 1 (expired again)");
@@ -944,7 +939,6 @@ static void hook_b6_journal(struct tf *t, enum uf_wb_kind kind)
  */
 static unsigned long b6_run(const char *spec)
 {
-	struct wb_writeback_work w;
 	struct tf *j, *s;
 	unsigned long ts;
 
@@ -965,8 +959,7 @@ static unsigned long b6_run(const char *spec)
 	j->on_writepages = hook_b6_journal;
 	s->on_write_inode = hook_b6_dd;
 
-	w = mkwork(W_BACKGROUND);
-	run(&w);
+	run_kind(W_BACKGROUND);
 	return ts;
 }
 
@@ -1094,7 +1087,6 @@ static int hook_b8_r(struct tf *t, int sync)
  */
 static void b8_case(const char *spec, bool pages, int want_r)
 {
-	struct wb_writeback_work w;
 	struct tf *r, *o[3], *n;
 	unsigned long i;
 
@@ -1116,8 +1108,7 @@ static void b8_case(const char *spec, bool pages, int want_r)
 	r->arg = pages;
 	r->on_write_inode = hook_b8_r;
 
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	for (i = 0; i < 3; i++) {
 		expect_on(o[i], "none");
 		tf_expect_on_dev(o[i], 0, 4, 2 + (uint32_t)i, "O");
@@ -1197,11 +1188,11 @@ static unsigned long b9_setup(const char *spec)
 	unsigned long t0;
 
 	FX_SETUP(.start = 80000000, .policy = spec, .trace = true);
-	x = tf_open(1, 4);
-	y = tf_open(2, 4);
 	t0 = jiffies;
+	x = tf_open(1, 4);
 	tf_dirty(x, 0, 2, 1);
 	advance(100);
+	y = tf_open(2, 4);
 	tf_dirty(y, 0, 1, 2);
 	advance(expire_jiffies() - 50);
 	hold_umount();
@@ -1239,13 +1230,11 @@ static void b9_no_retry(const char *spec)
 
 	advance_to(ts + 10UL * (unsigned long)HZ);
 	release_umount();
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(x->nr_writepages, 0, "%s: X written before it expired again",
 		     spec);
 	advance_to(ts + expire_jiffies());
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(x->nr_writepages, 1);
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
@@ -1303,8 +1292,7 @@ Test(seed000_requeue, b9_kara_v42_super_busy_requeues_with_backoff,
 
 	advance_to(ts + 10UL * (unsigned long)HZ);
 	release_umount();
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	expect_on(x, "none");
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
@@ -1320,15 +1308,13 @@ Test(seed000_requeue, b9_kara_v42_super_busy_requeues_with_backoff,
 static void b9_requeue_wait(bool early)
 {
 	const char *spec = early ? "wu-riw" : "wu-riw,kupdate=fixed";
-	struct wb_writeback_work w;
 	struct tf *x;
 	unsigned long t0, ts, i;
 
 	t0 = b9_setup(spec);
 	x = &fx.tf[1];
 	ts = jiffies;
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(trace_count("writeback_start", NULL), 1);
 	cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 	expect_on(x, "b_more_io_wait");
