@@ -187,78 +187,72 @@ static void wait_written(void)
 /* ------------------------------------------------------------------ */
 /* global_dirty_limits                                                 */
 
+/* global_dirty_limits() of @h must give @bg and @dirty pages. */
+static void expect_limits(struct hand *h, unsigned long bg,
+			  unsigned long dirty)
+{
+	unsigned long got_bg, got_dirty;
+
+	global_dirty_limits(&h->c, &got_bg, &got_dirty);
+	cr_assert_eq(got_dirty, dirty, "dirty limit %lu, want %lu",
+		     got_dirty, dirty);
+	cr_assert_eq(got_bg, bg, "background limit %lu, want %lu", got_bg,
+		     bg);
+}
+
 Test(page_writeback, dirty_limits_from_ratios)
 {
 	struct hand *h = hand_new(1000);
-	unsigned long bg, dirty;
 
 	/* dirtyable = free + file pages (+1, never 0) */
 	h->c.vm_stat[NR_FILE_PAGES] = 999;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 20 * 2000 / 100);
-	cr_assert_eq(bg, 10 * 2000 / 100);
+	expect_limits(h, 10 * 2000 / 100, 20 * 2000 / 100);
 
 	/* dirty pages are not subtracted: they are file pages */
 	h->c.vm_stat[NR_FILE_DIRTY] = 500;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 400);
+	expect_limits(h, 200, 400);
 
 	h->c.vm.vm_dirty_ratio = 50;
 	h->c.vm.dirty_background_ratio = 1;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 1000);
-	cr_assert_eq(bg, 20);
+	expect_limits(h, 20, 1000);
 	hand_free(h);
 }
 
 Test(page_writeback, dirty_limits_bytes_win_over_ratios)
 {
 	struct hand *h = hand_new(10000);
-	unsigned long bg, dirty;
 
 	h->c.vm.vm_dirty_bytes = 100 * PAGE_SIZE + 1;	/* rounds up */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 101);
-	cr_assert_eq(bg, 50);	/* 10% of 10001 is over 101: halved */
+	/* 10% of 10001 is over 101: halved */
+	expect_limits(h, 50, 101);
 
 	h->c.vm.dirty_background_bytes = 40 * PAGE_SIZE;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 40);
-	cr_assert_eq(dirty, 101);
+	expect_limits(h, 40, 101);
 
 	/* bytes alone: the ratios do not matter any more */
 	h->c.vm.vm_dirty_ratio = 90;
 	h->c.vm.dirty_background_ratio = 80;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 101);
-	cr_assert_eq(bg, 40);
+	expect_limits(h, 40, 101);
 	hand_free(h);
 }
 
 Test(page_writeback, background_at_or_over_dirty_is_halved)
 {
 	struct hand *h = hand_new(999);
-	unsigned long bg, dirty;
 
 	h->c.vm.vm_dirty_ratio = 20;
 	h->c.vm.dirty_background_ratio = 20;	/* equal: halved */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 200);
-	cr_assert_eq(bg, 100);
+	expect_limits(h, 100, 200);
 
 	h->c.vm.dirty_background_ratio = 30;	/* over */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 100);
+	expect_limits(h, 100, 200);
 
 	h->c.vm.dirty_background_ratio = 19;	/* under: kept */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 190);
+	expect_limits(h, 190, 200);
 
 	h->c.vm.vm_dirty_bytes = 64 * PAGE_SIZE;
 	h->c.vm.dirty_background_bytes = 64 * PAGE_SIZE;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 64);
-	cr_assert_eq(bg, 32);
+	expect_limits(h, 32, 64);
 	hand_free(h);
 }
 
