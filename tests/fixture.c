@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "kernel/bug.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
 #include "testutil.h"
 
 struct fx fx;
@@ -687,4 +690,80 @@ long sync_livelock_case(const char *spec, unsigned long start,
 	tf_expect_on_dev(r, 0, 8, 1, "R");
 	tf_expect_on_dev(s, 0, 4, 2, "S");
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* A hand-built cache                                                  */
+
+struct hand *hand_new(unsigned long nr_pages, unsigned long nr_file)
+{
+	struct hand *h = calloc(1, sizeof(*h));
+	struct address_space *m;
+
+	cr_assert(h);
+	spin_lock_init(&h->c.bdi_lock);
+	INIT_LIST_HEAD(&h->c.bdi_list);
+	init_waitqueue_head(&h->c.dirty_wait);
+	cr_assert_eq(page_pool_init(&h->c.pool, nr_pages), 0);
+	h->sb.s_cache = &h->c;
+	h->sb.s_bdi = &h->bdi;
+	h->bdi.cache = &h->c;
+	h->inode.i_sb = &h->sb;
+	h->inode.i_mapping = &h->inode.i_data;
+	h->inode.i_size = (loff_t)(nr_file * PAGE_SIZE);
+	spin_lock_init(&h->inode.i_lock);
+	INIT_LIST_HEAD(&h->inode.i_wb_list);
+	m = &h->inode.i_data;
+	m->host = &h->inode;
+	INIT_RADIX_TREE(&m->page_tree);
+	spin_lock_init(&m->tree_lock);
+	m->backing_dev_info = &h->bdi;
+	return h;
+}
+
+unsigned long nr_free(struct hand *h)
+{
+	return global_page_state(&h->c, NR_FREE_PAGES);
+}
+
+struct address_space *hmap(struct hand *h)
+{
+	return &h->inode.i_data;
+}
+
+/* Drop every page of the file, then demand the pool be whole again. */
+void hand_free(struct hand *h)
+{
+	truncate_inode_pages(hmap(h), 0);
+	cr_assert_eq(hmap(h)->nrpages, 0);
+	cr_assert_eq(nr_free(h), h->c.pool.nr, "frames leaked: %lu of %lu free",
+		     nr_free(h), h->c.pool.nr);
+	cr_assert_eq(global_page_state(&h->c, NR_FILE_PAGES), 0);
+	page_pool_exit(&h->c.pool);
+	radix_tree_destroy(&hmap(h)->page_tree);
+	free(h);
+	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+}
+
+/* A cached page at @index, unlocked, held only by the page cache. */
+struct page *cache_page(struct hand *h, unsigned long index)
+{
+	struct page *page = page_pool_alloc(&h->c);
+
+	cr_assert(page, "no free frame for index %lu", index);
+	cr_assert_eq(add_to_page_cache_lru(page, hmap(h), index), 0);
+	SetPageUptodate(page);
+	unlock_page(page);
+	put_page(&h->c, page);
+	cr_assert_eq(page_count(page), 1);
+	return page;
+}
+
+bool cached(struct hand *h, unsigned long index)
+{
+	struct page *page = find_get_page(hmap(h), index);
+
+	if (page)
+		put_page(&h->c, page);
+	return page != NULL;
 }

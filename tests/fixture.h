@@ -248,4 +248,26 @@ struct tf *redirtier_setup(const char *spec, unsigned long start);
 long sync_livelock_case(const char *spec, unsigned long start,
 			enum wkind k);
 
+/* ------------------------------------------------------------------ */
+/* A hand-built cache: a frame pool, a device-less bdi and one inode,   */
+/* no uflush objects and no threads (mm-level tests).                  */
+
+struct hand {
+	struct uf_cache c;
+	struct super_block sb;
+	struct backing_dev_info bdi;
+	struct inode inode;
+};
+
+/* @nr_pages frames; the inode is @nr_file pages long. */
+struct hand *hand_new(unsigned long nr_pages, unsigned long nr_file);
+/* Drop every page of the file, then demand the pool be whole again and
+ * no WARN/BUG have fired. */
+void hand_free(struct hand *h);
+struct address_space *hmap(struct hand *h);
+unsigned long nr_free(struct hand *h);
+/* A clean cached page at @index, unlocked, held only by the page cache. */
+struct page *cache_page(struct hand *h, unsigned long index);
+bool cached(struct hand *h, unsigned long index);
+
 #endif /* UF_TEST_FIXTURE_H */

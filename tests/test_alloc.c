@@ -27,6 +27,7 @@
 #include "mm/backing-dev.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "fixture.h"
 #include "testutil.h"
 #include "uflush.h"
 #include "uflush-internal.h"
@@ -34,77 +35,6 @@
 
 /* Longer than the old allocator's retries (16 x HZ/10) took to give up. */
 #define OLD_GIVEUP_MS	2500
-
-/* ------------------------------------------------------------------ */
-/* A cache, a device-less bdi and one inode, by hand                   */
-
-struct hand {
-	struct uf_cache c;
-	struct super_block sb;
-	struct backing_dev_info bdi;
-	struct inode inode;
-};
-
-static struct hand *hand_new(unsigned long nr_pages, unsigned long nr_file)
-{
-	struct hand *h = calloc(1, sizeof(*h));
-	struct address_space *m;
-
-	cr_assert(h);
-	spin_lock_init(&h->c.bdi_lock);
-	INIT_LIST_HEAD(&h->c.bdi_list);
-	init_waitqueue_head(&h->c.dirty_wait);
-	cr_assert_eq(page_pool_init(&h->c.pool, nr_pages), 0);
-	h->sb.s_cache = &h->c;
-	h->sb.s_bdi = &h->bdi;
-	h->bdi.cache = &h->c;
-	h->inode.i_sb = &h->sb;
-	h->inode.i_mapping = &h->inode.i_data;
-	h->inode.i_size = (loff_t)(nr_file * PAGE_SIZE);
-	spin_lock_init(&h->inode.i_lock);
-	INIT_LIST_HEAD(&h->inode.i_wb_list);
-	m = &h->inode.i_data;
-	m->host = &h->inode;
-	INIT_RADIX_TREE(&m->page_tree);
-	spin_lock_init(&m->tree_lock);
-	m->backing_dev_info = &h->bdi;
-	return h;
-}
-
-static struct address_space *hmap(struct hand *h)
-{
-	return &h->inode.i_data;
-}
-
-static unsigned long nr_free(struct hand *h)
-{
-	return global_page_state(&h->c, NR_FREE_PAGES);
-}
-
-static void hand_free(struct hand *h)
-{
-	truncate_inode_pages(hmap(h), 0);
-	cr_assert_eq(hmap(h)->nrpages, 0);
-	cr_assert_eq(nr_free(h), h->c.pool.nr, "frames leaked: %lu of %lu free",
-		     nr_free(h), h->c.pool.nr);
-	page_pool_exit(&h->c.pool);
-	radix_tree_destroy(&hmap(h)->page_tree);
-	free(h);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
-}
-
-/* A clean cached page at @index, unlocked, held only by the page cache. */
-static struct page *cache_page(struct hand *h, unsigned long index)
-{
-	struct page *page = page_pool_alloc(&h->c);
-
-	cr_assert(page, "no free frame for index %lu", index);
-	cr_assert_eq(add_to_page_cache_lru(page, hmap(h), index), 0);
-	SetPageUptodate(page);
-	unlock_page(page);
-	put_page(&h->c, page);
-	return page;
-}
 
 /* What uf_page_get / uf_page_put do to a page besides the reference. */
 static void pin(struct page *page)
@@ -117,15 +47,6 @@ static void unpin(struct hand *h, struct page *page)
 {
 	__atomic_sub_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	put_page(&h->c, page);
-}
-
-static bool cached(struct hand *h, unsigned long index)
-{
-	struct page *page = find_get_page(hmap(h), index);
-
-	if (page)
-		put_page(&h->c, page);
-	return page != NULL;
 }
 
 static double secs_since(const struct timespec *t0)

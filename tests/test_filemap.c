@@ -24,83 +24,10 @@
 #include "mm/mm.h"
 #include "mm/pagemap.h"
 #include "kernel/sched.h"
+#include "fixture.h"
 #include "testutil.h"
 #include "uflush.h"
 #include "fs/writeback.h"
-
-/* ------------------------------------------------------------------ */
-/* A cache, a device-less bdi and one inode, by hand                   */
-
-struct hand {
-	struct uf_cache c;
-	struct super_block sb;
-	struct backing_dev_info bdi;
-	struct inode inode;
-};
-
-static struct hand *hand_new(unsigned long nr_pages, unsigned long nr_file)
-{
-	struct hand *h = calloc(1, sizeof(*h));
-	struct address_space *m;
-
-	cr_assert(h);
-	spin_lock_init(&h->c.bdi_lock);
-	INIT_LIST_HEAD(&h->c.bdi_list);
-	init_waitqueue_head(&h->c.dirty_wait);
-	cr_assert_eq(page_pool_init(&h->c.pool, nr_pages), 0);
-	h->sb.s_cache = &h->c;
-	h->sb.s_bdi = &h->bdi;
-	h->bdi.cache = &h->c;
-	h->inode.i_sb = &h->sb;
-	h->inode.i_mapping = &h->inode.i_data;
-	h->inode.i_size = (loff_t)(nr_file * PAGE_SIZE);
-	spin_lock_init(&h->inode.i_lock);
-	INIT_LIST_HEAD(&h->inode.i_wb_list);
-	m = &h->inode.i_data;
-	m->host = &h->inode;
-	INIT_RADIX_TREE(&m->page_tree);
-	spin_lock_init(&m->tree_lock);
-	m->backing_dev_info = &h->bdi;
-	return h;
-}
-
-static unsigned long nr_free(struct hand *h)
-{
-	return global_page_state(&h->c, NR_FREE_PAGES);
-}
-
-static struct address_space *hmap(struct hand *h)
-{
-	return &h->inode.i_data;
-}
-
-/* Drop every page of the file, then demand the pool be whole again. */
-static void hand_free(struct hand *h)
-{
-	truncate_inode_pages(hmap(h), 0);
-	cr_assert_eq(hmap(h)->nrpages, 0);
-	cr_assert_eq(nr_free(h), h->c.pool.nr, "frames leaked: %lu of %lu free",
-		     nr_free(h), h->c.pool.nr);
-	cr_assert_eq(global_page_state(&h->c, NR_FILE_PAGES), 0);
-	page_pool_exit(&h->c.pool);
-	radix_tree_destroy(&hmap(h)->page_tree);
-	free(h);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
-}
-
-/* A cached page at @index, unlocked, held only by the page cache. */
-static struct page *cache_page(struct hand *h, unsigned long index)
-{
-	struct page *page = page_pool_alloc(&h->c);
-
-	cr_assert(page, "no free frame for index %lu", index);
-	cr_assert_eq(add_to_page_cache_lru(page, hmap(h), index), 0);
-	SetPageUptodate(page);
-	unlock_page(page);
-	put_page(&h->c, page);
-	cr_assert_eq(page_count(page), 1);
-	return page;
-}
 
 /* Put @page under writeback, as write_cache_pages() does. */
 static void start_writeback(struct page *page)
@@ -108,15 +35,6 @@ static void start_writeback(struct page *page)
 	lock_page(page);
 	cr_assert_eq(test_set_page_writeback(page), 0);
 	unlock_page(page);
-}
-
-static bool cached(struct hand *h, unsigned long index)
-{
-	struct page *page = find_get_page(hmap(h), index);
-
-	if (page)
-		put_page(&h->c, page);
-	return page != NULL;
 }
 
 /* Index of every page on @list, head first. */

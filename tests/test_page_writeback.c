@@ -36,14 +36,14 @@
 /* ------------------------------------------------------------------ */
 /* A hand-made cache and devices, for the pure functions               */
 
-struct hand {
+struct limits_hand {
 	struct uf_cache c;
 	struct backing_dev_info bdi[2];
 };
 
-static struct hand *hand_new(unsigned long nr_pages)
+static struct limits_hand *limits_hand_new(unsigned long nr_pages)
 {
-	struct hand *h = calloc(1, sizeof(*h));
+	struct limits_hand *h = calloc(1, sizeof(*h));
 	int i;
 
 	cr_assert(h);
@@ -58,7 +58,7 @@ static struct hand *hand_new(unsigned long nr_pages)
 	return h;
 }
 
-static void hand_free(struct hand *h)
+static void limits_hand_free(struct limits_hand *h)
 {
 	page_writeback_exit(&h->c);
 	free(h);
@@ -188,7 +188,7 @@ static void wait_written(void)
 /* global_dirty_limits                                                 */
 
 /* global_dirty_limits() of @h must give @bg and @dirty pages. */
-static void expect_limits(struct hand *h, unsigned long bg,
+static void expect_limits(struct limits_hand *h, unsigned long bg,
 			  unsigned long dirty)
 {
 	unsigned long got_bg, got_dirty;
@@ -202,7 +202,7 @@ static void expect_limits(struct hand *h, unsigned long bg,
 
 Test(page_writeback, dirty_limits_from_ratios)
 {
-	struct hand *h = hand_new(1000);
+	struct limits_hand *h = limits_hand_new(1000);
 
 	/* dirtyable = free + file pages (+1, never 0) */
 	h->c.vm_stat[NR_FILE_PAGES] = 999;
@@ -215,12 +215,12 @@ Test(page_writeback, dirty_limits_from_ratios)
 	h->c.vm.vm_dirty_ratio = 50;
 	h->c.vm.dirty_background_ratio = 1;
 	expect_limits(h, 20, 1000);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, dirty_limits_bytes_win_over_ratios)
 {
-	struct hand *h = hand_new(10000);
+	struct limits_hand *h = limits_hand_new(10000);
 
 	h->c.vm.vm_dirty_bytes = 100 * PAGE_SIZE + 1;	/* rounds up */
 	/* 10% of 10001 is over 101: halved */
@@ -233,12 +233,12 @@ Test(page_writeback, dirty_limits_bytes_win_over_ratios)
 	h->c.vm.vm_dirty_ratio = 90;
 	h->c.vm.dirty_background_ratio = 80;
 	expect_limits(h, 40, 101);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, background_at_or_over_dirty_is_halved)
 {
-	struct hand *h = hand_new(999);
+	struct limits_hand *h = limits_hand_new(999);
 
 	h->c.vm.vm_dirty_ratio = 20;
 	h->c.vm.dirty_background_ratio = 20;	/* equal: halved */
@@ -253,7 +253,7 @@ Test(page_writeback, background_at_or_over_dirty_is_halved)
 	h->c.vm.vm_dirty_bytes = 64 * PAGE_SIZE;
 	h->c.vm.dirty_background_bytes = 64 * PAGE_SIZE;
 	expect_limits(h, 32, 64);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -267,19 +267,19 @@ static void completions(struct backing_dev_info *bdi, unsigned long nr)
 
 Test(page_writeback, share_single_device_is_whole)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 
 	/* no history at all: the whole limit */
 	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 1000), 1000);
 	completions(&h->bdi[0], 12345);
 	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 1000), 1000);
 	cr_assert_eq(bdi_stat(&h->bdi[0], BDI_WRITTEN), 12345);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, share_splits_between_two_devices)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 	struct backing_dev_info *a = &h->bdi[0], *b = &h->bdi[1];
 	long num, den;
 
@@ -306,12 +306,12 @@ Test(page_writeback, share_splits_between_two_devices)
 	cr_assert_eq(bdi_set_min_ratio(a, 94), 0);
 	cr_assert_eq(bdi_set_max_ratio(a, 50), -EINVAL);
 	cr_assert_eq(bdi_set_max_ratio(a, 101), -EINVAL);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, share_follows_recent_completions)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 	struct backing_dev_info *a = &h->bdi[0], *b = &h->bdi[1];
 	unsigned long prev, now;
 	int round;
@@ -331,7 +331,7 @@ Test(page_writeback, share_follows_recent_completions)
 		prev = now;
 	}
 	cr_assert_lt(prev, 1000000 / 20, "a still holds %lu", prev);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -339,7 +339,7 @@ Test(page_writeback, share_follows_recent_completions)
 
 Test(page_writeback, chunk_size_rules)
 {
-	struct hand *h = hand_new(1000000);
+	struct limits_hand *h = limits_hand_new(1000000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	struct wb_writeback_work work = {
 		.nr_pages = LONG_MAX,
@@ -374,7 +374,7 @@ Test(page_writeback, chunk_size_rules)
 	work.tagged_writepages = 0;
 	work.sync_mode = WB_SYNC_ALL;
 	cr_assert_eq(writeback_chunk_size(bdi, &work), LONG_MAX);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -382,7 +382,7 @@ Test(page_writeback, chunk_size_rules)
 
 Test(page_writeback, bandwidth_tracks_completions)
 {
-	struct hand *h = hand_new(1000);
+	struct limits_hand *h = limits_hand_new(1000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	unsigned long start, stamp, bw;
 	int i;
@@ -429,7 +429,7 @@ Test(page_writeback, bandwidth_tracks_completions)
 	cr_assert_eq(bdi->bw_time_stamp, stamp);
 	cr_assert_eq(bdi->written_stamp, bdi_stat(bdi, BDI_WRITTEN));
 	uf_clock_set_real();
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */

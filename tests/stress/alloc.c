@@ -56,33 +56,6 @@ struct al_thread {
 	uint8_t *buf;		/* AL_BIG_WRITE bytes */
 };
 
-/* Random bytes for writes whose place is in the model. */
-static void al_rand_bytes(uint64_t *rng, uint8_t *buf, size_t len)
-{
-	uint64_t w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = st_rand(rng);
-		memcpy(buf + i, &w, 8);
-	}
-	w = st_rand(rng);
-	for (; i < len; i++, w >>= 8)
-		buf[i] = (uint8_t)w;
-}
-
-static long al_diff(const uint8_t *a, const uint8_t *b, size_t len)
-{
-	size_t i;
-
-	if (!memcmp(a, b, len))
-		return -1;
-	for (i = 0; i < len; i++)
-		if (a[i] != b[i])
-			return (long)i;
-	return -1;
-}
-
 /* The state of the cache, for the message of a failed call. */
 static void al_fail_call(struct al_thread *t, const char *call, size_t len,
 			 uint64_t off, ssize_t n)
@@ -126,7 +99,7 @@ static bool al_write(struct al_thread *t)
 	ssize_t n;
 
 	al_pick(t, &len, &off);
-	al_rand_bytes(&t->rng, t->buf, len);
+	st_rand_bytes(&t->rng, t->buf, len);
 	st_note(t->id, "uf_pwrite");
 	n = uf_pwrite(run->file, t->buf, len, off);
 	if (n != (ssize_t)len) {
@@ -161,7 +134,7 @@ static bool al_read(struct al_thread *t)
 		return false;
 	}
 	if (owner == t->id) {
-		bad = al_diff(t->buf, run->model + off, len);
+		bad = st_first_diff(t->buf, run->model + off, len);
 		if (bad >= 0) {
 			st_err_set(&run->err, "thread %u: uf_pread(%zu @ %llu) differs from the model at %llu",
 				   t->id, len, (unsigned long long)off,
@@ -206,7 +179,7 @@ static bool al_page(struct al_thread *t)
 	if (write) {
 		a = (unsigned int)st_rand_below(&t->rng, ST_PAGE);
 		len = 1 + (unsigned int)st_rand_below(&t->rng, ST_PAGE - a);
-		al_rand_bytes(&t->rng, data + a, len);
+		st_rand_bytes(&t->rng, data + a, len);
 		memcpy(m + a, data + a, len);
 		ret = uf_page_set_dirty(pg);
 	}
@@ -280,14 +253,15 @@ static enum st_result al_check_end(struct st_ctx *ctx, struct al_run *run,
 			       st.nr_dirty, st.nr_writeback, st.write_errors);
 	}
 	n = uf_pread(run->file, buf, file_len, 0);
-	bad = n == (ssize_t)file_len ? al_diff(buf, run->model, file_len) : -1;
+	bad = n == (ssize_t)file_len ?
+	      st_first_diff(buf, run->model, file_len) : -1;
 	if (n != (ssize_t)file_len || bad >= 0) {
 		free(buf);
 		return st_fail(ctx, "final uf_pread = %zd, differs from the model at %ld",
 			       n, bad);
 	}
 	ret = st_raw_read(path, AL_DEV_OFF, buf, file_len);
-	bad = ret ? -1 : al_diff(buf, run->model, file_len);
+	bad = ret ? -1 : st_first_diff(buf, run->model, file_len);
 	free(buf);
 	if (ret || bad >= 0)
 		return st_fail(ctx, "raw read: %s, device differs from the model at file offset %ld",

@@ -30,102 +30,6 @@
 #include "stress.h"
 #include "uflush.h"
 
-/* Random bytes (not a pattern) for writes whose place is in a model. */
-static void rand_bytes(uint64_t *rng, uint8_t *buf, size_t len)
-{
-	uint64_t w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = st_rand(rng);
-		memcpy(buf + i, &w, 8);
-	}
-	w = st_rand(rng);
-	for (; i < len; i++, w >>= 8)
-		buf[i] = (uint8_t)w;
-}
-
-/* First differing byte or -1. */
-static long first_diff(const uint8_t *a, const uint8_t *b, size_t len)
-{
-	size_t i;
-
-	if (!memcmp(a, b, len))
-		return -1;
-	for (i = 0; i < len; i++)
-		if (a[i] != b[i])
-			return (long)i;
-	return -1;
-}
-
-/* The raw device at [off, +len) against want. */
-static enum st_result expect_raw(struct st_ctx *ctx, const char *path,
-				 uint64_t off, const uint8_t *want,
-				 size_t len, const char *what)
-{
-	uint8_t *buf = st_alloc(len);
-	long bad;
-	int ret;
-
-	if (!buf)
-		return st_fail(ctx, "out of memory");
-	ret = st_raw_read(path, off, buf, len);
-	bad = ret ? -1 : first_diff(buf, want, len);
-	free(buf);
-	if (ret)
-		return st_fail(ctx, "%s: raw read of %s: %s", what, path,
-			       strerror(-ret));
-	if (bad >= 0)
-		return st_fail(ctx, "%s: the device differs from the model at %llu",
-			       what, (unsigned long long)off +
-			       (unsigned long long)bad);
-	return ST_PASS;
-}
-
-/* uf_pread of the whole file against want. */
-static enum st_result expect_file(struct st_ctx *ctx, struct uf_file *f,
-				  const uint8_t *want, size_t len,
-				  const char *what)
-{
-	uint8_t *buf = st_alloc(len);
-	ssize_t n;
-	long bad;
-
-	if (!buf)
-		return st_fail(ctx, "out of memory");
-	n = uf_pread(f, buf, len, 0);
-	bad = n == (ssize_t)len ? first_diff(buf, want, len) : -1;
-	free(buf);
-	if (n != (ssize_t)len)
-		return st_fail(ctx, "%s: uf_pread = %zd (%s)", what, n,
-			       n < 0 ? strerror((int)-n) : "short");
-	if (bad >= 0)
-		return st_fail(ctx, "%s: uf_pread differs from the model at file offset %ld",
-			       what, bad);
-	return ST_PASS;
-}
-
-static enum st_result check_clean(struct st_ctx *ctx, struct uf_cache *c,
-				  const char *what)
-{
-	struct uf_cache_stats st;
-	int ret;
-
-	ret = uf_cache_stats(c, &st);
-	if (ret)
-		return st_fail(ctx, "uf_cache_stats: %s", strerror(-ret));
-	if (st.nr_dirty || st.nr_writeback)
-		return st_fail(ctx, "%s: %lu dirty and %lu writeback pages",
-			       what, st.nr_dirty, st.nr_writeback);
-	if (st.write_errors)
-		return st_fail(ctx, "%s: %lu write errors", what,
-			       st.write_errors);
-	if (st.nr_file_pages > st.nr_pages)
-		return st_fail(ctx, "%s: %lu cached pages in a %lu-page pool",
-			       what, st.nr_file_pages, st.nr_pages);
-	return ST_PASS;
-}
-
 /* ------------------------------------------------------------------ */
 /* Writers, fsync and sync through a small cache                       */
 
@@ -198,7 +102,7 @@ static void *cf_writer(void *arg)
 		f = (unsigned int)st_rand_below(&t->rng, CF_FILES);
 		cf_pick(t, f, &off, &len);
 		m = run->model + f * CF_FILE_LEN + off;
-		rand_bytes(&t->rng, t->buf, len);
+		st_rand_bytes(&t->rng, t->buf, len);
 		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->files[f], t->buf, len, off);
 		if (n != (ssize_t)len) {
@@ -214,7 +118,7 @@ static void *cf_writer(void *arg)
 		/* read back what this thread owns: nobody else writes it */
 		st_note(t->id, "uf_pread");
 		n = uf_pread(run->files[f], t->rbuf, len, off);
-		bad = n == (ssize_t)len ? first_diff(t->rbuf, m, len) : -1;
+		bad = n == (ssize_t)len ? st_first_diff(t->rbuf, m, len) : -1;
 		if (n != (ssize_t)len || bad >= 0) {
 			st_err_set(&run->err, "writer %u: uf_pread(file %u, %zu @ %llu) = %zd, differs at %ld",
 				   t->id, f, len, (unsigned long long)off, n,
@@ -373,7 +277,7 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		r = st_fail(ctx, "final uf_sync: %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache, "after uf_sync");
+	r = st_check_clean(ctx, run.cache, "after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	uf_cache_stats(run.cache, &st);
@@ -382,12 +286,12 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 			    st.nr_dirtied, CF_CACHE);
 		goto out;
 	}
-	r = expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
-		       "after uf_sync");
+	r = st_expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
+		          "after uf_sync");
 	for (i = 0; i < CF_FILES && r == ST_PASS; i++) {
 		snprintf(what, sizeof(what), "file %u after uf_sync", i);
-		r = expect_file(ctx, run.files[i], run.model + i * CF_FILE_LEN,
-				CF_FILE_LEN, what);
+		r = st_expect_file(ctx, run.files[i], run.model + i * CF_FILE_LEN,
+				   CF_FILE_LEN, what);
 	}
 	if (r != ST_PASS)
 		goto out;
@@ -397,8 +301,8 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_cache_close: %s", strerror(-ret));
 		goto out;
 	}
-	r = expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
-		       "after uf_cache_close");
+	r = st_expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
+		          "after uf_cache_close");
 	if (r == ST_PASS)
 		fprintf(stderr, "  %s: %lu writes, %lu KiB, %lu pages dirtied, %lu written; %lu fsyncs, %lu syncs\n",
 			ctx->name, writes, bytes >> 10, st.nr_dirtied,
@@ -505,7 +409,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 		}
 		a = (unsigned int)st_rand_below(&t->rng, ST_PAGE);
 		len = 1 + (unsigned int)st_rand_below(&t->rng, ST_PAGE - a);
-		rand_bytes(&t->rng, data + a, len);
+		st_rand_bytes(&t->rng, data + a, len);
 		memcpy(m + a, data + a, len);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -515,7 +419,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 			bad = "NOREAD page neither cached data nor zeroes";
 			break;
 		}
-		rand_bytes(&t->rng, data, ST_PAGE);
+		st_rand_bytes(&t->rng, data, ST_PAGE);
 		memcpy(m, data, ST_PAGE);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -654,13 +558,13 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_sync: %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache, "after uf_sync");
+	r = st_check_clean(ctx, run.cache, "after uf_sync");
 	if (r == ST_PASS)
-		r = expect_raw(ctx, td.path, PA_DEV_OFF, run.model,
-			       PA_PAGES * ST_PAGE, "after uf_sync");
+		r = st_expect_raw(ctx, td.path, PA_DEV_OFF, run.model,
+			          PA_PAGES * ST_PAGE, "after uf_sync");
 	if (r == ST_PASS)
-		r = expect_file(ctx, run.file, run.model, PA_PAGES * ST_PAGE,
-				"after uf_sync");
+		r = st_expect_file(ctx, run.file, run.model, PA_PAGES * ST_PAGE,
+				   "after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	ret = uf_cache_close(run.cache);
@@ -754,7 +658,7 @@ static void *oc_writer(void *arg)
 		len = 1 + (size_t)st_rand_below(&t->rng, 32768);
 		if (len > OC_WFILE_LEN - off)
 			len = (size_t)(OC_WFILE_LEN - off);
-		rand_bytes(&t->rng, t->buf, len);
+		st_rand_bytes(&t->rng, t->buf, len);
 		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->wfiles[t->id], t->buf, len, off);
 		if (n != (ssize_t)len) {
@@ -1108,11 +1012,11 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_sync(A): %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache_a, "A after uf_sync");
+	r = st_check_clean(ctx, run.cache_a, "A after uf_sync");
 	if (r == ST_PASS)
-		r = expect_raw(ctx, ta.path, 0, run.model,
-			       OC_WRITERS * OC_WFILE_LEN,
-			       "A's writer files after uf_sync");
+		r = st_expect_raw(ctx, ta.path, 0, run.model,
+			          OC_WRITERS * OC_WFILE_LEN,
+			          "A's writer files after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	ret = uf_cache_close(run.cache_a);

@@ -97,6 +97,24 @@ static inline uint64_t st_rand_below(uint64_t *state, uint64_t n)
 	return n ? st_rand(state) % n : 0;
 }
 
+/* Random bytes (not a pattern) for writes whose place is in a model. */
+void st_rand_bytes(uint64_t *rng, void *buf, size_t len);
+/* Offset of the first byte where a and b differ, or -1. */
+long st_first_diff(const void *a, const void *b, size_t len);
+
+struct uf_cache;
+struct uf_file;
+/* The raw device at [off, +len), then uf_pread of the whole file, against
+ * want; ST_FAIL saying where they differ, with what in the message. */
+enum st_result st_expect_raw(struct st_ctx *ctx, const char *path,
+			     uint64_t off, const void *want, size_t len,
+			     const char *what);
+enum st_result st_expect_file(struct st_ctx *ctx, struct uf_file *f,
+			      const void *want, size_t len, const char *what);
+/* No dirty or writeback pages, no write errors, no more pages than frames. */
+enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
+			      const char *what);
+
 /* Zeroed, page-aligned; NULL on failure. */
 void *st_alloc(size_t len);
 
