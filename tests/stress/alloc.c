@@ -295,12 +295,10 @@ static enum st_result al_one_run(struct st_ctx *ctx, const char *path,
 		r = st_fail(ctx, "out of memory");
 		goto out;
 	}
-	st_fill(run.model, file_len, AL_DEV_OFF, AL_SEED + run_nr);
-	ret = st_raw_write(path, AL_DEV_OFF, run.model, file_len);
-	if (ret) {
-		r = st_fail(ctx, "raw write: %s", strerror(-ret));
+	r = st_prefill(ctx, path, run.model, file_len, AL_DEV_OFF,
+		       AL_SEED + run_nr);
+	if (r != ST_PASS)
 		goto out;
-	}
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = nr_pages;
 	cfg.max_io_pages = 8;

@@ -209,51 +209,29 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		goto out;
 	}
 	/* the device starts with a pattern, so read-modify-write shows */
-	st_fill(run.model, CF_FILES * CF_FILE_LEN, 0, 7);
-	ret = st_raw_write(td.path, 0, run.model, CF_FILES * CF_FILE_LEN);
-	if (ret) {
-		r = st_fail(ctx, "raw write: %s", strerror(-ret));
+	r = st_prefill(ctx, td.path, run.model, CF_FILES * CF_FILE_LEN, 0, 7);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = CF_CACHE;
 	cfg.max_io_pages = 32;
 	cfg.dirty_expire_centisecs = 50;
 	cfg.dirty_writeback_centisecs = 20;
-	ret = uf_cache_open(&cfg, &run.cache);
-	if (ret) {
-		r = st_fail(ctx, "uf_cache_open: %s", strerror(-ret));
+	r = st_open_files(ctx, &cfg, td.path, &run.cache, &run.dev, run.files,
+			  CF_FILES, 0, CF_FILE_LEN);
+	if (r != ST_PASS)
 		goto out;
-	}
-	ret = uf_dev_open(run.cache, td.path, NULL, &run.dev);
-	if (ret) {
-		r = st_fail(ctx, "uf_dev_open(%s): %s", td.path,
-			    strerror(-ret));
-		goto out;
-	}
-	for (i = 0; i < CF_FILES; i++) {
-		ret = uf_file_open(run.dev, i + 1, i * CF_FILE_LEN,
-				   CF_FILE_LEN, NULL, NULL, &run.files[i]);
-		if (ret) {
-			r = st_fail(ctx, "uf_file_open(%u): %s", i,
-				    strerror(-ret));
-			goto out;
-		}
-	}
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
 	for (i = 0; i < CF_THREADS + 2; i++) {
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 977 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < CF_THREADS ? cf_writer :
-				     i == CF_THREADS ? cf_fsyncer : cf_syncer,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < CF_THREADS ? cf_writer :
+			      i == CF_THREADS ? cf_fsyncer : cf_syncer,
+			      &th[i])) {
 			__atomic_store_n(&run.end_ms, 0, __ATOMIC_RELAXED);
 			break;
 		}
@@ -507,12 +485,10 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		r = st_fail(ctx, "out of memory");
 		goto out;
 	}
-	st_fill(run.model, PA_PAGES * ST_PAGE, PA_DEV_OFF, 3);
-	ret = st_raw_write(td.path, PA_DEV_OFF, run.model, PA_PAGES * ST_PAGE);
-	if (ret) {
-		r = st_fail(ctx, "raw write: %s", strerror(-ret));
+	r = st_prefill(ctx, td.path, run.model, PA_PAGES * ST_PAGE, PA_DEV_OFF,
+		       3);
+	if (r != ST_PASS)
 		goto out;
-	}
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = PA_CACHE;
 	cfg.dirty_expire_centisecs = 30;
@@ -534,14 +510,9 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 7919 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < PA_THREADS ? pa_worker : pa_fsyncer,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < PA_THREADS ? pa_worker : pa_fsyncer, &th[i]))
 			break;
-		}
 		started++;
 	}
 	for (i = 0; i < started && i < PA_THREADS; i++)
@@ -970,29 +941,20 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	cfg.nr_pages = 512;
 	cfg.dirty_expire_centisecs = 30;
 	cfg.dirty_writeback_centisecs = 10;
-	ret = uf_cache_open(&cfg, &run.cache_a);
-	if (!ret)
-		ret = uf_dev_open(run.cache_a, ta.path, NULL, &run.dev_a);
-	for (i = 0; i < OC_WRITERS && !ret; i++)
-		ret = uf_file_open(run.dev_a, i + 1, i * OC_WFILE_LEN,
-				   OC_WFILE_LEN, NULL, NULL, &run.wfiles[i]);
-	if (ret) {
-		r = st_fail(ctx, "opening cache A: %s", strerror(-ret));
+	r = st_open_files(ctx, &cfg, ta.path, &run.cache_a, &run.dev_a,
+			  run.wfiles, OC_WRITERS, 0, OC_WFILE_LEN);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
 	for (i = 0; i < OC_WRITERS + 2; i++) {
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 4099 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < OC_WRITERS ? oc_writer :
-				     i == OC_WRITERS ? oc_churn_a : oc_churn_b,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < OC_WRITERS ? oc_writer :
+			      i == OC_WRITERS ? oc_churn_a : oc_churn_b,
+			      &th[i])) {
 			__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 			break;
 		}

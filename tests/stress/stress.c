@@ -407,6 +407,55 @@ enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
 	return ST_PASS;
 }
 
+enum st_result st_prefill(struct st_ctx *ctx, const char *path, void *model,
+			  size_t len, uint64_t dev_off, uint64_t seed)
+{
+	int ret;
+
+	st_fill(model, len, dev_off, seed);
+	ret = st_raw_write(path, dev_off, model, len);
+	if (ret)
+		return st_fail(ctx, "raw write of %s: %s", path,
+			       strerror(-ret));
+	return ST_PASS;
+}
+
+bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
+	      void *arg)
+{
+	int ret = pthread_create(tid, NULL, fn, arg);
+
+	if (ret)
+		st_err_set(err, "pthread_create: %s", strerror(ret));
+	return !ret;
+}
+
+enum st_result st_open_files(struct st_ctx *ctx,
+			     const struct uf_cache_config *cfg,
+			     const char *path, struct uf_cache **c,
+			     struct uf_dev **d, struct uf_file **files,
+			     unsigned int nr, uint64_t base, uint64_t len)
+{
+	unsigned int i;
+	int ret;
+
+	ret = uf_cache_open(cfg, c);
+	if (ret)
+		return st_fail(ctx, "uf_cache_open: %s", strerror(-ret));
+	ret = uf_dev_open(*c, path, NULL, d);
+	if (ret)
+		return st_fail(ctx, "uf_dev_open(%s): %s", path,
+			       strerror(-ret));
+	for (i = 0; i < nr; i++) {
+		ret = uf_file_open(*d, i + 1, base + i * len, len, NULL, NULL,
+				   &files[i]);
+		if (ret)
+			return st_fail(ctx, "uf_file_open(%u): %s", i,
+				       strerror(-ret));
+	}
+	return ST_PASS;
+}
+
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
