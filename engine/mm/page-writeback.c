@@ -1273,8 +1273,13 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 			step = dirty_ratelimit - x;
 	}
 
-	/* slow down near the target, and never more than 1/8 per step */
-	step >>= dirty_ratelimit / (2 * step + 1);
+	/*
+	 * Slow down near the target, and never more than 1/8 per step.  A
+	 * shift of a word or more is undefined in C; 3.2 on x86-64 shifted
+	 * by its low 6 bits, which is what this does (mainline: step = 0).
+	 */
+	step >>= (dirty_ratelimit / (2 * step + 1)) &
+		 (sizeof(long) * CHAR_BIT - 1);
 	step = (step + 7) / 8;
 
 	if (dirty_ratelimit < balanced_dirty_ratelimit)
