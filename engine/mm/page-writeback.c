@@ -13,15 +13,14 @@
  * do_writepages, global_dirty_limits, bdi_dirty_limit, bdi_set_min/max_
  * ratio, __bdi_update_bandwidth / bdi_update_write_bandwidth,
  * update_dirty_limit and writeback_chunk_size (which 3.2 keeps in
- * fs/fs-writeback.c).
+ * fs/fs-writeback.c).  The dirty throttle, balance_dirty_pages(), comes
+ * in three versions chosen by the policy's bdp knob (3.1, 3.2, mainline:
+ * mm/dirty-throttle.h), each saying what source it was checked against.
  *
  * Simplified, and why:
  *  - "memory" is a struct uf_cache; dirtyable memory is its free plus file
  *    pages (no highmem, no reserves);
  *  - no PF_LESS_THROTTLE / real-time boost of the limits (no such tasks);
- *  - balance_dirty_pages is the simple pre-IO-less throttle (kick the
- *    flusher, sleep until under the limit); the IO-less one with
- *    pos_ratio and dirty_ratelimit is a policy of its own, to come;
  *  - the filesystem is one ->writepages: mpage-style, each run of
  *    contiguous dirty pages (up to bdi->max_io_pages) becomes one
  *    asynchronous write request; there is no per-page ->writepage;
@@ -340,7 +339,11 @@ void update_completion_period(struct uf_cache *c)
 	vm_dirties_change_shift(calc_period_shift(c));
 }
 
-/* 3.2 resets the smoothed limit to the threshold when a sysctl changes. */
+/*
+ * After a sysctl change: ratelimit_pages (3.2 and mainline), and the
+ * smoothed limit reset to the threshold (mainline does this; 3.2 left
+ * global_dirty_limit to follow down by itself).
+ */
 void writeback_set_ratelimit(struct uf_cache *c)
 {
 	struct wb_domain *dom = cache_domain(c);
@@ -352,9 +355,9 @@ void writeback_set_ratelimit(struct uf_cache *c)
 	spin_lock(&dom->lock);
 	dom->dirty_limit = dirty_thresh;
 	/* each thread (the kernel: CPU) may overshoot by 1/32 at most */
-	dom->ratelimit_pages = dirty_thresh / (num_online_cpus() * 32);
-	if (dom->ratelimit_pages < 16)
-		dom->ratelimit_pages = 16;
+	__atomic_store_n(&dom->ratelimit_pages,
+			 max_ul(dirty_thresh / (num_online_cpus() * 32), 16),
+			 __ATOMIC_RELAXED);
 	spin_unlock(&dom->lock);
 }
 
@@ -904,16 +907,12 @@ static inline bool bdp_fatal(struct uf_cache *c)
 }
 
 /* 3.2 / mainline ratelimit_pages: dirty_thresh / (cpus * 32), >= 16. */
-static unsigned long ratelimit_pages_of(struct uf_cache *c)
+static unsigned long ratelimit_pages_of(struct backing_dev_info *bdi)
 {
-	struct wb_domain *dom = cache_domain(c);
-	unsigned long n = 0;
+	/* per page: through the per-thread lookup cache, no lock */
+	struct bdi_share *s = bdi_share(bdi);
+	unsigned long n = s ? READ_ONCE(s->dom->ratelimit_pages) : 0;
 
-	if (dom) {
-		spin_lock(&dom->lock);
-		n = dom->ratelimit_pages;
-		spin_unlock(&dom->lock);
-	}
 	return n ? n : 32;	/* the static initial value */
 }
 
@@ -1451,7 +1450,7 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
 {
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
 	struct task_struct *t = bdp_task();
-	unsigned long rl_pages = ratelimit_pages_of(bdi->cache);
+	unsigned long rl_pages = ratelimit_pages_of(bdi);
 	unsigned long ratelimit = (unsigned long)t->nr_dirtied_pause;
 	unsigned long nr;
 
@@ -1933,7 +1932,7 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 {
 	struct backing_dev_info *wb = mapping->backing_dev_info;
 	struct task_struct *t = bdp_task();
-	unsigned long rl_pages = ratelimit_pages_of(wb->cache);
+	unsigned long rl_pages = ratelimit_pages_of(wb);
 	int ratelimit = t->nr_dirtied_pause;
 
 	if (wb->dirty_exceeded)
@@ -2077,7 +2076,10 @@ void account_page_dirtied(struct page *page, struct address_space *mapping)
 	inc_vm_state(c, NR_DIRTIED);
 	inc_bdi_stat(bdi, BDI_RECLAIMABLE);
 	inc_bdi_stat(bdi, BDI_DIRTIED);
-	task_dirty_inc();	/* 3.1's per-task share (task_dirty_limit) */
+	/* 3.1's per-task share (task_dirty_limit); only 3.1 reads it */
+	if (c->policy && c->policy->balance_dirty_pages ==
+			 balance_dirty_pages_ratelimited_31)
+		task_dirty_inc();
 }
 
 /**
