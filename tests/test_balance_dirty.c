@@ -38,6 +38,7 @@
 #include "mm/dirty-throttle.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "policies/policy.h"
 #include "trace/trace.h"
 #include "uflush-internal.h"
 #include "uflush.h"
@@ -935,4 +936,42 @@ Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
 	fclose(fp);
 	cr_assert(seen);
 	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The knob                                                            */
+
+static void expect_bdp(const char *spec,
+		       int (*fn)(struct address_space *, unsigned long,
+				 unsigned int, long *), const char *value)
+{
+	struct wb_policy pol;
+	char want[32];
+
+	cr_assert_eq(wb_policy_resolve(spec, &pol), 0, "%s", spec);
+	cr_assert(pol.balance_dirty_pages == fn, "%s: the wrong throttle",
+		  spec);
+	snprintf(want, sizeof(want), " bdp=%s", value);
+	cr_assert_not_null(strstr(pol.spec, want), "%s: %s", spec, pol.spec);
+	wb_policy_release(&pol);
+}
+
+/* Each preset's bdp (linux-3.1: 3.1; the 3.2-era series: 3.2; mainline)
+ * and the override of it; an unknown value is refused. */
+Test(balance_dirty, presets_pick_their_kernels_throttle)
+{
+	struct wb_policy pol;
+
+	expect_bdp("linux-3.1", balance_dirty_pages_ratelimited_31, "3.1");
+	expect_bdp("linux-3.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp(NULL, balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("kara-v4.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("wu-riw", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("mainline", balance_dirty_pages_ratelimited_mainline,
+		   "mainline");
+	expect_bdp("linux-3.2,bdp=mainline",
+		   balance_dirty_pages_ratelimited_mainline, "mainline");
+	expect_bdp("mainline,bdp=3.1", balance_dirty_pages_ratelimited_31,
+		   "3.1");
+	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.3", &pol), -EINVAL);
 }

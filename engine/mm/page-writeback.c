@@ -69,6 +69,7 @@
 
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static inline unsigned long min_ul(unsigned long a, unsigned long b)
 {
@@ -707,7 +708,8 @@ static void bdi_update_write_bandwidth(struct backing_dev_info *bdi,
 		avg += (old - avg) >> 3;
 out:
 	bdi->write_bandwidth = (unsigned long)bw;
-	bdi->avg_write_bandwidth = avg;
+	/* read by the throttles without the lock */
+	WRITE_ONCE(bdi->avg_write_bandwidth, avg);
 }
 
 /*
@@ -1054,8 +1056,8 @@ static int balance_dirty_pages_31(struct address_space *mapping,
 			break;
 		}
 
-		if (!bdi->dirty_exceeded)
-			bdi->dirty_exceeded = 1;
+		if (!READ_ONCE(bdi->dirty_exceeded))
+			WRITE_ONCE(bdi->dirty_exceeded, 1);
 
 		bdi_update_bandwidth_thresh(bdi, dirty_thresh, 0, nr_dirty,
 					    bdi_thresh, bdi_dirty, start_time,
@@ -1099,8 +1101,8 @@ static int balance_dirty_pages_31(struct address_space *mapping,
 	if (flags & BDP_PEEK)
 		return ret;
 	/* only when no task can be over the limit */
-	if (clear_dirty_exceeded && bdi->dirty_exceeded)
-		bdi->dirty_exceeded = 0;
+	if (clear_dirty_exceeded && READ_ONCE(bdi->dirty_exceeded))
+		WRITE_ONCE(bdi->dirty_exceeded, 0);
 
 	if (writeback_in_progress(bdi))
 		return ret;
@@ -1124,7 +1126,7 @@ int balance_dirty_pages_ratelimited_31(struct address_space *mapping,
 	unsigned long ratelimit = ratelimit_pages_31(bdi->cache);
 	unsigned long p;
 
-	if (bdi->dirty_exceeded)
+	if (READ_ONCE(bdi->dirty_exceeded))
 		ratelimit = 8;
 
 	if (flags & BDP_PEEK) {
@@ -1172,7 +1174,7 @@ unsigned long bdi_position_ratio(struct backing_dev_info *bdi,
 				 unsigned long dirty, unsigned long bdi_thresh,
 				 unsigned long bdi_dirty)
 {
-	unsigned long write_bw = bdi->avg_write_bandwidth;
+	unsigned long write_bw = READ_ONCE(bdi->avg_write_bandwidth);
 	unsigned long freerun = dirty_freerun_ceiling(thresh, bg_thresh);
 	unsigned long limit = hard_dirty_limit(bdi->cache, thresh);
 	unsigned long x_intercept, setpoint, bdi_setpoint, span;
@@ -1241,8 +1243,8 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 	unsigned long freerun = dirty_freerun_ceiling(thresh, bg_thresh);
 	unsigned long limit = hard_dirty_limit(bdi->cache, thresh);
 	unsigned long setpoint = (freerun + limit) / 2;
-	unsigned long write_bw = bdi->avg_write_bandwidth;
-	unsigned long dirty_ratelimit = bdi->dirty_ratelimit;
+	unsigned long write_bw = READ_ONCE(bdi->avg_write_bandwidth);
+	unsigned long dirty_ratelimit = READ_ONCE(bdi->dirty_ratelimit);
 	unsigned long dirty_rate, task_ratelimit, balanced_dirty_ratelimit;
 	unsigned long pos_ratio, step, x;
 
@@ -1300,9 +1302,9 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 unsigned long bdi_max_pause(struct backing_dev_info *bdi,
 			    unsigned long bdi_dirty)
 {
-	unsigned long bw = bdi->avg_write_bandwidth;
+	unsigned long bw = READ_ONCE(bdi->avg_write_bandwidth);
 	unsigned long hi = ilog2_ul(bw);
-	unsigned long lo = ilog2_ul(bdi->dirty_ratelimit);
+	unsigned long lo = ilog2_ul(READ_ONCE(bdi->dirty_ratelimit));
 	unsigned long t;
 
 	t = (unsigned long)HZ / 50;
@@ -1350,9 +1352,9 @@ static int balance_dirty_pages_32(struct address_space *mapping,
 
 		dirty_exceeded = bdi_dirty > bdi_thresh ||
 				 nr_dirty > dirty_thresh;
-		if (dirty_exceeded && !bdi->dirty_exceeded &&
+		if (dirty_exceeded && !READ_ONCE(bdi->dirty_exceeded) &&
 		    !(flags & BDP_PEEK))
-			bdi->dirty_exceeded = 1;
+			WRITE_ONCE(bdi->dirty_exceeded, 1);
 
 		bdi_update_bandwidth_thresh(bdi, dirty_thresh,
 					    background_thresh, nr_dirty,
@@ -1411,8 +1413,8 @@ pause:
 
 	if (flags & BDP_PEEK)
 		return ret;
-	if (!dirty_exceeded && bdi->dirty_exceeded)
-		bdi->dirty_exceeded = 0;
+	if (!dirty_exceeded && READ_ONCE(bdi->dirty_exceeded))
+		WRITE_ONCE(bdi->dirty_exceeded, 0);
 
 	t->nr_dirtied = 0;
 	if (pause == 0) {	/* freerun */
@@ -1454,7 +1456,7 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
 	unsigned long ratelimit = (unsigned long)t->nr_dirtied_pause;
 	unsigned long nr;
 
-	if (bdi->dirty_exceeded)
+	if (READ_ONCE(bdi->dirty_exceeded))
 		ratelimit = min_ul(ratelimit, 32 >> (PAGE_SHIFT - 10));
 
 	if (flags & BDP_PEEK) {
@@ -1604,8 +1606,8 @@ void wb_update_dirty_ratelimit(struct dirty_throttle_control *dtc,
 						      dtc->bg_thresh);
 	unsigned long limit = hard_dirty_limit(wb->cache, dtc->thresh);
 	unsigned long setpoint = (freerun + limit) / 2;
-	unsigned long write_bw = wb->avg_write_bandwidth;
-	unsigned long dirty_ratelimit = wb->dirty_ratelimit;
+	unsigned long write_bw = READ_ONCE(wb->avg_write_bandwidth);
+	unsigned long dirty_ratelimit = READ_ONCE(wb->dirty_ratelimit);
 	unsigned long dirty_rate, task_ratelimit, balanced_dirty_ratelimit;
 	unsigned long step, x, shift;
 
@@ -1679,8 +1681,8 @@ static void __wb_update_bandwidth(struct dirty_throttle_control *gdtc)
 	/* mainline also clamps written to the stamp and avg to >= 1 */
 	bdi_update_write_bandwidth(wb, elapsed,
 				   max_ul(written, wb->written_stamp));
-	if (!wb->avg_write_bandwidth)
-		wb->avg_write_bandwidth = 1;
+	if (!READ_ONCE(wb->avg_write_bandwidth))
+		WRITE_ONCE(wb->avg_write_bandwidth, 1);
 
 	wb->dirtied_stamp = dirtied;
 	wb->written_stamp = written;
@@ -1845,8 +1847,9 @@ static int balance_dirty_pages_mainline(struct address_space *mapping,
 		wb_position_ratio(gdtc);
 		sdtc = gdtc;
 
-		if (!peek && dirty_exceeded != (bool)wb->dirty_exceeded)
-			wb->dirty_exceeded = dirty_exceeded;
+		if (!peek &&
+		    dirty_exceeded != (bool)READ_ONCE(wb->dirty_exceeded))
+			WRITE_ONCE(wb->dirty_exceeded, dirty_exceeded);
 
 		if (time_is_before_jiffies(READ_ONCE(wb->bw_time_stamp) +
 					   BANDWIDTH_INTERVAL))
@@ -1935,7 +1938,7 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 	unsigned long rl_pages = ratelimit_pages_of(wb);
 	int ratelimit = t->nr_dirtied_pause;
 
-	if (wb->dirty_exceeded)
+	if (READ_ONCE(wb->dirty_exceeded))
 		ratelimit = ratelimit < (32 >> (PAGE_SHIFT - 10)) ?
 			    ratelimit : 32 >> (PAGE_SHIFT - 10);
 
@@ -1949,7 +1952,10 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 						    pause);
 	}
 
-	/* folio_account_dirtied() counts nr_dirtied and bdp_ratelimits */
+	/*
+	 * The kernel counts these in folio_account_dirtied(), for newly
+	 * dirtied folios; here, as 3.2 did, for each page written.
+	 */
 	t->nr_dirtied++;
 	t->bdp_ratelimits++;
 	if (t->nr_dirtied >= ratelimit) {
