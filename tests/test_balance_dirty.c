@@ -975,3 +975,43 @@ Test(balance_dirty, presets_pick_their_kernels_throttle)
 		   "3.1");
 	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.3", &pol), -EINVAL);
 }
+
+/* ------------------------------------------------------------------ */
+/* mainline's think time                                               */
+
+/*
+ * Dirty 60 of a 64-page limit (freerun 48, setpoint 56), nothing written
+ * back; the writer last paused 500 ms ago.  A 40-page write earns a
+ * pause of about 40 / task_ratelimit (~23000 pages/s): 1 jiffy.  3.2
+ * pauses for it whatever the writer did meanwhile; mainline counts the
+ * 500 ms of think time against it (pause = period - think < min_pause)
+ * and lets the write through.
+ */
+static ssize_t think_case(const char *policy)
+{
+	char *buf = tu_alloc(40 * PAGE_SIZE);
+	uint64_t pause_ns = 0;
+	ssize_t n;
+
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  64 * PAGE_SIZE), 0);
+	dirty_unthrottled(0, 0, 60);
+	current->dirty_paused_when = jiffies - 500;
+	n = uf_pwrite_nb(bx.f[0], buf, 40 * PAGE_SIZE, 1024 * PAGE_SIZE,
+			 &pause_ns);
+	if (n == -EAGAIN)
+		cr_assert_gt(pause_ns, 0);
+	free(buf);
+	return n;
+}
+
+Test(balance_dirty, think_time_v32_still_pauses, .fini = bx_fini)
+{
+	cr_assert_eq(think_case("linux-3.2"), -EAGAIN);
+}
+
+Test(balance_dirty, think_time_mainline_no_pause, .fini = bx_fini)
+{
+	cr_assert_eq(think_case("mainline"), 40 * (ssize_t)PAGE_SIZE);
+}

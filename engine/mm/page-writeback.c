@@ -1491,8 +1491,10 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
  * balance_dirty_pages, balance_dirty_pages_ratelimited_flags), the
  * min_bytes/max_bytes patches of v6.4 (Stefan Roesch) and
  * include/trace/events/writeback.h @79fe08ee.  There is one wb per device
- * here (no cgroup writeback, so no memcg domain) and no
- * dirty_throttle_leaks (threads do not exit with a debt we could hand on).
+ * here (no cgroup writeback, so no memcg domain, no foreign-inode flush and
+ * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks, no laptop mode, and no
+ * dirty_throttle_leaks (a thread's unpaid dirtying is not handed on when
+ * it exits).
  */
 long long pos_ratio_polynom(unsigned long setpoint, unsigned long dirty,
 			    unsigned long limit)
