@@ -107,7 +107,7 @@ struct task_struct {
 	unsigned long dirty_paused_when;
 	/* uflush: the per-CPU bdp_ratelimits counter, per thread here */
 	int bdp_ratelimits;
-	bool bdp_ready;			/* nr_dirtied_pause set as fork does */
+	bool bdp_ready;			/* fields set as fork() does */
 	/*
 	 * uflush: BDP_* flags for the throttle calls made on this thread's
 	 * behalf by the write in progress (the kernel passes them as an

@@ -21,7 +21,8 @@ struct backing_dev_info;
 struct uf_cache;
 
 /* Sleep at most 200 ms at a time (3.1 onwards). */
-#define MAX_PAUSE		((unsigned long)HZ / 5 > 1 ? (unsigned long)HZ / 5 : 1UL)
+#define MAX_PAUSE	\
+	((unsigned long)HZ / 5 > 1 ? (unsigned long)HZ / 5 : 1UL)
 /* Fixed point of pos_ratio: 1.0 == 1 << RATELIMIT_CALC_SHIFT. */
 #define RATELIMIT_CALC_SHIFT	10
 /* mainline: keep nr_dirtied_pause at least this many pages (32 @4K). */

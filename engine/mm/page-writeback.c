@@ -1968,8 +1968,7 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 	}
 	if (t->nr_dirtied >= ratelimit)
 		return balance_dirty_pages_mainline(mapping,
-						    (unsigned long)t->nr_dirtied,
-						    flags, pause);
+				(unsigned long)t->nr_dirtied, flags, pause);
 	return 0;
 }
 

@@ -104,13 +104,14 @@ void __trace_balance_dirty_written(struct backing_dev_info *bdi,
 		__trace_global_dirty_state(c, bg, thresh);		\
 } while (0)
 
-#define trace_balance_dirty_pages(bdi, thresh, bg, dirty, bthresh, bdirty,	\
-				  drl, trl, dirtied, period, pause, start,	\
-				  kind) do {					\
-	if (trace_on((bdi)->cache))						\
-		__trace_balance_dirty_pages(bdi, thresh, bg, dirty, bthresh,	\
-					    bdirty, drl, trl, dirtied, period,	\
-					    pause, start, kind);		\
+#define trace_balance_dirty_pages(bdi, thresh, bg, dirty, bthresh,	\
+				  bdirty, drl, trl, dirtied, period,	\
+				  pause, start, kind) do {		\
+	if (trace_on((bdi)->cache))					\
+		__trace_balance_dirty_pages(bdi, thresh, bg, dirty,	\
+					    bthresh, bdirty, drl, trl,	\
+					    dirtied, period, pause,	\
+					    start, kind);		\
 } while (0)
 #define trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline) do {	\
 	if (trace_on((bdi)->cache))					\
