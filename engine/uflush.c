@@ -1058,3 +1058,93 @@ int uf_page_put(struct uf_page *p)
 		balance_dirty_pages_ratelimited(mapping);
 	return 0;
 }
+
+/* ---- begin: the dirty throttle's API (issue 9) ---- */
+/* kept together at the end of the file to ease merging */
+#include "mm/dirty-throttle.h"
+
+ssize_t uf_pwrite_nb(struct uf_file *f, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns)
+{
+	unsigned long nr_pages;
+	long pause;
+	ssize_t n;
+
+	if (!file_ok(f))
+		return -EBADF;
+	if ((!buf && len) || !pause_ns)
+		return -EINVAL;
+	*pause_ns = 0;
+	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
+	    len > (uint64_t)f->inode.i_size - offset)
+		return -EFBIG;
+	if (!len)
+		return 0;
+	nr_pages = (unsigned long)(((offset + len - 1) >> PAGE_SHIFT) -
+				   (offset >> PAGE_SHIFT) + 1);
+	if (balance_dirty_pages_nowait_begin(f->inode.i_mapping, nr_pages,
+					     &pause)) {
+		*pause_ns = (uint64_t)jiffies_to_usecs((unsigned long)pause) *
+			    1000;
+		return -EAGAIN;
+	}
+	n = generic_perform_write(&f->inode, buf, len, (loff_t)offset);
+	balance_dirty_pages_nowait_end();
+	return n;
+}
+
+/* /sys/class/bdi/<dev>/ names, as the kernel's sysfs files */
+int uf_dev_set_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t value)
+{
+	struct backing_dev_info *bdi;
+
+	if (!dev_ok(dev))
+		return -EBADF;
+	if (!name)
+		return -EINVAL;
+	bdi = &dev->bdi;
+	if (!strcmp(name, "min_ratio") || !strcmp(name, "max_ratio")) {
+		if (value > 100)
+			return -EINVAL;
+		return name[1] == 'i' ?
+		       bdi_set_min_ratio(bdi, (unsigned int)value) :
+		       bdi_set_max_ratio(bdi, (unsigned int)value);
+	}
+	if (!strcmp(name, "min_bytes"))
+		return bdi_set_min_bytes(bdi, value);
+	if (!strcmp(name, "max_bytes"))
+		return bdi_set_max_bytes(bdi, value);
+	if (!strcmp(name, "strict_limit"))
+		return value > 1 ? -EINVAL :
+		       bdi_set_strict_limit(bdi, (unsigned int)value);
+	return -ENOENT;
+}
+
+int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t *value)
+{
+	struct backing_dev_info *bdi;
+
+	if (!dev_ok(dev))
+		return -EBADF;
+	if (!name || !value)
+		return -EINVAL;
+	bdi = &dev->bdi;
+	if (!strcmp(name, "min_ratio"))
+		*value = bdi_get_min_ratio(bdi);
+	else if (!strcmp(name, "max_ratio"))
+		*value = bdi_get_max_ratio(bdi);
+	else if (!strcmp(name, "min_bytes"))
+		*value = bdi_get_min_bytes(bdi);
+	else if (!strcmp(name, "max_bytes"))
+		*value = bdi_get_max_bytes(bdi);
+	else if (!strcmp(name, "strict_limit"))
+		*value = !!(__atomic_load_n(&bdi->capabilities,
+					    __ATOMIC_RELAXED) &
+			    BDI_CAP_STRICTLIMIT);
+	else
+		return -ENOENT;
+	return 0;
+}
+/* ---- end: the dirty throttle's API ---- */

@@ -225,6 +225,26 @@ ssize_t uf_pwrite(struct uf_file *file, const void *buf, size_t len,
 ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
 		 uint64_t offset);
 
+/* ---- begin: non-blocking write (dirty throttle, issue 9) ---- */
+/*
+ * uf_pwrite_nb: uf_pwrite for an event loop: it never sleeps in the dirty
+ * throttle.  Where uf_pwrite would be paused (balance_dirty_pages, of the
+ * cache policy's bdp kernel) it returns -EAGAIN having written nothing,
+ * with *pause_ns set to the pause it would have taken (at most 200 ms;
+ * 3.1's first pause is one jiffy).  Wait that long and call again: a call
+ * made sooner gets -EAGAIN and the time still left; the call after the
+ * wait writes, the pause counting as taken.  A write that goes ahead may
+ * still wait for a free frame (see the allocation contract below) but is
+ * not throttled; whatever pause it earns is asked for by the next call.
+ * *pause_ns is 0 unless -EAGAIN.  Other errors as uf_pwrite; pause_ns
+ * NULL: -EINVAL.  The kernel's counterpart is BDP_ASYNC
+ * (balance_dirty_pages_ratelimited_flags), which io_uring's buffered
+ * writes use; here it is asked before any byte is copied.
+ */
+ssize_t uf_pwrite_nb(struct uf_file *file, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns);
+/* ---- end: non-blocking write ---- */
+
 /* ---- begin: -ENOMEM and short counts (page allocation contract) ---- */
 /*
  * -ENOMEM and short counts.  uf_pwrite, uf_pread and uf_page_get need a
@@ -322,6 +342,28 @@ struct uf_cache_stats {
 
 int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);
 int uf_cache_stats(struct uf_cache *cache, struct uf_cache_stats *st);
+
+/* ---- begin: per-device dirty limits (dirty throttle, issue 9) ---- */
+/*
+ * A device's tunables by their /sys/class/bdi/<dev>/ names:
+ *   min_ratio     percent of the dirty threshold reserved for the device
+ *                 (the devices' sum stays under 100), default 0
+ *   max_ratio     percent it may use at most, default 100
+ *   min_bytes,    the same as bytes (mainline, v6.4): converted to a ratio
+ *   max_bytes     of the dirty threshold as it is when set; reading gives
+ *                 the ratio in bytes of the threshold now
+ *   strict_limit  1: throttle writers on the device's own dirty pages and
+ *                 share (BDI_CAP_STRICTLIMIT, as FUSE), not only when the
+ *                 cache is over its limit; honoured by bdp=mainline
+ * -ENOENT unknown name; -EINVAL out of range (a ratio over 100, min over
+ * max, the reserves reaching 100%, bytes over the dirtyable memory, a
+ * zero dirty threshold, strict_limit not 0/1).
+ */
+int uf_dev_set_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t value);
+int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t *value);
+/* ---- end: per-device dirty limits ---- */
 
 #ifdef __cplusplus
 }

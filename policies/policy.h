@@ -28,6 +28,10 @@
  *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
  *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
  *   progress  what wb_writeback returns: pages total
+ *   bdp       the dirty throttle, balance_dirty_pages(): 3.1 (the writer
+ *             writes pages itself and sleeps) 3.2 (IO-less: position and
+ *             rate control) mainline (the wb_ form: think time, min
+ *             pause, strictlimit)
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README)
  *
@@ -47,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct address_space;
 struct bdi_writeback;
 struct inode;
 struct wb_writeback_work;
@@ -104,6 +109,17 @@ struct wb_policy {
 	 * inode's superblock.  list_lock held.
 	 */
 	void (*super_busy)(struct inode *inode, struct bdi_writeback *wb);
+
+	/*
+	 * balance_dirty_pages_ratelimited(): a writer dirtied a page of
+	 * @mapping (or, with BDP_PEEK, asks about @nr_new more).  Throttle
+	 * it as the chosen kernel did; BDP_ASYNC: instead of sleeping,
+	 * return -EAGAIN with *pause in jiffies (mm/dirty-throttle.h).
+	 * Called with no lock held, never for a flusher.
+	 */
+	int (*balance_dirty_pages)(struct address_space *mapping,
+				   unsigned long nr_new, unsigned int flags,
+				   long *pause);
 
 	/* wb_writeback() returns total progress instead of pages. */
 	bool return_total_progress;

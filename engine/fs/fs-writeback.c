@@ -970,3 +970,25 @@ int sync_inode_metadata(struct inode *inode, int wait)
 
 	return sync_inode(inode, &wbc);
 }
+
+/*
+ * 3.1/3.2's writeback_inodes_wb(): write up to @nr_pages of @wb's dirty
+ * inodes (all of b_dirty is eligible) from the calling thread.  3.1's
+ * balance_dirty_pages() has throttled writers write pages this way.
+ */
+long writeback_inodes_wb(struct bdi_writeback *wb, long nr_pages)
+{
+	struct wb_writeback_work work = {
+		.nr_pages = nr_pages,
+		.sync_mode = WB_SYNC_NONE,
+		.range_cyclic = 1,
+		.reason = WB_REASON_BACKGROUND,
+	};
+
+	spin_lock(&wb->list_lock);
+	if (list_empty(&wb->b_io))
+		queue_io(wb, &work);
+	__writeback_inodes_wb(wb, &work);
+	spin_unlock(&wb->list_lock);
+	return nr_pages - work.nr_pages;
+}

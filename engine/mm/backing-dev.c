@@ -77,6 +77,8 @@ int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
 	/* the kernel's initial estimate: 100 MB/s, in pages per second */
 	bdi->write_bandwidth = (100 << 20) / PAGE_SIZE;
 	bdi->avg_write_bandwidth = bdi->write_bandwidth;
+	bdi->dirty_ratelimit = bdi->write_bandwidth;	/* 3.2's INIT_BW */
+	bdi->balanced_dirty_ratelimit = bdi->write_bandwidth;
 	bdi->bw_time_stamp = jiffies;
 	spin_lock_init(&bdi->wb_lock);
 	INIT_LIST_HEAD(&bdi->work_list);
