@@ -95,7 +95,7 @@ $(O)/libuflush.so: $(LIB_OBJS)
 # process (-rdynamic on our executables).
 $(O)/plugins/%.so: policies/examples/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -shared -o $@ $< $(LDSAN)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -shared -o $@ $< $(LDSAN)
 
 $(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
@@ -159,4 +159,4 @@ clean:
 	rm -rf build build-asan build-tsan
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_OBJS:.o=.d) \
-	$(STRESS_OBJS:.o=.d)
+	$(STRESS_OBJS:.o=.d) $(PLUGINS:.so=.d)

@@ -1066,11 +1066,16 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	cr_assert_eq(helper_wait_sleeping(&w.h, TU_WAIT_MS), 0,
 		     "the writer was never throttled");
 	cr_assert(!helper_done(&w.h));
-	/* it stopped just over the limit, and stays there */
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	/*
+	 * 3.2's IO-less throttle (the default preset's bdp=3.2) checks at
+	 * the limit, where bdi_position_ratio() is 0, and the writer sleeps
+	 * there until writeback makes room (the old simple throttle let one
+	 * page more through before it slept).
+	 */
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 	usleep(300 * 1000);
 	cr_assert(!helper_done(&w.h));
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 
 	/* each round of writeback lets it go on */
 	t0 = uf_now_ns();
@@ -1086,5 +1091,12 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	}
 	helper_join(&w.h);
 	cr_assert_eq(w.err, 0, "uf_pwrite: %zd", w.err);
-	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16);
+	/*
+	 * 3.2's limit is soft: after a max_pause sleep the writer is checked
+	 * again only after nr_dirtied_pause pages, at most the pages it had
+	 * dirtied before the sleep (1 | clamp(.., pages_dirtied -
+	 * pages_dirtied / 8)), so between checks it may pass the limit by up
+	 * to that much (24 here: 15 pages, a short pause, 9 more).
+	 */
+	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16 + 16);
 }
