@@ -42,6 +42,7 @@
 #include "kernel/jiffies.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "policies/policy.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "lib/radix-tree.h"
@@ -58,6 +59,8 @@
 #define DIRTY_SCOPE		8
 /* 4 MiB: the smallest writeback chunk, in pages. */
 #define MIN_WRITEBACK_PAGES	(4096UL >> (PAGE_SHIFT - 10))
+/* chunk=fixed: the 3.0 chunk (fs/fs-writeback.c), 4 MiB. */
+#define MAX_WRITEBACK_PAGES	1024L
 /* tag_pages_for_writeback() drops the tree lock every this many pages. */
 #define WRITEBACK_TAG_BATCH	4096
 /* The most buffers one vectored write takes (UIO_MAXIOV). */
@@ -66,6 +69,12 @@
 #define WB_ERR_BURST		10
 
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+
+/*
+ * The cache's policy knob @member, or false for a cache that has no policy
+ * (one built by hand in a unit test): false, each knob's older form.
+ */
+#define POLICY_KNOB(c, member)	((c)->policy && (c)->policy->member)
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static inline unsigned long min_ul(unsigned long a, unsigned long b)
@@ -474,7 +483,11 @@ int bdi_set_max_ratio(struct backing_dev_info *bdi, unsigned int max_ratio)
  *
  * The global test: dirty (not yet written) pages of the whole cache over
  * the background threshold.  Pages under writeback do not count: the
- * question is whether to put more under writeback.
+ * question is whether to put more under writeback.  Under bgthresh=bdi
+ * (seed 001, 3.2+) also the device's own test: its reclaimable pages
+ * over its share of background_thresh, so that a device whose backlog is
+ * large keeps writing while the global count is low (a JBOD, where the
+ * other devices' pages keep the global count down).  Both strict.
  */
 bool over_bground_thresh(struct backing_dev_info *bdi)
 {
@@ -487,17 +500,11 @@ bool over_bground_thresh(struct backing_dev_info *bdi)
 	    global_page_state(c, NR_UNSTABLE_NFS) > background_thresh)
 		return true;
 
-	/*
-	 * Per-device background threshold (seed 001, merged in 3.2; 3.1 had
-	 * only the test above).  When the policy switch for it lands, add:
-	 *
-	 *	if (bdi_stat(bdi, BDI_RECLAIMABLE) >
-	 *	    bdi_dirty_limit(bdi, background_thresh))
-	 *		return true;
-	 *
-	 * so that a device whose own dirty backlog exceeds its share of the
-	 * background threshold keeps writing while the global count is low.
-	 */
+	if (POLICY_KNOB(c, bgthresh_bdi) &&
+	    bdi_stat(bdi, BDI_RECLAIMABLE) >
+	    bdi_dirty_limit(bdi, background_thresh))
+		return true;
+
 	return false;
 }
 
@@ -655,8 +662,9 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
  *	round_down(pages + MIN_WRITEBACK_PAGES, MIN_WRITEBACK_PAGES)
  *
  * i.e. the next multiple of 4 MiB above pages: never less than 4 MiB, and
- * 4 MiB-aligned so that large files are written in big extents.  (Before
- * 3.2 it was min(MAX_WRITEBACK_PAGES = 1024, nr_pages).)
+ * 4 MiB-aligned so that large files are written in big extents.  The
+ * rule is 3.1's (3.1.10 has it); chunk=fixed gives the 3.0 chunk,
+ * MAX_WRITEBACK_PAGES (policies/chunk.c).
  */
 long writeback_chunk_size(struct backing_dev_info *bdi,
 			  struct wb_writeback_work *work)
@@ -665,6 +673,9 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 
 	if (work->sync_mode == WB_SYNC_ALL || work->tagged_writepages)
 		return LONG_MAX;
+	if (POLICY_KNOB(bdi->cache, chunk_fixed))
+		return work->nr_pages < MAX_WRITEBACK_PAGES ?
+		       work->nr_pages : MAX_WRITEBACK_PAGES;
 
 	pages = (long)min_ul(bdi->avg_write_bandwidth / 2,
 			     global_dirty_limit(bdi->cache) / DIRTY_SCOPE);
@@ -1181,6 +1192,35 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
+/*
+ * ->writepage declines @page (held by the embedder, so still dirty and
+ * tagged: the kernel's clear_page_dirty_for_io + __set_page_dirty_nobuffers
+ * pair nets to nothing on NR_FILE_DIRTY here).  What is left of the
+ * redirty: pages_skipped, a new dirtying in the counts (3.2's
+ * account_page_dirtied; mainline's folio_account_redirty takes it back:
+ * skipcount=), and the inode marked I_DIRTY_PAGES again, which
+ * writeback_single_inode() cleared before calling writepages.
+ * Return: 0 if the page is not dirty (nothing to decline).
+ */
+static int redirty_page_for_writepage(struct writeback_control *wbc,
+				      struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct uf_cache *c = mapping_cache(mapping);
+
+	if (!PageDirty(page))
+		return 0;
+	wbc->pages_skipped++;
+	if (!POLICY_KNOB(c, skipcount_mainline) &&
+	    mapping_cap_account_dirty(mapping)) {
+		inc_vm_state(c, NR_DIRTIED);
+		inc_bdi_stat(mapping->backing_dev_info, BDI_DIRTIED);
+	}
+	if (mapping->host)
+		__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
+	return 1;
+}
+
 /* pagevec_release() */
 static void release_pages(struct uf_cache *c, struct page **pages,
 			  unsigned int nr)
@@ -1255,14 +1295,23 @@ retry:
 			/*
 			 * A page the embedder holds for writing (uf_page_get
 			 * with UF_PAGE_WRITE) is uflush's "locked buffer":
-			 * non-integrity writeback skips it and says so in
-			 * pages_skipped, as block_write_full_page() does with
+			 * non-integrity writeback skips it as
+			 * block_write_full_page() does with
 			 * redirty_page_for_writepage() when it cannot lock a
-			 * buffer.  Integrity writeback waits for it below.
+			 * buffer.  That happens in ->writepage, so the page
+			 * is charged to the slice as a written one (3.2 and
+			 * mainline alike).  Its holder has the page lock:
+			 * the steps before ->writepage are skipped, not
+			 * waited for.  Integrity writeback waits below.
 			 */
 			if (wbc->sync_mode == WB_SYNC_NONE &&
 			    PageOwnerPriv1(page)) {
-				wbc->pages_skipped++;
+				if (!redirty_page_for_writepage(wbc, page))
+					continue;	/* not dirty: not ours */
+				if (--wbc->nr_to_write <= 0) {
+					done = 1;
+					break;
+				}
 				continue;
 			}
 
