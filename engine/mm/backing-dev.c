@@ -181,4 +181,6 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							  __ATOMIC_RELAXED);
 	st->works_done = (unsigned long)__atomic_load_n(&bdi->works_done,
 							__ATOMIC_RELAXED);
+	st->wcp_pages_scanned = (unsigned long)__atomic_load_n(
+		&bdi->wcp_scanned, __ATOMIC_RELAXED);
 }

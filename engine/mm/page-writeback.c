@@ -978,7 +978,24 @@ struct mpage_data {
 	struct uf_cache *cache;
 	struct wb_request *wr;
 	unsigned int max_pages;
+	long scanned;			/* pages looked at, for wcp_scanned */
+
+	/*
+	 * Delayed allocation (uf_file_ops.map_blocks), ext4's mpage_da_data:
+	 * the run of contiguous dirty pages being gathered, each locked and
+	 * referenced until it is mapped and written or given back.
+	 */
+	struct inode *da_inode;		/* the file maps at writeback */
+	unsigned long cap;		/* wcpcap=cap: run limit; 0: stock */
+	struct page **ext;
+	unsigned long ext_nr, ext_size;
+	bool io_done;			/* this round's run went out */
+	long tail_budget;		/* stock: slice for the pages after it */
+	long written;			/* mapped and written, all rounds */
 };
+
+/* seed 004: "8 MiB / blocksize", mballoc's largest extent, in pages. */
+#define DA_MAX_EXTENT_PAGES	((8UL << 20) >> PAGE_SHIFT)
 
 static unsigned int bdi_max_io_pages(struct backing_dev_info *bdi)
 {
@@ -1192,6 +1209,113 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
+/* Give back the run from @from on: unlocked, still dirty. */
+static void mpage_da_release(struct mpage_data *mpd, unsigned long from)
+{
+	unsigned long i;
+
+	for (i = from; i < mpd->ext_nr; i++) {
+		unlock_page(mpd->ext[i]);
+		put_page(mpd->cache, mpd->ext[i]);
+	}
+	mpd->ext_nr = 0;
+}
+
+/*
+ * Map the run and write what the mapper mapped (ext4's
+ * mpage_da_map_and_submit): those pages go under writeback, the others
+ * are given back still dirty for the next round.  The round is over
+ * (io_done) either way.  Return 0 or the mapper's error.
+ */
+static int mpage_da_map_and_submit(struct mpage_data *mpd,
+				   struct writeback_control *wbc)
+{
+	struct inode *inode = mpd->da_inode;
+	unsigned long i, nr = mpd->ext_nr;
+	int mapped;
+
+	if (!nr)
+		return 0;
+	mpd->io_done = true;
+	mapped = inode->ops->map_blocks((struct uf_file *)inode, inode->priv,
+					mpd->ext[0]->index, nr);
+	if (mapped < 0) {
+		mpage_da_release(mpd, 0);
+		return mapped;
+	}
+	if ((unsigned long)mapped > nr)
+		mapped = (int)nr;
+	for (i = 0; i < (unsigned long)mapped; i++) {
+		struct page *page = mpd->ext[i];
+
+		if (clear_page_dirty_for_io(page)) {
+			mpage_writepage(page, wbc, mpd);	/* unlocks */
+			wbc->nr_to_write--;
+			mpd->written++;
+		} else {
+			unlock_page(page);
+		}
+		put_page(mpd->cache, page);
+	}
+	mpage_da_release(mpd, (unsigned long)mapped);
+	return 0;
+}
+
+/* Room for a longer run (stock gathers to the end of the range). */
+static int mpage_da_grow(struct mpage_data *mpd)
+{
+	unsigned long size = mpd->ext_size ? 2 * mpd->ext_size : 256;
+	struct page **ext = kmalloc(size * sizeof(*ext));
+
+	if (!ext)
+		return -ENOMEM;
+	if (mpd->ext_nr)
+		memcpy(ext, mpd->ext, mpd->ext_nr * sizeof(*ext));
+	kfree(mpd->ext);
+	mpd->ext = ext;
+	mpd->ext_size = size;
+	return 0;
+}
+
+/*
+ * The writepage step for a file that maps at writeback (ext4's
+ * __mpage_da_writepage and mpage_add_bh_to_extent): add the locked,
+ * dirty @page to the run.  A page that does not follow the run, or
+ * wcpcap=cap's limit reached, sends the run out and ends the round.
+ * After that, stock still walks the rest of the range page by page
+ * (seed 004's waste; 2.6.33 redirtied each, charging the slice: here a
+ * copy of it, tail_budget).  Return <0 an error, 1 to stop the walk.
+ */
+static int mpage_da_writepage(struct page *page,
+			      struct writeback_control *wbc,
+			      struct mpage_data *mpd)
+{
+	int ret;
+
+	if (mpd->io_done) {
+		unlock_page(page);
+		return --mpd->tail_budget <= 0 &&
+		       wbc->sync_mode == WB_SYNC_NONE;
+	}
+	if (mpd->ext_nr &&
+	    (page->index != mpd->ext[0]->index + mpd->ext_nr ||
+	     (mpd->ext_nr == mpd->ext_size && mpage_da_grow(mpd)))) {
+		/* not part of the run (or no room): it waits a round */
+		ret = mpage_da_map_and_submit(mpd, wbc);
+		unlock_page(page);
+		return ret;
+	}
+	if (!mpd->ext_size && mpage_da_grow(mpd)) {
+		unlock_page(page);
+		return -ENOMEM;
+	}
+	get_page(page);
+	mpd->ext[mpd->ext_nr++] = page;
+	if (mpd->cap && mpd->ext_nr >= mpd->cap)
+		return mpage_da_map_and_submit(mpd, wbc);
+	return 0;
+}
+
 /*
  * ->writepage declines @page (held by the embedder, so still dirty and
  * tagged: the kernel's clear_page_dirty_for_io + __set_page_dirty_nobuffers
@@ -1315,9 +1439,17 @@ retry:
 				continue;
 			}
 
-			/* submit our pending request before we may sleep:
-			 * its pages' waiters may hold this lock */
+			/* submit our pending request (and run) before we
+			 * may sleep: their pages' waiters may hold this lock */
 			if (!trylock_page(page)) {
+				if (mpd->da_inode && mpd->ext_nr) {
+					ret = mpage_da_map_and_submit(mpd,
+								      wbc);
+					if (ret) {
+						done = 1;
+						break;
+					}
+				}
 				mpage_flush(mpd);
 				lock_page(page);
 			}
@@ -1339,6 +1471,24 @@ retry:
 			}
 
 			BUG_ON(PageWriteback(page));
+			mpd->scanned++;
+			if (mpd->da_inode) {
+				ret = mpage_da_writepage(page, wbc, mpd);
+				if (ret < 0) {
+					done = 1;
+					break;
+				}
+				/* cap: the round ends with its run (seed 004) */
+				if (ret > 0 || (mpd->io_done && mpd->cap) ||
+				    (wbc->nr_to_write <= 0 &&
+				     wbc->sync_mode == WB_SYNC_NONE)) {
+					ret = 0;
+					done = 1;
+					break;
+				}
+				continue;
+			}
+
 			if (!clear_page_dirty_for_io(page)) {
 				unlock_page(page);
 				continue;
@@ -1384,6 +1534,39 @@ retry:
 	return ret;
 }
 
+/*
+ * A file that maps at writeback (ext4's ext4_da_writepages loop): rounds
+ * of gather, map, submit, from the start of the range each time, while
+ * the mapper makes progress and (WB_SYNC_NONE) the slice lasts.
+ */
+static int write_cache_pages_da(struct address_space *mapping,
+				struct writeback_control *wbc,
+				struct mpage_data *mpd)
+{
+	const struct uf_file_ops *ops = mapping->host->ops;
+	long before;
+	int ret;
+
+	mpd->da_inode = mapping->host;
+	if (POLICY_KNOB(mpd->cache, wcp_cap))
+		mpd->cap = ops->max_extent_pages ? ops->max_extent_pages :
+						   DA_MAX_EXTENT_PAGES;
+	do {
+		mpd->io_done = false;
+		mpd->tail_budget = wbc->nr_to_write;
+		before = mpd->written;
+		ret = __write_cache_pages(mapping, wbc, mpd);
+		/* the run that reached the end of the range */
+		if (!ret)
+			ret = mpage_da_map_and_submit(mpd, wbc);
+		else
+			mpage_da_release(mpd, 0);
+	} while (!ret && mpd->io_done && mpd->written > before &&
+		 (wbc->sync_mode == WB_SYNC_ALL || wbc->nr_to_write > 0));
+	kfree(mpd->ext);
+	return ret;
+}
+
 /**
  * write_cache_pages - write a mapping's dirty pages
  * @mapping: the mapping
@@ -1399,6 +1582,7 @@ int write_cache_pages(struct address_space *mapping,
 		      struct writeback_control *wbc)
 {
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct inode *host = mapping->host;
 	struct mpage_data mpd = {
 		.mapping = mapping,
 		.bdi = bdi,
@@ -1410,8 +1594,12 @@ int write_cache_pages(struct address_space *mapping,
 	if (WARN_ON_ONCE(!bdi))
 		return -ENODEV;
 	mpd.max_pages = bdi_max_io_pages(bdi);
-	ret = __write_cache_pages(mapping, wbc, &mpd);
+	if (host && host->ops && host->ops->map_blocks)
+		ret = write_cache_pages_da(mapping, wbc, &mpd);
+	else
+		ret = __write_cache_pages(mapping, wbc, &mpd);
 	mpage_flush(&mpd);
+	__atomic_add_fetch(&bdi->wcp_scanned, mpd.scanned, __ATOMIC_RELAXED);
 	return ret;
 }
 
