@@ -55,7 +55,7 @@ struct jbod_opts {
 struct jbod_run {
 	double pages;		/* nr_written in the window */
 	double mbs;
-	double idle;		/* % of samples: dirty but nothing in flight */
+	double idle;		/* % of samples: dirty, nothing in flight */
 };
 
 /* A case: a writer count under one bgthresh. */
@@ -108,10 +108,10 @@ static const struct bench_opt jbod_opts[] = {
 
 const struct bench_cmdline bench_jbod_cmdline = {
 	.cmd = "jbod",
-	.about = "Seed 001: JBOD throughput with the background threshold global\n"
-		 "(before) or also per device (after).\n"
-		 "Devices: scratch loop devices (direct I/O), each shaped to --bw;\n"
-		 "removed at exit.\n",
+	.about = "Seed 001: JBOD throughput with the background threshold\n"
+		 "global (before) or also per device (after).\n"
+		 "Devices: scratch loop devices (direct I/O), each shaped\n"
+		 "to --bw; removed at exit.\n",
 	.opts = jbod_opts,
 	.epilog = "Environment: UFLUSH_TESTDIR = where the scratch files go.\n",
 };
@@ -245,7 +245,7 @@ static int jbod_once(struct jbod_bench *b, struct jbod_case *jc,
 			s->nr_writers++;
 	}
 	if (!err) {
-		sleep_ms(1000);		/* warm-up: the dirty pool fills */
+		sleep_ms(1000);		/* warm-up: dirty pages pile up */
 		uf_cache_stats(s->cache, &c0);
 		t0 = uf_now_ns();
 		steps = b->o.secs * 1000ul / JBOD_SAMPLE_MS;
@@ -358,7 +358,8 @@ static void jbod_row(struct bench_table *t, const void *priv, unsigned int i)
 		return;
 	if (i + 1 == nr_rows(b)) {
 		for (k = 0; k < b->nr_cases; k += 2) {
-			gather(&b->jc[k], offsetof(struct jbod_run, pages), &s0);
+			gather(&b->jc[k], offsetof(struct jbod_run, pages),
+			       &s0);
 			gather(&b->jc[k + 1], offsetof(struct jbod_run, pages),
 			       &s1);
 			before += bench_samples_median(&s0);
@@ -393,7 +394,7 @@ static void jbod_notes(const void *priv)
 	const struct jbod_bench *b = priv;
 
 	printf("\nidle%%: samples (every %d ms, per device) with reclaimable pages and none under\n"
-	       "writeback.  Writers are spread round-robin over the %u devices.\n",
+	       "writeback.  Writers go round-robin over the %u devices.\n",
 	       JBOD_SAMPLE_MS, b->o.devs);
 }
 
@@ -457,6 +458,26 @@ static int jbod_targets(struct jbod_bench *b)
 	return 0;
 }
 
+/* Refuse a bad --policy before any device is made (the library says why). */
+static int check_policy(const char *cmd, const char *spec)
+{
+	struct uf_cache_config cfg;
+	struct uf_cache *cache;
+	int err;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 16;
+	cfg.policy = spec;
+	err = uf_cache_open(&cfg, &cache);
+	if (err) {
+		bench_err(cmd, "bad --policy (gives \"%s\"): %s", spec,
+			  strerror(-err));
+		return err;
+	}
+	uf_cache_close(cache);
+	return 0;
+}
+
 int bench_jbod_main(int argc, char **argv)
 {
 	struct jbod_bench *b = &jbod;
@@ -470,6 +491,14 @@ int bench_jbod_main(int argc, char **argv)
 			       stderr);
 	if (err)
 		return err > 0 ? 0 : 2;
+	for (k = 0; k < 2; k++) {
+		char spec[256];
+
+		snprintf(spec, sizeof(spec), "%s,bgthresh=%s",
+			 b->o.policy ? b->o.policy : "linux-3.2", bg_names[k]);
+		if (check_policy("jbod", spec))
+			return 2;
+	}
 	for (i = 0; i < NR_WCOUNTS; i++) {
 		if (b->o.writers_given && !b->o.writers[i])
 			continue;
@@ -495,6 +524,12 @@ int bench_jbod_main(int argc, char **argv)
 		s.reps = b->o.reps;
 		err = bench_sched_run(&s);
 	}
+	for (i = 0; !err && !bench_stop && i < b->nr_cases; i++)
+		if (!b->jc[i].n) {
+			bench_err("jbod", "%s could not run: %s",
+				  b->cases[i].name, b->cases[i].why);
+			err = -EIO;
+		}
 	if (!err && !bench_stop)
 		err = bench_report(&jbod_report, &b->env, &b->t[0], b->o.json,
 				   b, nr_rows(b));

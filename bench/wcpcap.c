@@ -91,11 +91,13 @@ static const struct bench_opt wcp_opts[] = {
 
 const struct bench_cmdline bench_wcpcap_cmdline = {
 	.cmd = "wcpcap",
-	.about = "Seed 004: CPU of an fsync of a large delalloc file, with and\n"
-		 "without write_cache_pages stopping at the mapper's extent.\n"
+	.about = "Seed 004: CPU of an fsync of a large delalloc file, with\n"
+		 "and without write_cache_pages stopping at the mapper's\n"
+		 "extent.\n"
 		 BENCH_SCRATCH_ABOUT,
 	.opts = wcp_opts,
-	.epilog = "Environment: UFLUSH_TESTDIR = where the scratch file goes.\n",
+	.epilog = "Environment: UFLUSH_TESTDIR = where the scratch file\n"
+		  "goes.\n",
 };
 
 struct mapper {
@@ -229,8 +231,8 @@ static void wcp_header(const void *priv)
 
 	printf("wcpcap: fsync of a %.0f MiB file, all dirty, mapper extent %u pages (%.1f MiB), device %s%.0f MB/s\n",
 	       b->o.size / 1048576.0, b->o.extent,
-	       b->o.extent * WCP_PAGE / 1048576.0, b->o.bw ? "shaped to " : "unshaped, ",
-	       b->o.bw / 1e6);
+	       b->o.extent * WCP_PAGE / 1048576.0,
+	       b->o.bw ? "shaped to " : "unshaped, ", b->o.bw / 1e6);
 	printf("policy:  stock = %s\n         cap   = %s\n", b->policy[0],
 	       b->policy[1]);
 }
@@ -316,6 +318,26 @@ static const struct bench_report wcp_report = {
 	.json_case = wcp_json_case,
 };
 
+/* Refuse a bad --policy before any device is made (the library says why). */
+static int check_policy(const char *cmd, const char *spec)
+{
+	struct uf_cache_config cfg;
+	struct uf_cache *cache;
+	int err;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 16;
+	cfg.policy = spec;
+	err = uf_cache_open(&cfg, &cache);
+	if (err) {
+		bench_err(cmd, "bad --policy (gives \"%s\"): %s", spec,
+			  strerror(-err));
+		return err;
+	}
+	uf_cache_close(cache);
+	return 0;
+}
+
 int bench_wcpcap_main(int argc, char **argv)
 {
 	struct wcp_bench *b = &wcp;
@@ -335,6 +357,8 @@ int bench_wcpcap_main(int argc, char **argv)
 		snprintf(b->spec[c], sizeof(b->spec[c]), "%s,wcpcap=%s",
 			 b->o.policy ? b->o.policy : "linux-3.2",
 			 case_names[c]);
+		if (check_policy("wcpcap", b->spec[c]))
+			return 2;
 	}
 	if (bench_env_init(&b->env, "wcpcap", false))
 		return 1;
@@ -353,6 +377,10 @@ int bench_wcpcap_main(int argc, char **argv)
 	bench_target_print(&b->t, NULL);
 	s.reps = b->o.reps;
 	err = bench_sched_run(&s);
+	if (!err && !bench_stop && !b->n[CASE_STOCK] && !b->n[CASE_CAP]) {
+		bench_err("wcpcap", "no case could run");
+		err = -EIO;
+	}
 	if (!err && !bench_stop)
 		err = bench_report(&wcp_report, &b->env, &b->t, b->o.json, b,
 				   NR_CASES);

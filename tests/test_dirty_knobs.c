@@ -225,7 +225,8 @@ static void skip_charge_case(const char *spec, long dirtied_delta)
 	tf_dirty(t, 0, 4, 1);
 	tf_hold_page(t, 0);
 	spin_lock(&t->inode->i_lock);
-	t->inode->i_state &= ~I_DIRTY_PAGES;	/* as writeback_single_inode */
+	/* as writeback_single_inode() does before writepages */
+	t->inode->i_state &= ~I_DIRTY_PAGES;
 	spin_unlock(&t->inode->i_lock);
 	dirtied = global_page_state(fx.cache, NR_DIRTIED);
 
