@@ -197,8 +197,10 @@ enum uf_wb_kind {
  *   [index, index + nr_pages).  Return how many pages from index were
  *   mapped (0..nr_pages; an allocator maps at most one extent per call,
  *   as ext4's mballoc did); only those are written now, the rest stay
- *   dirty for the next round.  A -errno stops this writeback with the
- *   pages left dirty and reaches the fsync that asked.  The pages of the
+ *   dirty for the next round.  0 (nothing can be mapped now) ends this
+ *   writeback; an fsync that needed those pages fails with -EAGAIN.  A
+ *   -errno stops this writeback with the pages left dirty and reaches the
+ *   fsync that asked.  The pages of the
  *   run are locked meanwhile: do not uf_page_get them from here.  The
  *   policy knob wcpcap says how runs are gathered (seed 004): to the end
  *   of the range on every round (stock), or up to max_extent_pages (cap).

@@ -416,3 +416,44 @@ Test(dirty_knobs, wcpcap_stock_scans_quadratically, .fini = fx_fini,
 	cr_assert_eq(scanned, n / 64 * (n + 64) / 2,
 		     "stock: %lu pages looked at for %lu dirty", scanned, n);
 }
+
+/* What map_refusing() answers until map_all is set. */
+static int map_answer;
+static bool map_all;
+
+static int map_refusing(struct uf_file *f, void *priv, unsigned long index,
+			unsigned long nr)
+{
+	(void)f;
+	(void)priv;
+	(void)index;
+	return map_all ? (int)nr : map_answer;
+}
+
+/*
+ * A mapper that maps nothing (-EAGAIN from the fsync), or fails (its
+ * -errno): nothing is written and the pages stay dirty.  Then it maps
+ * again and the next fsync writes the file.
+ */
+static void map_refused_case(int answer, int want)
+{
+	static const struct uf_file_ops ops = { .map_blocks = map_refusing };
+	struct tf *t;
+
+	FX_SETUP(.start = 37000000, .policy = "linux-3.2");
+	map_answer = answer;
+	map_all = false;
+	t = tf_open_ops(1, 64, &ops, NULL);
+	tf_dirty(t, 0, 64, 3);
+	cr_assert_eq(uf_fsync(t->f), want);
+	cr_assert_eq(reclaimable(fx.bdi), 64, "the pages did not stay dirty");
+	tf_expect_unwritten(t, 0, 64, "the unmapped file");
+	map_all = true;
+	cr_assert_eq(uf_fsync(t->f), 0);
+	tf_expect_on_dev(t, 0, 64, 3, "the file, mapped at last");
+}
+
+FX_TEST(dirty_knobs, map_blocks_nothing_mapped_fsync_eagain, 60,
+	map_refused_case(0, -EAGAIN))
+FX_TEST(dirty_knobs, map_blocks_error_reaches_fsync, 60,
+	map_refused_case(-ENOSPC, -ENOSPC))

@@ -990,6 +990,7 @@ struct mpage_data {
 	struct page **ext;
 	unsigned long ext_nr, ext_size;
 	bool io_done;			/* this round's run went out */
+	bool map_stalled;		/* the mapper mapped none of a run */
 	long tail_budget;		/* stock: slice for the pages after it */
 	long written;			/* mapped and written, all rounds */
 };
@@ -1245,6 +1246,8 @@ static int mpage_da_map_and_submit(struct mpage_data *mpd,
 	}
 	if ((unsigned long)mapped > nr)
 		mapped = (int)nr;
+	if (!mapped)
+		mpd->map_stalled = true;
 	for (i = 0; i < (unsigned long)mapped; i++) {
 		struct page *page = mpd->ext[i];
 
@@ -1564,6 +1567,9 @@ static int write_cache_pages_da(struct address_space *mapping,
 	} while (!ret && mpd->io_done && mpd->written > before &&
 		 (wbc->sync_mode == WB_SYNC_ALL || wbc->nr_to_write > 0));
 	kfree(mpd->ext);
+	/* integrity writeback left pages the mapper would not map: say so */
+	if (!ret && mpd->map_stalled && wbc->sync_mode == WB_SYNC_ALL)
+		ret = -EAGAIN;
 	return ret;
 }
 
