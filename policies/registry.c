@@ -84,14 +84,24 @@ struct preset {
  * The patch-series presets follow the seed lines they cite.
  */
 static const struct preset presets[] = {
+	/*
+	 * 3.1.10: wb_writeback (older_than_this moved for kupdate only; no
+	 * progress: inode_wait_for_writeback on the oldest b_more_io),
+	 * writeback_single_inode (base), writeback_sb_inodes (pages_skipped
+	 * -> redirty_tail), __writeback_inodes_wb (grab_super_passive ->
+	 * redirty_tail), over_bground_thresh(void), writeback_chunk_size
+	 * (bandwidth); write_cache_pages + redirty_page_for_writepage.
+	 */
 	{ "linux-3.1", "3.1.10 fs-writeback.c: before seeds 000 and 001",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap" },
+	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
 	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap" },
+	/* 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff */
 	{ "linux-3.3", "3.3 fs-writeback.c: 3.2 + bg-all (seed 000 L3715-3736)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
@@ -104,6 +114,13 @@ static const struct preset presets[] = {
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
 	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap" },
+	/*
+	 * mainline (torvalds/linux 2025): wb_writeback (bg-all,
+	 * inode_sleep_on_writeback), requeue_inode, writeback_sb_inodes (no
+	 * pages_skipped block; wrote less pages_skipped), trylock_super ->
+	 * redirty_tail, wb_over_bg_thresh, writeback_chunk_size,
+	 * writeback_iter + folio_redirty_for_writepage.
+	 */
 	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"

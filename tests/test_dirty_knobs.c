@@ -457,3 +457,20 @@ FX_TEST(dirty_knobs, map_blocks_nothing_mapped_fsync_eagain, 60,
 	map_refused_case(0, -EAGAIN))
 FX_TEST(dirty_knobs, map_blocks_error_reaches_fsync, 60,
 	map_refused_case(-ENOSPC, -ENOSPC))
+
+/*
+ * 3.2's writeback_nothread is a writeback_work_class event: a work queued
+ * on a device without a flusher traces the work's fields.
+ */
+Test(dirty_knobs, writeback_nothread_traces_the_work, .fini = fx_fini,
+     .timeout = 60)
+{
+	FX_SETUP(.start = 38000000, .policy = "linux-3.2", .trace = true);
+	bdi_start_writeback(fx.bdi, 77, WB_REASON_FREE_MORE_MEM);
+	cr_assert(work_queued());
+	wb_do_writeback(fx.wb, 0);	/* runs and frees it */
+	cr_assert_eq(trace_count("writeback_nothread",
+				 "nr_pages=77 sync_mode=0 kupdate=0 "
+				 "range_cyclic=1 background=0 "
+				 "reason=free_more_memory"), 1);
+}

@@ -72,7 +72,8 @@
 
 /*
  * The cache's policy knob @member, or false for a cache that has no policy
- * (one built by hand in a unit test): false, each knob's older form.
+ * (one built by hand in a unit test): what the engine did before the knob
+ * (global threshold, bandwidth chunk, 3.2 accounting, stock gathering).
  */
 #define POLICY_KNOB(c, member)	((c)->policy && (c)->policy->member)
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
