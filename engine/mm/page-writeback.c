@@ -24,7 +24,9 @@
  *    pos_ratio and dirty_ratelimit is a policy of its own, to come;
  *  - the filesystem is one ->writepages: mpage-style, each run of
  *    contiguous dirty pages (up to bdi->max_io_pages) becomes one
- *    asynchronous write request; there is no per-page ->writepage;
+ *    asynchronous write request; there is no per-page ->writepage (a page
+ *    the embedder holds is what it would decline); a file with a block
+ *    mapper is written as ext4's delalloc writepages did (wcpcap);
  *  - the per-device proportions count events with an aged denominator
  *    (engine/lib/proportions.h says how that differs from lib/proportions.c).
  */
@@ -69,6 +71,7 @@
 #define WB_ERR_BURST		10
 
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 /*
  * The cache's policy knob @member, or false for a cache that has no policy
@@ -76,7 +79,6 @@
  * (global threshold, bandwidth chunk, 3.2 accounting, stock gathering).
  */
 #define POLICY_KNOB(c, member)	((c)->policy && (c)->policy->member)
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static inline unsigned long min_ul(unsigned long a, unsigned long b)
 {
