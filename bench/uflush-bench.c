@@ -22,6 +22,10 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_cache_main, &bench_cache_cmdline, NULL },
 	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
 	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
+	{ "wcpcap", "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not",
+	  bench_wcpcap_main, &bench_wcpcap_cmdline, NULL },
+	{ "jbod", "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold",
+	  bench_jbod_main, &bench_jbod_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };

@@ -179,8 +179,9 @@ enum uf_wb_kind {
 
 /*
  * What the embedder supplies for its files; every member is optional.
- * Both are called from the flusher (or an fsync caller) with no uflush lock
- * held; they may call uf_pwrite/uf_file_mark_inode_dirty on the same file.
+ * The callbacks are called from the flusher (or an fsync caller) with no
+ * uflush lock held; write_inode and writepages_veto may call
+ * uf_pwrite/uf_file_mark_inode_dirty on the same file.
  *
  * write_inode: write the file's metadata (called when the inode is dirty
  *   with UF_I_DIRTY_SYNC/DATASYNC).  sync is 1 for data integrity
@@ -191,11 +192,28 @@ enum uf_wb_kind {
  *   of writeback; the pages stay dirty and nothing is counted written (as
  *   btrfs declined kupdate for its btree inode).  Declining UF_WB_SYNC
  *   makes that fsync return -EAGAIN.
+ * map_blocks: delayed allocation.  Writeback gathers a run of contiguous
+ *   dirty pages and, before writing it, asks for blocks for the pages
+ *   [index, index + nr_pages).  Return how many pages from index were
+ *   mapped (0..nr_pages; an allocator maps at most one extent per call,
+ *   as ext4's mballoc did); only those are written now, the rest stay
+ *   dirty for the next round.  0 (nothing can be mapped now) ends this
+ *   writeback; an fsync that needed those pages fails with -EAGAIN.  A
+ *   -errno stops this writeback with the pages left dirty and reaches the
+ *   fsync that asked.  The pages of the
+ *   run are locked meanwhile: do not uf_page_get them from here.  The
+ *   policy knob wcpcap says how runs are gathered (seed 004): to the end
+ *   of the range on every round (stock), or up to max_extent_pages (cap).
+ * max_extent_pages: the most pages map_blocks maps in one call, for
+ *   wcpcap=cap; 0 is 2048 (8 MiB, mballoc's largest extent).
  */
 struct uf_file_ops {
 	int (*write_inode)(struct uf_file *file, void *priv, int sync);
 	int (*writepages_veto)(struct uf_file *file, void *priv,
 			       enum uf_wb_kind kind);
+	int (*map_blocks)(struct uf_file *file, void *priv,
+			  unsigned long index, unsigned long nr_pages);
+	unsigned long max_extent_pages;
 };
 
 /*
@@ -325,6 +343,8 @@ struct uf_dev_stats {
 	unsigned long state;		/* BDI_* bits */
 	unsigned long write_errors;	/* failed write requests */
 	unsigned long works_done;	/* wb_writeback works run */
+	unsigned long wcp_pages_scanned; /* dirty pages write_cache_pages
+					    looked at, written or not */
 };
 
 struct uf_cache_stats {

@@ -28,6 +28,11 @@
  *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
  *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
  *   progress  what wb_writeback returns: pages total
+ *   bgthresh  over_bground_thresh(): global bdi (seed 001)
+ *   chunk     writeback_chunk_size(): fixed bandwidth
+ *   skipcount a page ->writepage declines (redirty_page_for_writepage):
+ *             3.2 mainline
+ *   wcpcap    write_cache_pages with a block mapper: stock cap (seed 004)
  *   bdp       the dirty throttle, balance_dirty_pages(): 3.1 (the writer
  *             writes pages itself and sleeps) 3.2 (IO-less: position and
  *             rate control) mainline (the wb_ form: think time, min
@@ -129,6 +134,31 @@ struct wb_policy {
 	 * 1, 2, 4... jiffies up to max_pause while it is.
 	 */
 	bool kupdate_early;
+
+	/*
+	 * over_bground_thresh(): besides the global test, is a device whose
+	 * own reclaimable pages exceed its share of background_thresh over
+	 * the threshold?  (seed 001; policies/bgthresh.c)
+	 */
+	bool bgthresh_bdi;
+	/*
+	 * writeback_chunk_size(): MAX_WRITEBACK_PAGES per inode instead of
+	 * about half a second of the device's bandwidth (policies/chunk.c).
+	 */
+	bool chunk_fixed;
+	/*
+	 * A page ->writepage declines: mainline takes it back out of the
+	 * dirtied counts and out of writeback_sb_inodes' progress
+	 * (policies/skipcount.c).  Both forms charge it to nr_to_write.
+	 */
+	bool skipcount_mainline;
+	/*
+	 * write_cache_pages() of a file with a block mapper (uf_file_ops.
+	 * map_blocks): stop accumulating at the mapper's extent and submit,
+	 * instead of scanning to the end of the range (seed 004;
+	 * policies/wcpcap.c).
+	 */
+	bool wcp_cap;
 
 	void *plugin_handle;		/* dlopen() handle, if any */
 };

@@ -115,7 +115,7 @@ void bdi_queue_work(struct backing_dev_info *bdi,
 	if (bdi->wb.task)
 		wake_up_process(bdi->wb.task);
 	else
-		trace_writeback_nothread(bdi);
+		trace_writeback_nothread(bdi, work);
 	spin_unlock(&bdi->wb_lock);
 }
 
@@ -408,6 +408,25 @@ static int writeback_single_inode(struct inode *inode,
 /* ------------------------------------------------------------------ */
 /* Passes over b_io                                                    */
 
+/*
+ * What one inode's writeback counts as progress.  The pages ->writepage
+ * declined used up slice too: 3.2 counts them as written; mainline
+ * ("Recalculate 'wrote' according skipped pages") does not, so that an
+ * inode whose pages are all held cannot keep wb_writeback looping.
+ */
+static long sb_inode_wrote(const struct wb_policy *pol, long write_chunk,
+			   const struct writeback_control *wbc)
+{
+	long wrote = write_chunk - wbc->nr_to_write;
+
+	if (pol->skipcount_mainline) {
+		wrote -= wbc->pages_skipped;
+		if (wrote < 0)
+			wrote = 0;
+	}
+	return wrote;
+}
+
 /* Return to wb_writeback often enough to check its stop conditions. */
 static bool writeback_should_bail(unsigned long start_time, long wrote,
 				  struct wb_writeback_work *work)
@@ -464,7 +483,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 		writeback_single_inode(inode, wb, &wbc);
 
 		work->nr_pages -= write_chunk - wbc.nr_to_write;
-		wrote += write_chunk - wbc.nr_to_write;
+		wrote += sb_inode_wrote(pol, write_chunk, &wbc);
 		if (!(inode->i_state & I_DIRTY))
 			wrote++;
 		if (wbc.pages_skipped && pol->pages_skipped)

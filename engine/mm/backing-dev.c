@@ -31,10 +31,13 @@ static void wakeup_timer_fn(struct timer_list *t)
 	struct backing_dev_info *bdi = wb->bdi;
 
 	spin_lock(&bdi->wb_lock);
-	if (bdi->wb.task)
+	if (bdi->wb.task) {
+		trace_writeback_wake_thread(bdi);
 		wake_up_process(bdi->wb.task);
-	else
-		trace_writeback_nothread(bdi);
+	} else {
+		/* 3.2 woke the forker here; there is none (see fs-writeback.c) */
+		trace_writeback_wake_forker_thread(bdi);
+	}
 	spin_unlock(&bdi->wb_lock);
 }
 
@@ -180,4 +183,6 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							  __ATOMIC_RELAXED);
 	st->works_done = (unsigned long)__atomic_load_n(&bdi->works_done,
 							__ATOMIC_RELAXED);
+	st->wcp_pages_scanned = (unsigned long)__atomic_load_n(
+		&bdi->wcp_scanned, __ATOMIC_RELAXED);
 }

@@ -90,6 +90,7 @@ struct backing_dev_info {
 	unsigned int max_io_pages;	/* cap of one merged write request */
 	long write_errors;
 	long works_done;
+	long wcp_scanned;		/* pages write_cache_pages looked at */
 	wait_queue_head_t wb_waitq;	/* wb_wait_for_completion-style */
 };
 

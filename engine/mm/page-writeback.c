@@ -23,7 +23,9 @@
  *  - no PF_LESS_THROTTLE / real-time boost of the limits (no such tasks);
  *  - the filesystem is one ->writepages: mpage-style, each run of
  *    contiguous dirty pages (up to bdi->max_io_pages) becomes one
- *    asynchronous write request; there is no per-page ->writepage;
+ *    asynchronous write request; there is no per-page ->writepage (a page
+ *    the embedder holds is what it would decline); a file with a block
+ *    mapper is written as ext4's delalloc writepages did (wcpcap);
  *  - the per-device proportions count events with an aged denominator
  *    (engine/lib/proportions.h says how that differs from lib/proportions.c).
  */
@@ -43,6 +45,7 @@
 #include "kernel/jiffies.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "policies/policy.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "lib/radix-tree.h"
@@ -60,6 +63,8 @@
 #define DIRTY_SCOPE		8
 /* 4 MiB: the smallest writeback chunk, in pages. */
 #define MIN_WRITEBACK_PAGES	(4096UL >> (PAGE_SHIFT - 10))
+/* chunk=fixed: the 3.0 chunk (fs/fs-writeback.c), 4 MiB. */
+#define MAX_WRITEBACK_PAGES	1024L
 /* tag_pages_for_writeback() drops the tree lock every this many pages. */
 #define WRITEBACK_TAG_BATCH	4096
 /* The most buffers one vectored write takes (UIO_MAXIOV). */
@@ -70,6 +75,13 @@
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/*
+ * The cache's policy knob @member, or false for a cache that has no policy
+ * (one built by hand in a unit test): what the engine did before the knob
+ * (global threshold, bandwidth chunk, 3.2 accounting, stock gathering).
+ */
+#define POLICY_KNOB(c, member)	((c)->policy && (c)->policy->member)
 
 static inline unsigned long min_ul(unsigned long a, unsigned long b)
 {
@@ -611,7 +623,11 @@ int bdi_set_strict_limit(struct backing_dev_info *bdi,
  *
  * The global test: dirty (not yet written) pages of the whole cache over
  * the background threshold.  Pages under writeback do not count: the
- * question is whether to put more under writeback.
+ * question is whether to put more under writeback.  Under bgthresh=bdi
+ * (seed 001, 3.2+) also the device's own test: its reclaimable pages
+ * over its share of background_thresh, so that a device whose backlog is
+ * large keeps writing while the global count is low (a JBOD, where the
+ * other devices' pages keep the global count down).  Both strict.
  */
 bool over_bground_thresh(struct backing_dev_info *bdi)
 {
@@ -624,17 +640,11 @@ bool over_bground_thresh(struct backing_dev_info *bdi)
 	    global_page_state(c, NR_UNSTABLE_NFS) > background_thresh)
 		return true;
 
-	/*
-	 * Per-device background threshold (seed 001, merged in 3.2; 3.1 had
-	 * only the test above).  When the policy switch for it lands, add:
-	 *
-	 *	if (bdi_stat(bdi, BDI_RECLAIMABLE) >
-	 *	    bdi_dirty_limit(bdi, background_thresh))
-	 *		return true;
-	 *
-	 * so that a device whose own dirty backlog exceeds its share of the
-	 * background threshold keeps writing while the global count is low.
-	 */
+	if (POLICY_KNOB(c, bgthresh_bdi) &&
+	    bdi_stat(bdi, BDI_RECLAIMABLE) >
+	    bdi_dirty_limit(bdi, background_thresh))
+		return true;
+
 	return false;
 }
 
@@ -814,8 +824,9 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
  *	round_down(pages + MIN_WRITEBACK_PAGES, MIN_WRITEBACK_PAGES)
  *
  * i.e. the next multiple of 4 MiB above pages: never less than 4 MiB, and
- * 4 MiB-aligned so that large files are written in big extents.  (Before
- * 3.2 it was min(MAX_WRITEBACK_PAGES = 1024, nr_pages).)
+ * 4 MiB-aligned so that large files are written in big extents.  The
+ * rule is 3.1's (3.1.10 has it); chunk=fixed gives the 3.0 chunk,
+ * MAX_WRITEBACK_PAGES (policies/chunk.c).
  */
 long writeback_chunk_size(struct backing_dev_info *bdi,
 			  struct wb_writeback_work *work)
@@ -824,6 +835,9 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 
 	if (work->sync_mode == WB_SYNC_ALL || work->tagged_writepages)
 		return LONG_MAX;
+	if (POLICY_KNOB(bdi->cache, chunk_fixed))
+		return work->nr_pages < MAX_WRITEBACK_PAGES ?
+		       work->nr_pages : MAX_WRITEBACK_PAGES;
 
 	pages = (long)min_ul(bdi->avg_write_bandwidth / 2,
 			     global_dirty_limit(bdi->cache) / DIRTY_SCOPE);
@@ -2279,7 +2293,25 @@ struct mpage_data {
 	struct uf_cache *cache;
 	struct wb_request *wr;
 	unsigned int max_pages;
+	long scanned;			/* pages looked at, for wcp_scanned */
+
+	/*
+	 * Delayed allocation (uf_file_ops.map_blocks), ext4's mpage_da_data:
+	 * the run of contiguous dirty pages being gathered, each locked and
+	 * referenced until it is mapped and written or given back.
+	 */
+	struct inode *da_inode;		/* the file maps at writeback */
+	unsigned long cap;		/* wcpcap=cap: run limit; 0: stock */
+	struct page **ext;
+	unsigned long ext_nr, ext_size;
+	bool io_done;			/* this round's run went out */
+	bool map_stalled;		/* the mapper mapped none of a run */
+	long tail_budget;		/* stock: slice for the pages after it */
+	long written;			/* mapped and written, all rounds */
 };
+
+/* seed 004: "8 MiB / blocksize", mballoc's largest extent, in pages. */
+#define DA_MAX_EXTENT_PAGES	((8UL << 20) >> PAGE_SHIFT)
 
 static unsigned int bdi_max_io_pages(struct backing_dev_info *bdi)
 {
@@ -2493,6 +2525,144 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
+/* Give back the run from @from on: unlocked, still dirty. */
+static void mpage_da_release(struct mpage_data *mpd, unsigned long from)
+{
+	unsigned long i;
+
+	for (i = from; i < mpd->ext_nr; i++) {
+		unlock_page(mpd->ext[i]);
+		put_page(mpd->cache, mpd->ext[i]);
+	}
+	mpd->ext_nr = 0;
+}
+
+/*
+ * Map the run and write what the mapper mapped (ext4's
+ * mpage_da_map_and_submit): those pages go under writeback, the others
+ * are given back still dirty for the next round.  The round is over
+ * (io_done) either way.  Return 0 or the mapper's error.
+ */
+static int mpage_da_map_and_submit(struct mpage_data *mpd,
+				   struct writeback_control *wbc)
+{
+	struct inode *inode = mpd->da_inode;
+	unsigned long i, nr = mpd->ext_nr;
+	int mapped;
+
+	if (!nr)
+		return 0;
+	mpd->io_done = true;
+	mapped = inode->ops->map_blocks((struct uf_file *)inode, inode->priv,
+					mpd->ext[0]->index, nr);
+	if (mapped < 0) {
+		mpage_da_release(mpd, 0);
+		return mapped;
+	}
+	if ((unsigned long)mapped > nr)
+		mapped = (int)nr;
+	if (!mapped)
+		mpd->map_stalled = true;
+	for (i = 0; i < (unsigned long)mapped; i++) {
+		struct page *page = mpd->ext[i];
+
+		if (clear_page_dirty_for_io(page)) {
+			mpage_writepage(page, wbc, mpd);	/* unlocks */
+			wbc->nr_to_write--;
+			mpd->written++;
+		} else {
+			unlock_page(page);
+		}
+		put_page(mpd->cache, page);
+	}
+	mpage_da_release(mpd, (unsigned long)mapped);
+	return 0;
+}
+
+/* Room for a longer run (stock gathers to the end of the range). */
+static int mpage_da_grow(struct mpage_data *mpd)
+{
+	unsigned long size = mpd->ext_size ? 2 * mpd->ext_size : 256;
+	struct page **ext = kmalloc(size * sizeof(*ext));
+
+	if (!ext)
+		return -ENOMEM;
+	if (mpd->ext_nr)
+		memcpy(ext, mpd->ext, mpd->ext_nr * sizeof(*ext));
+	kfree(mpd->ext);
+	mpd->ext = ext;
+	mpd->ext_size = size;
+	return 0;
+}
+
+/*
+ * The writepage step for a file that maps at writeback (ext4's
+ * __mpage_da_writepage and mpage_add_bh_to_extent): add the locked,
+ * dirty @page to the run.  A page that does not follow the run, or
+ * wcpcap=cap's limit reached, sends the run out and ends the round.
+ * After that, stock still walks the rest of the range page by page
+ * (seed 004's waste; 2.6.33 redirtied each, charging the slice: here a
+ * copy of it, tail_budget).  Return <0 an error, 1 to stop the walk.
+ */
+static int mpage_da_writepage(struct page *page,
+			      struct writeback_control *wbc,
+			      struct mpage_data *mpd)
+{
+	int ret;
+
+	if (mpd->io_done) {
+		unlock_page(page);
+		return --mpd->tail_budget <= 0 &&
+		       wbc->sync_mode == WB_SYNC_NONE;
+	}
+	if (mpd->ext_nr &&
+	    (page->index != mpd->ext[0]->index + mpd->ext_nr ||
+	     (mpd->ext_nr == mpd->ext_size && mpage_da_grow(mpd)))) {
+		/* not part of the run (or no room): it waits a round */
+		ret = mpage_da_map_and_submit(mpd, wbc);
+		unlock_page(page);
+		return ret;
+	}
+	if (!mpd->ext_size && mpage_da_grow(mpd)) {
+		unlock_page(page);
+		return -ENOMEM;
+	}
+	get_page(page);
+	mpd->ext[mpd->ext_nr++] = page;
+	if (mpd->cap && mpd->ext_nr >= mpd->cap)
+		return mpage_da_map_and_submit(mpd, wbc);
+	return 0;
+}
+
+/*
+ * ->writepage declines @page (held by the embedder, so still dirty and
+ * tagged: the kernel's clear_page_dirty_for_io + __set_page_dirty_nobuffers
+ * pair nets to nothing on NR_FILE_DIRTY here).  What is left of the
+ * redirty: pages_skipped, a new dirtying in the counts (3.2's
+ * account_page_dirtied; mainline's folio_account_redirty takes it back:
+ * skipcount=), and the inode marked I_DIRTY_PAGES again, which
+ * writeback_single_inode() cleared before calling writepages.
+ * Return: 0 if the page is not dirty (nothing to decline).
+ */
+static int redirty_page_for_writepage(struct writeback_control *wbc,
+				      struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct uf_cache *c = mapping_cache(mapping);
+
+	if (!PageDirty(page))
+		return 0;
+	wbc->pages_skipped++;
+	if (!POLICY_KNOB(c, skipcount_mainline) &&
+	    mapping_cap_account_dirty(mapping)) {
+		inc_vm_state(c, NR_DIRTIED);
+		inc_bdi_stat(mapping->backing_dev_info, BDI_DIRTIED);
+	}
+	if (mapping->host)
+		__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
+	return 1;
+}
+
 /* pagevec_release() */
 static void release_pages(struct uf_cache *c, struct page **pages,
 			  unsigned int nr)
@@ -2567,20 +2737,37 @@ retry:
 			/*
 			 * A page the embedder holds for writing (uf_page_get
 			 * with UF_PAGE_WRITE) is uflush's "locked buffer":
-			 * non-integrity writeback skips it and says so in
-			 * pages_skipped, as block_write_full_page() does with
+			 * non-integrity writeback skips it as
+			 * block_write_full_page() does with
 			 * redirty_page_for_writepage() when it cannot lock a
-			 * buffer.  Integrity writeback waits for it below.
+			 * buffer.  That happens in ->writepage, so the page
+			 * is charged to the slice as a written one (3.2 and
+			 * mainline alike).  Its holder has the page lock:
+			 * the steps before ->writepage are skipped, not
+			 * waited for.  Integrity writeback waits below.
 			 */
 			if (wbc->sync_mode == WB_SYNC_NONE &&
 			    PageOwnerPriv1(page)) {
-				wbc->pages_skipped++;
+				if (!redirty_page_for_writepage(wbc, page))
+					continue;	/* not dirty: not ours */
+				if (--wbc->nr_to_write <= 0) {
+					done = 1;
+					break;
+				}
 				continue;
 			}
 
-			/* submit our pending request before we may sleep:
-			 * its pages' waiters may hold this lock */
+			/* submit our pending request (and run) before we
+			 * may sleep: their pages' waiters may hold this lock */
 			if (!trylock_page(page)) {
+				if (mpd->da_inode && mpd->ext_nr) {
+					ret = mpage_da_map_and_submit(mpd,
+								      wbc);
+					if (ret) {
+						done = 1;
+						break;
+					}
+				}
 				mpage_flush(mpd);
 				lock_page(page);
 			}
@@ -2602,6 +2789,24 @@ retry:
 			}
 
 			BUG_ON(PageWriteback(page));
+			mpd->scanned++;
+			if (mpd->da_inode) {
+				ret = mpage_da_writepage(page, wbc, mpd);
+				if (ret < 0) {
+					done = 1;
+					break;
+				}
+				/* cap: the round ends with its run (seed 004) */
+				if (ret > 0 || (mpd->io_done && mpd->cap) ||
+				    (wbc->nr_to_write <= 0 &&
+				     wbc->sync_mode == WB_SYNC_NONE)) {
+					ret = 0;
+					done = 1;
+					break;
+				}
+				continue;
+			}
+
 			if (!clear_page_dirty_for_io(page)) {
 				unlock_page(page);
 				continue;
@@ -2647,6 +2852,42 @@ retry:
 	return ret;
 }
 
+/*
+ * A file that maps at writeback (ext4's ext4_da_writepages loop): rounds
+ * of gather, map, submit, from the start of the range each time, while
+ * the mapper makes progress and (WB_SYNC_NONE) the slice lasts.
+ */
+static int write_cache_pages_da(struct address_space *mapping,
+				struct writeback_control *wbc,
+				struct mpage_data *mpd)
+{
+	const struct uf_file_ops *ops = mapping->host->ops;
+	long before;
+	int ret;
+
+	mpd->da_inode = mapping->host;
+	if (POLICY_KNOB(mpd->cache, wcp_cap))
+		mpd->cap = ops->max_extent_pages ? ops->max_extent_pages :
+						   DA_MAX_EXTENT_PAGES;
+	do {
+		mpd->io_done = false;
+		mpd->tail_budget = wbc->nr_to_write;
+		before = mpd->written;
+		ret = __write_cache_pages(mapping, wbc, mpd);
+		/* the run that reached the end of the range */
+		if (!ret)
+			ret = mpage_da_map_and_submit(mpd, wbc);
+		else
+			mpage_da_release(mpd, 0);
+	} while (!ret && mpd->io_done && mpd->written > before &&
+		 (wbc->sync_mode == WB_SYNC_ALL || wbc->nr_to_write > 0));
+	kfree(mpd->ext);
+	/* integrity writeback left pages the mapper would not map: say so */
+	if (!ret && mpd->map_stalled && wbc->sync_mode == WB_SYNC_ALL)
+		ret = -EAGAIN;
+	return ret;
+}
+
 /**
  * write_cache_pages - write a mapping's dirty pages
  * @mapping: the mapping
@@ -2662,6 +2903,7 @@ int write_cache_pages(struct address_space *mapping,
 		      struct writeback_control *wbc)
 {
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct inode *host = mapping->host;
 	struct mpage_data mpd = {
 		.mapping = mapping,
 		.bdi = bdi,
@@ -2673,8 +2915,12 @@ int write_cache_pages(struct address_space *mapping,
 	if (WARN_ON_ONCE(!bdi))
 		return -ENODEV;
 	mpd.max_pages = bdi_max_io_pages(bdi);
-	ret = __write_cache_pages(mapping, wbc, &mpd);
+	if (host && host->ops && host->ops->map_blocks)
+		ret = write_cache_pages_da(mapping, wbc, &mpd);
+	else
+		ret = __write_cache_pages(mapping, wbc, &mpd);
 	mpage_flush(&mpd);
+	__atomic_add_fetch(&bdi->wcp_scanned, mpd.scanned, __ATOMIC_RELAXED);
 	return ret;
 }
 

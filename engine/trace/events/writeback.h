@@ -17,7 +17,8 @@ struct wb_writeback_work;
 struct writeback_control;
 struct inode;
 
-/* writeback_work class: writeback_queue, _exec, _start, _written, _wait */
+/* writeback_work class: writeback_nothread, _queue, _exec, _start,
+ * _written, _wait */
 void __trace_writeback_work(const char *event, struct backing_dev_info *bdi,
 			    struct wb_writeback_work *work);
 void __trace_writeback_queue_io(struct bdi_writeback *wb,
@@ -95,9 +96,19 @@ void __trace_balance_dirty_written(struct backing_dev_info *bdi,
 	if (trace_on((bdi)->cache))					\
 		__trace_writeback_class("writeback_wake_background", bdi);\
 } while (0)
-#define trace_writeback_nothread(bdi) do {				\
+/* 3.2's wakeup_timer_fn: the flusher woken, or (no task) its forker */
+#define trace_writeback_wake_thread(bdi) do {				\
 	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("writeback_nothread", bdi);	\
+		__trace_writeback_class("writeback_wake_thread", bdi);	\
+} while (0)
+#define trace_writeback_wake_forker_thread(bdi) do {			\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_class("writeback_wake_forker_thread", bdi);\
+} while (0)
+/* 3.2: a writeback_work_class event (the work's fields), not bdi-only */
+#define trace_writeback_nothread(bdi, work) do {			\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_work("writeback_nothread", bdi, work);\
 } while (0)
 #define trace_global_dirty_state(c, bg, thresh) do {			\
 	if (trace_on(c))						\
