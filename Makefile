@@ -44,11 +44,13 @@ LDFLAGS += $(LDSAN) -pthread
 LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
+# The bench harness, also linked into the tests (tests/test_bench_harness.c).
+BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
-TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o)
+TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o) $(BENCH_LIB_SRCS:%.c=$(O)/%.o)
 STRESS_OBJS := $(STRESS_SRCS:%.c=$(O)/%.o)
 
 TOOLS := $(O)/uflush-bench
@@ -93,7 +95,7 @@ $(O)/libuflush.so: $(LIB_OBJS)
 # process (-rdynamic on our executables).
 $(O)/plugins/%.so: policies/examples/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -shared -o $@ $< $(LDSAN)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -shared -o $@ $< $(LDSAN)
 
 $(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
@@ -157,4 +159,4 @@ clean:
 	rm -rf build build-asan build-tsan
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_OBJS:.o=.d) \
-	$(STRESS_OBJS:.o=.d)
+	$(STRESS_OBJS:.o=.d) $(PLUGINS:.so=.d)

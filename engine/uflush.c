@@ -1655,3 +1655,120 @@ int uf_page_put(struct uf_page *h)
 	pslot_free(ps);
 	return 0;
 }
+
+/* ---- begin: the dirty throttle's API (issue 9) ---- */
+/* kept together at the end of the file to ease merging */
+#include "mm/dirty-throttle.h"
+
+static ssize_t file_pwrite_nb(struct uf_file *f, const void *buf, size_t len,
+			      uint64_t offset, uint64_t *pause_ns)
+{
+	unsigned long nr_pages;
+	long pause;
+	ssize_t n;
+
+	if ((!buf && len) || !pause_ns)
+		return -EINVAL;
+	*pause_ns = 0;
+	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
+	    len > (uint64_t)f->inode.i_size - offset)
+		return -EFBIG;
+	if (!len)
+		return 0;
+	nr_pages = (unsigned long)(((offset + len - 1) >> PAGE_SHIFT) -
+				   (offset >> PAGE_SHIFT) + 1);
+	if (balance_dirty_pages_nowait_begin(f->inode.i_mapping, nr_pages,
+					     &pause)) {
+		*pause_ns = (uint64_t)jiffies_to_usecs((unsigned long)pause) *
+			    1000;
+		return -EAGAIN;
+	}
+	n = generic_perform_write(&f->inode, buf, len, (loff_t)offset);
+	balance_dirty_pages_nowait_end();
+	return n;
+}
+
+ssize_t uf_pwrite_nb(struct uf_file *h, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns)
+{
+	struct uf_file *f = file_get(h);
+	ssize_t ret;
+
+	if (!f)
+		return -EBADF;
+	ret = file_pwrite_nb(f, buf, len, offset, pause_ns);
+	hslot_put(&f->h);
+	return ret;
+}
+
+/* /sys/class/bdi/<dev>/ names, as the kernel's sysfs files */
+static int dev_set_bdi_tunable(struct backing_dev_info *bdi,
+			       const char *name, uint64_t value)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "min_ratio") || !strcmp(name, "max_ratio")) {
+		if (value > 100)
+			return -EINVAL;
+		return name[1] == 'i' ?
+		       bdi_set_min_ratio(bdi, (unsigned int)value) :
+		       bdi_set_max_ratio(bdi, (unsigned int)value);
+	}
+	if (!strcmp(name, "min_bytes"))
+		return bdi_set_min_bytes(bdi, value);
+	if (!strcmp(name, "max_bytes"))
+		return bdi_set_max_bytes(bdi, value);
+	if (!strcmp(name, "strict_limit"))
+		return value > 1 ? -EINVAL :
+		       bdi_set_strict_limit(bdi, (unsigned int)value);
+	return -ENOENT;
+}
+
+static int dev_get_bdi_tunable(struct backing_dev_info *bdi,
+			       const char *name, uint64_t *value)
+{
+	if (!name || !value)
+		return -EINVAL;
+	if (!strcmp(name, "min_ratio"))
+		*value = bdi_get_min_ratio(bdi);
+	else if (!strcmp(name, "max_ratio"))
+		*value = bdi_get_max_ratio(bdi);
+	else if (!strcmp(name, "min_bytes"))
+		*value = bdi_get_min_bytes(bdi);
+	else if (!strcmp(name, "max_bytes"))
+		*value = bdi_get_max_bytes(bdi);
+	else if (!strcmp(name, "strict_limit"))
+		*value = !!(__atomic_load_n(&bdi->capabilities,
+					    __ATOMIC_RELAXED) &
+			    BDI_CAP_STRICTLIMIT);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+int uf_dev_set_bdi_tunable(struct uf_dev *h, const char *name,
+			   uint64_t value)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = dev_set_bdi_tunable(&d->bdi, name, value);
+	hslot_put(&d->h);
+	return ret;
+}
+
+int uf_dev_get_bdi_tunable(struct uf_dev *h, const char *name,
+			   uint64_t *value)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = dev_get_bdi_tunable(&d->bdi, name, value);
+	hslot_put(&d->h);
+	return ret;
+}
+/* ---- end: the dirty throttle's API ---- */

@@ -100,6 +100,13 @@ int uf_cache_config_init(struct uf_cache_config *cfg);
  * Open a cache: allocates the whole frame pool up front.  hz is process
  * wide (jiffies are one clock): a second cache must use the same value or
  * gets -EINVAL.
+ *
+ * cfg.policy errors (each logged, naming the cause): -EINVAL for a
+ * malformed spec: an unknown name, an empty item (stray ','), whitespace,
+ * "knob=" or "=value", or the same knob twice; for plugin=PATH, -ENOENT
+ * if PATH does not exist, -ENOEXEC if it is not a loadable shared object
+ * or lacks uf_policy_plugin_init(), and that function's own error if it
+ * fails.  policies/policy.h has the details.
  */
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
 
@@ -199,8 +206,9 @@ enum uf_wb_kind {
 
 /*
  * What the embedder supplies for its files; every member is optional.
- * Both are called from the flusher (or an fsync caller) with no uflush lock
- * held; they may call uf_pwrite/uf_file_mark_inode_dirty on the same file.
+ * The callbacks are called from the flusher (or an fsync caller) with no
+ * uflush lock held; write_inode and writepages_veto may call
+ * uf_pwrite/uf_file_mark_inode_dirty on the same file.
  *
  * write_inode: write the file's metadata (called when the inode is dirty
  *   with UF_I_DIRTY_SYNC/DATASYNC).  sync is 1 for data integrity
@@ -211,11 +219,28 @@ enum uf_wb_kind {
  *   of writeback; the pages stay dirty and nothing is counted written (as
  *   btrfs declined kupdate for its btree inode).  Declining UF_WB_SYNC
  *   makes that fsync return -EAGAIN.
+ * map_blocks: delayed allocation.  Writeback gathers a run of contiguous
+ *   dirty pages and, before writing it, asks for blocks for the pages
+ *   [index, index + nr_pages).  Return how many pages from index were
+ *   mapped (0..nr_pages; an allocator maps at most one extent per call,
+ *   as ext4's mballoc did); only those are written now, the rest stay
+ *   dirty for the next round.  0 (nothing can be mapped now) ends this
+ *   writeback; an fsync that needed those pages fails with -EAGAIN.  A
+ *   -errno stops this writeback with the pages left dirty and reaches the
+ *   fsync that asked.  The pages of the
+ *   run are locked meanwhile: do not uf_page_get them from here.  The
+ *   policy knob wcpcap says how runs are gathered (seed 004): to the end
+ *   of the range on every round (stock), or up to max_extent_pages (cap).
+ * max_extent_pages: the most pages map_blocks maps in one call, for
+ *   wcpcap=cap; 0 is 2048 (8 MiB, mballoc's largest extent).
  */
 struct uf_file_ops {
 	int (*write_inode)(struct uf_file *file, void *priv, int sync);
 	int (*writepages_veto)(struct uf_file *file, void *priv,
 			       enum uf_wb_kind kind);
+	int (*map_blocks)(struct uf_file *file, void *priv,
+			  unsigned long index, unsigned long nr_pages);
+	unsigned long max_extent_pages;
 };
 
 /*
@@ -245,6 +270,48 @@ ssize_t uf_pwrite(struct uf_file *file, const void *buf, size_t len,
 		  uint64_t offset);
 ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
 		 uint64_t offset);
+
+/* ---- begin: non-blocking write (dirty throttle, issue 9) ---- */
+/*
+ * uf_pwrite_nb: uf_pwrite for an event loop: it never sleeps in the dirty
+ * throttle.  Where uf_pwrite would be paused (balance_dirty_pages, of the
+ * cache policy's bdp kernel) it returns -EAGAIN having written nothing,
+ * with *pause_ns set to the pause it would have taken (at most 200 ms;
+ * 3.1's first pause is one jiffy).  Wait that long and call again: a call
+ * made sooner gets -EAGAIN and the time still left; the call after the
+ * wait writes, the pause counting as taken.  A write that goes ahead may
+ * still wait for a free frame (see the allocation contract below) but is
+ * not throttled; whatever pause it earns is asked for by the next call.
+ * *pause_ns is 0 unless -EAGAIN.  Other errors as uf_pwrite; pause_ns
+ * NULL: -EINVAL.  The kernel's counterpart is BDP_ASYNC
+ * (balance_dirty_pages_ratelimited_flags), which io_uring's buffered
+ * writes use; here it is asked before any byte is copied.
+ */
+ssize_t uf_pwrite_nb(struct uf_file *file, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns);
+/* ---- end: non-blocking write ---- */
+
+/* ---- begin: -ENOMEM and short counts (page allocation contract) ---- */
+/*
+ * -ENOMEM and short counts.  uf_pwrite, uf_pread and uf_page_get need a
+ * free frame for each page not already cached.  When none is free they
+ * wait, as long as it takes, for one to become free: clean pages are
+ * reclaimed, dirty ones are written by the flusher (woken for it), pages
+ * under writeback are waited for, and frames held by calls in flight in
+ * other threads are waited for until those calls release them.  Threads
+ * waiting for frames are served in the order they began to wait.
+ * They return -ENOMEM in exactly one case: every frame of the cache is
+ * pinned, i.e. holds a page obtained with uf_page_get and not yet given
+ * back with uf_page_put (by this thread or any other); then no frame could
+ * ever be freed without the holders, and the call fails instead of waiting
+ * for them (a page-cache "out of memory"; a warning is logged).  Nothing
+ * is changed by a call that fails so.  A uf_pwrite that has already copied
+ * some bytes when that happens returns the count copied (those bytes are
+ * in the cache and written back as usual); a uf_pread likewise returns a
+ * short count.  A short uf_pwrite count means that, or -EIO reading a
+ * partial page from the device; never anything else.
+ */
+/* ---- end: -ENOMEM and short counts ---- */
 
 /*
  * Make the file durable: write and wait for its dirty pages (WB_SYNC_ALL),
@@ -307,6 +374,8 @@ struct uf_dev_stats {
 	unsigned long state;		/* BDI_* bits */
 	unsigned long write_errors;	/* failed write requests */
 	unsigned long works_done;	/* wb_writeback works run */
+	unsigned long wcp_pages_scanned; /* dirty pages write_cache_pages
+					    looked at, written or not */
 };
 
 struct uf_cache_stats {
@@ -324,6 +393,28 @@ struct uf_cache_stats {
 
 int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);
 int uf_cache_stats(struct uf_cache *cache, struct uf_cache_stats *st);
+
+/* ---- begin: per-device dirty limits (dirty throttle, issue 9) ---- */
+/*
+ * A device's tunables by their /sys/class/bdi/<dev>/ names:
+ *   min_ratio     percent of the dirty threshold reserved for the device
+ *                 (the devices' sum stays under 100), default 0
+ *   max_ratio     percent it may use at most, default 100
+ *   min_bytes,    the same as bytes (mainline, v6.4): converted to a ratio
+ *   max_bytes     of the dirty threshold as it is when set; reading gives
+ *                 the ratio in bytes of the threshold now
+ *   strict_limit  1: throttle writers on the device's own dirty pages and
+ *                 share (BDI_CAP_STRICTLIMIT, as FUSE), not only when the
+ *                 cache is over its limit; honoured by bdp=mainline
+ * -ENOENT unknown name; -EINVAL out of range (a ratio over 100, min over
+ * max, the reserves reaching 100%, bytes over the dirtyable memory, a
+ * zero dirty threshold, strict_limit not 0/1).
+ */
+int uf_dev_set_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t value);
+int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t *value);
+/* ---- end: per-device dirty limits ---- */
 
 #ifdef __cplusplus
 }

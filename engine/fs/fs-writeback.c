@@ -115,7 +115,7 @@ void bdi_queue_work(struct backing_dev_info *bdi,
 	if (bdi->wb.task)
 		wake_up_process(bdi->wb.task);
 	else
-		trace_writeback_nothread(bdi);
+		trace_writeback_nothread(bdi, work);
 	spin_unlock(&bdi->wb_lock);
 }
 
@@ -421,6 +421,25 @@ static int writeback_single_inode(struct inode *inode,
 /* ------------------------------------------------------------------ */
 /* Passes over b_io                                                    */
 
+/*
+ * What one inode's writeback counts as progress.  The pages ->writepage
+ * declined used up slice too: 3.2 counts them as written; mainline
+ * ("Recalculate 'wrote' according skipped pages") does not, so that an
+ * inode whose pages are all held cannot keep wb_writeback looping.
+ */
+static long sb_inode_wrote(const struct wb_policy *pol, long write_chunk,
+			   const struct writeback_control *wbc)
+{
+	long wrote = write_chunk - wbc->nr_to_write;
+
+	if (pol->skipcount_mainline) {
+		wrote -= wbc->pages_skipped;
+		if (wrote < 0)
+			wrote = 0;
+	}
+	return wrote;
+}
+
 /* Return to wb_writeback often enough to check its stop conditions. */
 static bool writeback_should_bail(unsigned long start_time, long wrote,
 				  struct wb_writeback_work *work)
@@ -477,7 +496,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 		writeback_single_inode(inode, wb, &wbc);
 
 		work->nr_pages -= write_chunk - wbc.nr_to_write;
-		wrote += write_chunk - wbc.nr_to_write;
+		wrote += sb_inode_wrote(pol, write_chunk, &wbc);
 		if (!(inode->i_state & I_DIRTY))
 			wrote++;
 		if (wbc.pages_skipped && pol->pages_skipped)
@@ -982,4 +1001,26 @@ int sync_inode_metadata(struct inode *inode, int wait)
 	};
 
 	return sync_inode(inode, &wbc);
+}
+
+/*
+ * 3.1/3.2's writeback_inodes_wb(): write up to @nr_pages of @wb's dirty
+ * inodes (all of b_dirty is eligible) from the calling thread.  3.1's
+ * balance_dirty_pages() has throttled writers write pages this way.
+ */
+long writeback_inodes_wb(struct bdi_writeback *wb, long nr_pages)
+{
+	struct wb_writeback_work work = {
+		.nr_pages = nr_pages,
+		.sync_mode = WB_SYNC_NONE,
+		.range_cyclic = 1,
+		.reason = WB_REASON_BACKGROUND,
+	};
+
+	spin_lock(&wb->list_lock);
+	if (list_empty(&wb->b_io))
+		queue_io(wb, &work);
+	__writeback_inodes_wb(wb, &work);
+	spin_unlock(&wb->list_lock);
+	return nr_pages - work.nr_pages;
 }
