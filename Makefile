@@ -85,7 +85,7 @@ deps:
 	$(Q)scripts/install-deps
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT)
+	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -209,7 +209,8 @@ static int ufs_fail(int rc, int err, const char *fmt, ...)
 	va_end(ap);
 	ufs_errno = err;
 	sqlite3_log(rc, "uflush: %s", ufs_err);
-	fprintf(stderr, "uflush-sqlite: %s\n", ufs_err);
+	if (!getenv("UFLUSH_SQLITE_QUIET"))
+		fprintf(stderr, "uflush-sqlite: %s\n", ufs_err);
 	return rc;
 }
 

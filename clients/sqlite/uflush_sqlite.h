@@ -39,7 +39,8 @@ int uf_sqlite_vfs_register(const char *name, int make_default);
 /*
  * Why the last open or delete on this thread failed, in words ("bad
  * cachesize=abc: want a size such as 64M"); "" if none.  The same text is
- * logged with sqlite3_log() and printed on stderr.
+ * logged with sqlite3_log() and printed on stderr (unless
+ * $UFLUSH_SQLITE_QUIET is set).
  */
 const char *uf_sqlite_last_error(void);
 /* The negative errno behind it, when there was one (-EBUSY: the device
