@@ -25,17 +25,19 @@
  * valid copy (magic, CRC) with the higher sequence number is the
  * directory, and a torn or lost commit falls back to the one before it.
  *
- * Lengths go through uflush's inode path: a write that extends a file (or
- * a truncate) changes the file's length in memory and marks its inode
- * dirty (uf_file_mark_inode_dirty); the write_inode callback, which uflush
- * calls after writing the file's pages (from the flusher, or from
- * uf_fdatasync), copies the length into the in-memory directory.  xSync
- * is uf_fdatasync or uf_fsync (as the sync flags say), which makes the
- * data durable and runs write_inode, then a commit of the directory if it
- * changed: data first, then the length that covers it.  A commit for some
- * other reason may carry a length whose data is not yet durable (as ext4
- * with data=writeback): SQLite never trusts bytes it has not synced
- * (journal headers and WAL frames are checksummed and salted).
+ * Lengths.  A write past the end or a truncate changes the file's length
+ * in memory only.  xSync is uf_fdatasync or uf_fsync (as the sync flags
+ * say); only when that succeeded does the length the file had before it
+ * go into the directory, and the directory is committed: data first, then
+ * the length that covers it.  So a length on the device never covers
+ * bytes that did not reach it, which matters more here than on a file
+ * system: an extent is reused as it is, and a rollback journal whose
+ * length covered the stale bytes of the previous journal in the same
+ * extent would look hot, and be played back over committed transactions.
+ * That is also why uflush's inode path (uf_file_ops.write_inode) carries
+ * no lengths: uflush calls write_inode from background writeback before
+ * the data is durable, and from uf_fsync even when writing the data
+ * failed, and it cannot tell the two from success.
  *
  * Creating a file changes the directory in memory only: the next sync (of
  * any file) commits it.  Deleting a file commits at once, whatever SQLite's
@@ -726,27 +728,6 @@ static struct ufs_dev *ufs_dev_of_name(const char *name, int *idx)
 /* ------------------------------------------------------------------ */
 /* Nodes (open files)                                                  */
 
-/* uflush calls this after writing a file's pages: record its length. */
-static int ufs_write_inode(struct uf_file *f, void *priv, int sync)
-{
-	struct ufs_node *n = priv;
-	struct ufs_dev *d = n->d;
-
-	(void)f;
-	(void)sync;
-	pthread_mutex_lock(&d->lock);
-	if (!n->unlinked && d->ent[n->idx].len != n->size) {
-		d->ent[n->idx].len = n->size;
-		d->dirty = true;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return 0;
-}
-
-static const struct uf_file_ops ufs_file_ops = {
-	.write_inode = ufs_write_inode,
-};
-
 static uint64_t ufs_extent_off(const struct ufs_dev *d, unsigned int idx)
 {
 	return d->head.data_start + (uint64_t)idx * d->head.extent;
@@ -776,7 +757,7 @@ static int ufs_node_get(struct ufs_dev *d, unsigned int idx,
 	n->refs = 1;
 	n->size = d->ent[idx].len;
 	ret = uf_file_open(d->dev, idx + 2, ufs_extent_off(d, idx),
-			   d->head.extent, &ufs_file_ops, n, &n->f);
+			   d->head.extent, NULL, n, &n->f);
 	if (ret) {
 		free(n);
 		return ret;
@@ -800,7 +781,7 @@ static int ufs_node_put(struct ufs_node *n)
 		return 0;
 	}
 	pthread_mutex_unlock(&d->lock);
-	/* writes back, and calls write_inode: n stays valid until after */
+	/* writes back and drops the pages */
 	ret = uf_file_close(n->f);
 	pthread_mutex_lock(&d->lock);
 	d->node[n->idx] = NULL;
@@ -812,17 +793,36 @@ static int ufs_node_put(struct ufs_node *n)
 	return ret;
 }
 
-/* Unlink entry idx (its extent stays busy while it is open) and commit. */
+/*
+ * Unlink entry idx (its extent stays busy while it is open) and commit.
+ * If the commit fails the file is still there, as after a failed
+ * unlink(2): a journal whose deletion failed stays hot, and SQLite rolls
+ * its transaction back rather than half-commit it.
+ */
 static int ufs_unlink(struct ufs_dev *d, int idx)
 {
+	struct ufs_disk_entry old;
+	int ret;
+
 	pthread_mutex_lock(&d->lock);
+	old = d->ent[idx];
 	d->ent[idx].used = 0;
 	d->ent[idx].len = 0;
 	if (d->node[idx])
 		d->node[idx]->unlinked = true;
 	d->dirty = true;
 	pthread_mutex_unlock(&d->lock);
-	return ufs_commit(d);
+	ret = ufs_commit(d);
+	if (ret) {
+		pthread_mutex_lock(&d->lock);
+		if (!d->ent[idx].used) {
+			d->ent[idx] = old;
+			if (d->node[idx])
+				d->node[idx]->unlinked = false;
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -923,20 +923,13 @@ static int ufs_pwrite_all(struct uf_file *f, const void *buf, uint64_t len,
 	return 0;
 }
 
-/* Make the file size bytes long, in memory; its inode goes dirty. */
+/* Make the file size bytes long, in memory (xSync makes it durable). */
 static void ufs_set_size(struct ufs_node *n, uint64_t size, bool grow_only)
 {
-	bool changed = false;
-
 	pthread_mutex_lock(&n->d->lock);
-	if (n->size != size && (!grow_only || size > n->size)) {
+	if (!grow_only || size > n->size)
 		n->size = size;
-		changed = true;
-	}
 	pthread_mutex_unlock(&n->d->lock);
-	if (changed)
-		uf_file_mark_inode_dirty(n->f, UF_I_DIRTY_SYNC |
-					 UF_I_DIRTY_DATASYNC);
 }
 
 static int ufs_write(sqlite3_file *pf, const void *buf, int amt,
@@ -980,14 +973,23 @@ static int ufs_truncate(sqlite3_file *pf, sqlite3_int64 size)
 static int ufs_sync(sqlite3_file *pf, int flags)
 {
 	struct ufs_node *n = ufs_f(pf)->n;
+	struct ufs_dev *d = n->d;
+	uint64_t size = ufs_size(n);
 	int ret;
 
 	ret = (flags & SQLITE_SYNC_DATAONLY) ? uf_fdatasync(n->f) :
 					       uf_fsync(n->f);
 	if (ret)
 		return SQLITE_IOERR_FSYNC;
-	/* the length write_inode just recorded, and any create */
-	if (ufs_commit(n->d))
+	/* the data up to size is on the device: now its length (and any
+	 * create or other change waiting in the directory) */
+	pthread_mutex_lock(&d->lock);
+	if (!n->unlinked && d->ent[n->idx].len != size) {
+		d->ent[n->idx].len = size;
+		d->dirty = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (ufs_commit(d))
 		return SQLITE_IOERR_DIR_FSYNC;
 	return SQLITE_OK;
 }
