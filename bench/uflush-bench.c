@@ -22,6 +22,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_cache_main, &bench_cache_cmdline, NULL },
 	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
 	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
+	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
+	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };
