@@ -731,6 +731,23 @@ Test(sqlite_vfs, sqlite_persists_in_both_modes, .fini = tu_fini)
 	}
 }
 
+/* With synchronous=OFF nothing is ever synced: a clean close keeps it all. */
+Test(sqlite_vfs, synchronous_off_survives_a_clean_close, .fini = tu_fini)
+{
+	const char *dev = tu_dev(TU_LOOP, 64ull << 20);
+	sqlite3 *db;
+
+	sq_vfs();
+	db = sq_db(dev, "");
+	sq_exec(db, "PRAGMA synchronous=OFF");
+	sq_bank(db, 300);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+	db = sq_db(dev, "");
+	sq_integrity_ok(db);
+	cr_assert_eq(sq_int(db, "SELECT count(*) FROM accounts"), 300);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+}
+
 /*
  * Write errors injected under SQLite: every tenth transaction runs while
  * the device fails all writes (and flushes), the others while it fails

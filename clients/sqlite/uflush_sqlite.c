@@ -773,17 +773,30 @@ static int ufs_node_get(struct ufs_dev *d, unsigned int idx,
 static int ufs_node_put(struct ufs_node *n)
 {
 	struct ufs_dev *d = n->d;
-	int i, ret;
+	bool changed;
+	int i, ret, err;
 
 	pthread_mutex_lock(&d->lock);
 	if (--n->refs > 0) {
 		pthread_mutex_unlock(&d->lock);
 		return 0;
 	}
+	changed = !n->unlinked && d->ent[n->idx].len != n->size;
 	pthread_mutex_unlock(&d->lock);
-	/* writes back and drops the pages */
-	ret = uf_file_close(n->f);
+	/*
+	 * A length never synced (synchronous=OFF) would be lost with the
+	 * node: make the data durable, then record the length for the next
+	 * commit (the last close commits).
+	 */
+	ret = changed ? uf_fdatasync(n->f) : 0;
+	err = uf_file_close(n->f);	/* writes back, drops the pages */
+	if (!ret)
+		ret = err;
 	pthread_mutex_lock(&d->lock);
+	if (changed && !ret && !n->unlinked) {
+		d->ent[n->idx].len = n->size;
+		d->dirty = true;
+	}
 	d->node[n->idx] = NULL;
 	pthread_mutex_unlock(&d->lock);
 	for (i = 0; i < n->shm_nreg; i++)
