@@ -202,7 +202,7 @@ Test(sqlite_vfs, writes_grow_within_the_extent_only, .fini = tu_fini)
 	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
 	sqlite3_filename name = sq_name("grow.db", dev);
 	sqlite3_file *f = sq_open_ok(vfs, name);
-	unsigned char *buf = tu_alloc(8192);
+	unsigned char *buf = tu_alloc(16384);
 	int i;
 
 	/* a gap reads as zeros, though the extent held something */
