@@ -5,6 +5,8 @@
 #   make test           install missing packages, build, run the test suite
 #   make stress         build and run uflush-stress (threaded scenarios, no
 #                       criterion: what runs under SANITIZE=thread)
+#   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
+#                       points, then integrity_check; SQLITE_CRASH_ARGS)
 #   make run            install missing packages, build, run the I/O benchmark
 #                       on a temporary loop device
 #   make install PREFIX=/usr/local
