@@ -37,14 +37,17 @@
  * That is also why uflush's inode path (uf_file_ops.write_inode) carries
  * no lengths: uflush calls write_inode from background writeback before
  * the data is durable, and from uf_fsync even when writing the data
- * failed, and it cannot tell the two from success.
+ * failed, and it cannot tell the two from success.  The last close of a
+ * file whose length was never synced (synchronous=OFF) fdatasyncs it and
+ * records the length the same way, for the commit of the last close.
  *
  * Creating a file changes the directory in memory only: the next sync (of
  * any file) commits it.  Deleting a file commits at once, whatever SQLite's
  * syncDir says: in rollback-journal mode the journal's deletion is the
  * commit of a transaction, and on uflush what is not on the device is gone
- * after a crash of the process (the cache lives in it).  A file deleted
- * while open keeps its extent until its last close.
+ * after a crash of the process (the cache lives in it).  If that commit
+ * fails the file stays, as after a failed unlink(2).  A file deleted while
+ * open keeps its extent until its last close.
  *
  * Writes past the end zero-fill the gap (holes read as zeros, as SQLite
  * expects of POSIX).  Locks are kept in the process: one process owns a
