@@ -5,6 +5,8 @@
 #   make test           install missing packages, build, run the test suite
 #   make stress         build and run uflush-stress (threaded scenarios, no
 #                       criterion: what runs under SANITIZE=thread)
+#   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
+#                       points, then integrity_check; SQLITE_CRASH_ARGS)
 #   make run            install missing packages, build, run the I/O benchmark
 #                       on a temporary loop device
 #   make install PREFIX=/usr/local
@@ -59,6 +61,13 @@ PLUGIN_SRCS := $(sort $(wildcard policies/examples/*.c))
 PLUGINS := $(PLUGIN_SRCS:policies/examples/%.c=$(O)/plugins/%.so)
 STRESSBIN := $(O)/uflush-stress
 
+# SQLite on uflush (clients/sqlite): the VFS as a library, as a loadable
+# extension for the stock sqlite3 shell, and its crash test.
+SQLITE_LIB := $(O)/libuflush_sqlite.a
+SQLITE_EXT := $(O)/clients/uflush_sqlite.so
+SQLITE_CRASH := $(O)/uflush-sqlite-crash
+SQLITE_LIBS := $(SQLITE_LIB) -lsqlite3
+
 # Under TSan the first report ends uflush-stress with an error; a caller's
 # own $TSAN_OPTIONS come last and win.
 ifeq ($(SANITIZE),thread)
@@ -69,7 +78,7 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run check layers stress install clean
+.PHONY: all build deps test run check layers stress install clean sqlite-crash
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
@@ -78,7 +87,7 @@ deps:
 	$(Q)scripts/install-deps
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(PLUGINS) $(O)/uflush.pc
+	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -97,12 +106,41 @@ $(O)/plugins/%.so: policies/examples/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -shared -o $@ $< $(LDSAN)
 
-$(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a
-	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+$(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(SQLITE_LIBS) \
+		$(O)/libuflush.a $(LDFLAGS) $(LIBS)
 
-$(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a
-	$(Q)$(CC) -rdynamic -o $@ $(TEST_OBJS) $(O)/libuflush.a $(LDFLAGS) \
-		$(LIBS) -lcriterion
+$(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -rdynamic -o $@ $(TEST_OBJS) $(SQLITE_LIBS) \
+		$(O)/libuflush.a $(LDFLAGS) $(LIBS) -lcriterion
+
+$(SQLITE_LIB): $(O)/clients/sqlite/uflush_sqlite.o
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The extension carries its own copy of libuflush, built without jemalloc
+# (whose initial-exec TLS cannot be dlopen()ed into the shell), and
+# exports only its entry points.
+SQLITE_EXT_OBJS := $(LIB_SRCS:%.c=$(O)/ext/%.o)
+
+$(O)/ext/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (extension)")
+	$(Q)$(CC) $(CFLAGS) -DUF_NO_JEMALLOC -MMD -MP -c $< -o $@
+
+$(O)/clients/sqlite/uflush_sqlite-ext.o: clients/sqlite/uflush_sqlite.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (extension)")
+	$(Q)$(CC) $(CFLAGS) -DUF_SQLITE_EXT -fvisibility=hidden -MMD -MP \
+		-c $< -o $@
+
+$(SQLITE_EXT): $(O)/clients/sqlite/uflush_sqlite-ext.o $(SQLITE_EXT_OBJS) \
+		clients/sqlite/uflush_sqlite.map
+	$(Q)$(CC) -shared -Wl,--version-script=clients/sqlite/uflush_sqlite.map \
+		-o $@ $(filter %.o,$^) $(LDFLAGS) \
+		$(filter-out -ljemalloc,$(LIBS))
+
+$(SQLITE_CRASH): $(O)/tests/crash/sqlite_crash.o $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -o $@ $< $(SQLITE_LIBS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
 
 # No criterion here: it cannot start under TSan (Criterion#274).
 $(STRESSBIN): $(STRESS_OBJS) $(O)/libuflush.a
@@ -141,6 +179,12 @@ stress: deps
 	$(Q)$(MAKE) --no-print-directory $(STRESSBIN)
 	$(Q)$(STRESS_ENV) $(STRESSBIN) $(STRESS_ARGS)
 
+# The SQLite crash test: SIGKILL at random moments, then PRAGMA
+# integrity_check and the bank's invariant (SQLITE_CRASH_ARGS="--kills 50").
+sqlite-crash: deps
+	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
+	$(Q)$(SQLITE_CRASH) $(SQLITE_CRASH_ARGS)
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(O)/uflush-bench io $(RUN_ARGS)
@@ -159,4 +203,7 @@ clean:
 	rm -rf build build-asan build-tsan
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_OBJS:.o=.d) \
-	$(STRESS_OBJS:.o=.d) $(PLUGINS:.so=.d)
+	$(STRESS_OBJS:.o=.d) $(PLUGINS:.so=.d) \
+	$(O)/clients/sqlite/uflush_sqlite.d \
+	$(O)/clients/sqlite/uflush_sqlite-ext.d $(O)/tests/crash/sqlite_crash.d \
+	$(SQLITE_EXT_OBJS:.o=.d)

@@ -26,6 +26,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_wcpcap_main, &bench_wcpcap_cmdline, NULL },
 	{ "jbod", "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold",
 	  bench_jbod_main, &bench_jbod_cmdline, NULL },
+	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
+	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };

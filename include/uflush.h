@@ -80,7 +80,9 @@ void uf_set_log_fn(uf_log_fn_t fn, void *priv);
  */
 struct uf_cache_config {
 	size_t nr_pages;		/* 4 KiB frames in the pool (65536) */
-	const char *policy;		/* flush policy spec; NULL = linux-3.2 */
+	const char *policy;		/* flush policy spec; NULL = "mainline"
+				 * (today's kernel); "linux-3.2" etc. name
+				 * the historical kernels (README) */
 	unsigned int hz;		/* jiffies per second (1000); see below */
 	unsigned int max_io_pages;	/* pages merged into one write (256) */
 

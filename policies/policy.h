@@ -183,7 +183,7 @@ struct wb_policy {
 int wb_policy_resolve(const char *spec, struct wb_policy *pol);
 void wb_policy_release(struct wb_policy *pol);
 
-#define WB_POLICY_DEFAULT	"linux-3.2"
+#define WB_POLICY_DEFAULT	"mainline"
 
 /* Presets and knob values, for listing (NULL-terminated). */
 extern const char *const wb_policy_presets[];

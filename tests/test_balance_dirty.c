@@ -984,7 +984,7 @@ Test(balance_dirty, presets_pick_their_kernels_throttle)
 
 	expect_bdp("linux-3.1", balance_dirty_pages_ratelimited_31, "3.1");
 	expect_bdp("linux-3.2", balance_dirty_pages_ratelimited_32, "3.2");
-	expect_bdp(NULL, balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp(NULL, balance_dirty_pages_ratelimited_mainline, "mainline");
 	expect_bdp("kara-v4.2", balance_dirty_pages_ratelimited_32, "3.2");
 	expect_bdp("wu-riw", balance_dirty_pages_ratelimited_32, "3.2");
 	expect_bdp("mainline", balance_dirty_pages_ratelimited_mainline,

@@ -54,10 +54,11 @@ Test(policy, presets_resolve_to_their_knobs)
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
 		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
-	expect_spec(NULL, "linux-3.2: nowait=b0 requeue=base "
-		    "skipped=redirty sbbusy=redirty cutoff=fixed "
-		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+	/* no policy: today's kernel */
+	expect_spec(NULL, "mainline: nowait=mainline "
+		    "requeue=mainline skipped=removed sbbusy=redirty "
+		    "cutoff=bg-all kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
 }
 
 Test(policy, overrides_apply_in_order)

@@ -236,10 +236,10 @@ Test(policy_spec, accepted_forms_resolve_as_before, .init = spec_init,
 	static const struct {
 		const char *spec, *want;
 	} ok[] = {
-		{ NULL, "linux-3.2: nowait=b0 requeue=base skipped=redirty "
-		  "sbbusy=redirty cutoff=fixed kupdate=fixed "
-		  "progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2" },
+		{ NULL, "mainline: nowait=mainline requeue=mainline "
+		  "skipped=removed sbbusy=redirty cutoff=bg-all "
+		  "kupdate=fixed progress=pages"
+		  " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline" },
 		{ "linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		  "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		  "kupdate=fixed progress=pages"
