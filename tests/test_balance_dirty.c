@@ -800,6 +800,26 @@ static void check_fields_mainline(const char *line, void *arg)
 	(void)arg;
 	cr_assert(strstr(line, " period=") && strstr(line, " think=") &&
 		  strstr(line, " cgroup_ino="), "mainline's fields: %s", line);
+	cr_assert(strstr(line, " wb_setpoint=") && strstr(line, " wb_dirty=") &&
+		  !strstr(line, "bdi_setpoint="),
+		  "mainline names the device's fields wb_*: %s", line);
+}
+
+/* global_dirty_state: mainline has no unstable= (gone in 5.8). */
+static void check_gds_32(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert_not_null(strstr(line, ": dirty=") ?
+			   strstr(line, " unstable=") : NULL,
+			   "3.2's global_dirty_state: %s", line);
+}
+
+static void check_gds_mainline(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert(strstr(line, ": dirty=") && strstr(line, " bg_thresh=") &&
+		  !strstr(line, "unstable="),
+		  "mainline's global_dirty_state: %s", line);
 }
 
 /*
@@ -874,6 +894,9 @@ static void converge_case(const char *policy, int n, bool mainline)
 	cr_assert_gt(trace_lines("bdi_dirty_ratelimit", NULL, NULL), 0);
 	trace_lines("balance_dirty_pages",
 		    mainline ? check_fields_mainline : check_fields_32, NULL);
+	cr_assert_gt(trace_lines("global_dirty_state",
+				 mainline ? check_gds_mainline : check_gds_32,
+				 NULL), 0);
 }
 
 Test(balance_dirty, two_writers_converge_v32, .fini = bx_fini,

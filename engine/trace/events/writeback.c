@@ -13,6 +13,8 @@
 #include "kernel/sched.h"
 #include "lib/proportions.h"
 #include "mm/backing-dev.h"
+#include "mm/dirty-throttle.h"
+#include "policies/policy.h"
 #include "trace/events/writeback.h"
 
 static void sb_dev(struct super_block *sb, unsigned int *maj,
@@ -104,10 +106,32 @@ void __trace_writeback_class(const char *event, struct backing_dev_info *bdi)
 	trace_emit(bdi->cache, event, "bdi %s", bdi->name);
 }
 
+/* The cache runs mainline's throttle: print mainline's field lists. */
+static bool trace_mainline(const struct uf_cache *c)
+{
+	return c->policy && c->policy->balance_dirty_pages ==
+			    balance_dirty_pages_ratelimited_mainline;
+}
+
+/*
+ * global_dirty_state: 3.1/3.2 print unstable= (NFS unstable pages, always
+ * 0 here); mainline dropped it with NR_UNSTABLE_NFS (5.8).
+ */
 void __trace_global_dirty_state(struct uf_cache *c,
 				unsigned long background_thresh,
 				unsigned long dirty_thresh)
 {
+	if (trace_mainline(c)) {
+		trace_emit(c, "global_dirty_state",
+			   "dirty=%lu writeback=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu written=%lu",
+			   global_page_state(c, NR_FILE_DIRTY),
+			   global_page_state(c, NR_WRITEBACK),
+			   background_thresh, dirty_thresh,
+			   global_dirty_limit(c),
+			   global_page_state(c, NR_DIRTIED),
+			   global_page_state(c, NR_WRITTEN));
+		return;
+	}
 	trace_emit(c, "global_dirty_state",
 		   "dirty=%lu writeback=%lu unstable=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu written=%lu",
 		   global_page_state(c, NR_FILE_DIRTY),
@@ -124,9 +148,10 @@ void __trace_global_dirty_state(struct uf_cache *c,
 /*
  * balance_dirty_pages (3.2.41 and torvalds/linux @79fe08ee): limit is the
  * smoothed global dirty limit, setpoint the middle of it and the freerun
- * ceiling, bdi_setpoint its device share; times in ms.  Mainline adds
- * period, think (since the task's dirty_paused_when) and cgroup_ino (0:
- * no cgroups here).
+ * ceiling, bdi_setpoint its device share; times in ms.  Mainline names
+ * the device's fields wb_setpoint and wb_dirty (the bdi_writeback split,
+ * 4.2) and adds period, think (since the task's dirty_paused_when) and
+ * cgroup_ino (0: no cgroups here).
  */
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 				 unsigned long thresh, unsigned long bg_thresh,
@@ -160,7 +185,7 @@ void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 	think = t->dirty_paused_when == 0 ? 0 :
 		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
 	trace_emit(bdi->cache, "balance_dirty_pages",
-		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
+		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu wb_setpoint=%lu wb_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
 		   bdi->name, limit, setpoint, dirty,
 		   setpoint * bdi_thresh / (thresh + 1), bdi_dirty,
 		   KBps(dirty_ratelimit), KBps(task_ratelimit),
