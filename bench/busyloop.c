@@ -34,18 +34,17 @@
  * device (direct I/O, verified in sysfs) removed at exit, also on SIGINT,
  * or --dev PATH (overwritten).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,7 +52,6 @@
 #include "bench.h"
 #include "io/io.h"
 #include "policies/policy.h"
-#include "io/testdev.h"
 
 #define BL_MAX_VARIANTS		32
 #define BL_MAX_FILES		16
@@ -61,7 +59,6 @@
 /* The other files start here; the stuck inode is [0, 4096). */
 #define BL_DATA_OFFSET		(1ull << 20)
 #define BL_RBUF			(256u << 10)
-#define BL_REOPEN_TIMEOUT_NS	5000000000ull
 #define BL_END_MARGIN_NS	20000000ull	/* t_end is set this early */
 #define BL_POLL_NS		10000000ull
 #define NSEC			1000000000ull
@@ -128,28 +125,30 @@ struct bl_variant {
 	struct bl_result res;
 };
 
-struct bl_target {
-	struct uf_testdev td;
-	bool scratch;
-	const char *path;
-	char desc[512];
-	int dio;			/* -1 if not a loop device */
-	char flusher[32];		/* expected comm, "" if unknown */
-	uint64_t size;
-};
-
 struct bl_bench {
 	struct bl_opts o;
-	struct bl_target t;
-	char kernel[160];
+	struct bench_env env;
+	struct bench_target t;		/* its range: bytes of it used */
+	char flusher[32];		/* expected comm, "" if unknown */
 	char tmpdir[PATH_MAX - 64];
 	char fifo[PATH_MAX];
 	unsigned int bound_s;
 	unsigned int nr_variants;
 	struct bl_variant v[BL_MAX_VARIANTS];
+	struct bench_case cases[BL_MAX_VARIANTS];
 	void *buf;
-	bool opened;
-	unsigned int busy_reopens;
+	struct bench_reopen ro;
+	int first_err;
+};
+
+/* The benchmark, with the defaults of its options. */
+static struct bl_bench bl_bench = {
+	.o = {
+		.stuck_s = 30, .interval_ms = 200, .files = 4,
+		.file_size = 8u << 20, .bs = 64u << 10, .pages = 16384,
+		.expire_cs = UINT_MAX, .writeback_cs = UINT_MAX,
+		.base = "linux-3.2", .variants = BL_DEFAULT_VARIANTS,
+	},
 };
 
 /* One written chunk of another file. */
@@ -203,44 +202,36 @@ struct bl_run {
 /* ------------------------------------------------------------------ */
 /* The flusher thread's CPU time                                       */
 
-/* Find the flusher's tid by its comm; 0 if not found. */
+struct flusher_search {
+	const char *want;
+	pid_t found;
+	unsigned int nr;
+};
+
+static int flusher_match(void *priv, int tid, const char *comm)
+{
+	struct flusher_search *fs = priv;
+
+	if (strncmp(comm, "flush-", 6))
+		return 0;
+	if (fs->want[0] && !strcmp(comm, fs->want)) {
+		fs->found = tid;
+		fs->nr = 1;
+		return 1;
+	}
+	if (!fs->found)
+		fs->found = tid;
+	fs->nr++;
+	return 0;
+}
+
+/* Find the flusher's tid by its comm (or the only flush-*); 0 if none. */
 static pid_t find_flusher(const char *want)
 {
-	char path[64], comm[32];
-	struct dirent *de;
-	pid_t found = 0, tid;
-	unsigned int nr = 0;
-	DIR *d;
-	FILE *f;
+	struct flusher_search fs = { want, 0, 0 };
 
-	d = opendir("/proc/self/task");
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		tid = (pid_t)atoi(de->d_name);
-		if (tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-		comm[strcspn(comm, "\n")] = '\0';
-		if (strncmp(comm, "flush-", 6))
-			continue;
-		if (want[0] && !strcmp(comm, want)) {
-			found = tid;
-			nr = 1;
-			break;
-		}
-		if (!found)
-			found = tid;
-		nr++;
-	}
-	closedir(d);
-	return nr == 1 ? found : 0;
+	bench_for_each_thread(flusher_match, &fs);
+	return fs.nr == 1 ? fs.found : 0;
 }
 
 /* utime+stime of a thread in ms (field 14, 15 of its stat); < 0 on error. */
@@ -335,22 +326,25 @@ static unsigned long field_ul(const char *fields, const char *name,
 
 static void add_event(struct bl_run *r, unsigned long ino, uint64_t ts)
 {
-	struct bl_event *n;
-
-	if (r->nr_ev == r->cap_ev) {
-		size_t cap = r->cap_ev ? r->cap_ev * 2 : 4096;
-
-		n = realloc(r->ev, cap * sizeof(*n));
-		if (!n) {
-			r->ev_oom = true;
-			return;
-		}
-		r->ev = n;
-		r->cap_ev = cap;
+	if (bench_grow(&r->ev, &r->cap_ev, r->nr_ev, sizeof(*r->ev), 4096)) {
+		r->ev_oom = true;
+		return;
 	}
 	r->ev[r->nr_ev].ino = ino;
 	r->ev[r->nr_ev].t_ns = ts;
 	r->nr_ev++;
+}
+
+/* A pass or a wait in window w: in all, and by the kind of work. */
+static void count_work(const char *fields, unsigned int w,
+		       unsigned long *all, unsigned long *kupdate,
+		       unsigned long *background)
+{
+	all[w]++;
+	if (strstr(fields, " kupdate=1"))
+		kupdate[w]++;
+	else if (strstr(fields, " background=1"))
+		background[w]++;
 }
 
 #define EVENT_IS(ev, len, name) \
@@ -389,18 +383,10 @@ static void parse_line(struct bl_run *r, char *s, size_t len)
 	evlen = (size_t)(fields - ev);
 	w = ts >= load_u64(&r->t_unlock);
 	if (EVENT_IS(ev, evlen, "writeback_start")) {
-		r->passes[w]++;
-		if (strstr(fields, " kupdate=1"))
-			r->pk[w]++;
-		else if (strstr(fields, " background=1"))
-			r->pb[w]++;
+		count_work(fields, w, r->passes, r->pk, r->pb);
 		r->b_passes[sec_index(r, ts)]++;
 	} else if (EVENT_IS(ev, evlen, "writeback_wait")) {
-		r->waits[w]++;
-		if (strstr(fields, " kupdate=1"))
-			r->wk[w]++;
-		else if (strstr(fields, " background=1"))
-			r->wbg[w]++;
+		count_work(fields, w, r->waits, r->wk, r->wbg);
 		r->b_waits[sec_index(r, ts)]++;
 	} else if (EVENT_IS(ev, evlen, "writeback_single_inode")) {
 		ino = field_ul(fields, " ino=", &ok1);
@@ -493,18 +479,10 @@ static int stuck_write_inode(struct uf_file *file, void *priv, int sync)
 
 static void add_chunk(struct bl_run *r, unsigned int file, uint64_t t)
 {
-	struct bl_chunk *n;
-
-	if (r->nr_chunks == r->cap_chunks) {
-		size_t cap = r->cap_chunks ? r->cap_chunks * 2 : 1024;
-
-		n = realloc(r->chunks, cap * sizeof(*n));
-		if (!n) {
-			r->chunk_oom = true;
-			return;
-		}
-		r->chunks = n;
-		r->cap_chunks = cap;
+	if (bench_grow(&r->chunks, &r->cap_chunks, r->nr_chunks,
+		       sizeof(*r->chunks), 1024)) {
+		r->chunk_oom = true;
+		return;
 	}
 	r->chunks[r->nr_chunks].file = file;
 	r->chunks[r->nr_chunks].t_ns = t;
@@ -565,59 +543,6 @@ static void *writer(void *arg)
 /* ------------------------------------------------------------------ */
 /* One variant                                                         */
 
-static struct held_log {
-	char text[2048];
-	size_t len;
-} held_log;
-
-static void hold_log(void *priv, int level, const char *msg)
-{
-	struct held_log *h = priv;
-	int n;
-
-	(void)level;
-	n = snprintf(h->text + h->len, sizeof(h->text) - h->len,
-		     "uflush: %s\n", msg);
-	if (n > 0)
-		h->len += (size_t)n < sizeof(h->text) - h->len ?
-			  (size_t)n : sizeof(h->text) - h->len - 1;
-}
-
-/* Open the device; -EBUSY from our own last handle is retried (cache.c). */
-static int open_dev(struct bl_bench *b, struct uf_cache *cache,
-		    struct uf_dev **dev)
-{
-	uint64_t give_up = uf_now_ns() + BL_REOPEN_TIMEOUT_NS;
-	struct timespec pause = { 0, 5000000 };
-	struct uf_dev_config cfg;
-	bool retried = false;
-	int err;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.engine = "io_uring";
-	cfg.flags = b->o.force ? UF_DEV_FORCE : 0;
-	held_log.len = 0;
-	if (b->opened)
-		uf_set_log_fn(hold_log, &held_log);
-	for (;;) {
-		err = uf_dev_open(cache, b->t.path, &cfg, dev);
-		if (err != -EBUSY || !b->opened || bench_stop ||
-		    uf_now_ns() > give_up)
-			break;
-		retried = true;
-		held_log.len = 0;
-		nanosleep(&pause, NULL);
-	}
-	uf_set_log_fn(NULL, NULL);
-	if (err && held_log.len)
-		fputs(held_log.text, stderr);
-	if (!err && retried)
-		b->busy_reopens++;
-	if (!err)
-		b->opened = true;
-	return err;
-}
-
 static int open_files(struct bl_bench *b, struct bl_run *r, struct uf_dev *dev,
 		      struct uf_file **stuck)
 {
@@ -654,12 +579,12 @@ static int alloc_run(struct bl_run *r, struct bl_bench *b,
 
 static void free_run(struct bl_run *r)
 {
-	free(r->b_passes);
-	free(r->b_waits);
-	free(r->b_tries);
-	free(r->rbuf);
-	free(r->ev);
-	free(r->chunks);
+	void *bufs[] = { r->b_passes, r->b_waits, r->b_tries, r->rbuf, r->ev,
+			 r->chunks };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		free(bufs[i]);
 	if (r->copy)
 		fclose(r->copy);
 }
@@ -690,13 +615,6 @@ static const struct bl_event *first_event(const struct bl_run *r,
 	if (lo < r->nr_ev && r->ev[lo].ino == ino)
 		return &r->ev[lo];
 	return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Page waits of the chunks dirtied in the stuck window. */
@@ -733,8 +651,7 @@ static void page_waits(struct bl_run *r, struct bl_result *res)
 	if (n) {
 		bench_stats(w, n, &st);
 		res->wait_median_ms = st.median;
-		qsort(w, n, sizeof(*w), cmp_double);
-		res->wait_p90_ms = w[(size_t)((n - 1) * 0.9)];
+		res->wait_p90_ms = bench_quantile(w, n, 0.9);
 		if (st.max >= res->wait_max_ms) {
 			res->wait_max_ms = st.max;
 			res->max_censored = false;
@@ -917,7 +834,7 @@ no_reader:
 	}
 	spec = uf_cache_policy(cache);
 	snprintf(v->resolved, sizeof(v->resolved), "%s", spec ? spec : "?");
-	err = open_dev(b, cache, &dev);
+	err = bench_dev_open(&b->ro, cache, &b->t, &dev);
 	if (err) {
 		snprintf(v->why, sizeof(v->why), "uf_dev_open %s: %s",
 			 b->t.path, strerror(-err));
@@ -929,11 +846,11 @@ no_reader:
 			 strerror(-err));
 		goto out_close;
 	}
-	tid = find_flusher(b->t.flusher);
+	tid = find_flusher(b->flusher);
 	if (!tid)
 		fprintf(stderr,
 			"uflush-bench busyloop: warning: no flusher thread %s found: no CPU numbers\n",
-			b->t.flusher[0] ? b->t.flusher : "flush-*");
+			b->flusher[0] ? b->flusher : "flush-*");
 	err = run_window(r, cache, dev, stuck, tid);
 	if (err)
 		snprintf(v->why, sizeof(v->why), "run: %s", strerror(-err));
@@ -1079,9 +996,11 @@ static void fmt_count(char *buf, size_t len, unsigned long v)
 		snprintf(buf, len, "%lu", v);
 }
 
-static void table_row(const struct bl_bench *b, struct bench_table *t,
-		      const struct bl_variant *v)
+static void table_row(struct bench_table *t, const void *priv,
+		      unsigned int i)
 {
+	const struct bl_bench *b = priv;
+	const struct bl_variant *v = &b->v[i];
 	const struct bl_result *r = &v->res;
 	char n1[24], n2[24];
 	int row = bench_table_row(t);
@@ -1151,17 +1070,17 @@ static const struct bl_result *first_result(const struct bl_bench *b)
 	return NULL;
 }
 
-static void print_header(const struct bl_bench *b)
+static void print_header(const void *priv)
 {
+	const struct bl_bench *b = priv;
 	const struct bl_result *r = first_result(b);
 	double mibs = b->o.files * (b->o.bs / 1048576.0) /
 		      (b->o.interval_ms / 1000.0);
 
 	printf("\nuflush-bench busyloop: one inode's write_inode fails (-EAGAIN) for %u s while %u other files are written\n",
 	       b->o.stuck_s, b->o.files);
-	printf("device:  %s: %s%s\n", b->t.path, b->t.desc,
-	       b->t.scratch ? " (scratch, removed at exit)" : "");
-	printf("kernel:  %s\n", b->kernel);
+	bench_target_print(&b->t, NULL);
+	bench_env_print(&b->env, NULL, false);
 	printf("cache:   %u pages (%.0f MiB), HZ 1000, engine io_uring",
 	       b->o.pages, b->o.pages / 256.0);
 	if (r)
@@ -1182,8 +1101,9 @@ static void print_header(const struct bl_bench *b)
 	       b->o.base);
 }
 
-static void print_notes(const struct bl_bench *b)
+static void print_notes(const void *priv)
 {
+	const struct bl_bench *b = priv;
 	unsigned int i;
 
 	printf("\nresolved policies (uf_cache_policy):\n");
@@ -1208,265 +1128,134 @@ static void print_notes(const struct bl_bench *b)
 	       "time is not slowed by trace output." :
 	       "The tracepoints went to a FIFO and were counted, not stored; writing them slows a\n"
 	       "busy-looping flusher (compare --no-trace).");
-	if (b->busy_reopens)
-		printf("%u reopen(s) waited for our previous handle to let go of the device (-EBUSY).\n",
-		       b->busy_reopens);
+	bench_reopen_print(&b->ro);
 }
 
-static void print_results(const struct bl_bench *b)
+/* A field of bl_result by name, for the JSON report. */
+#define BL_PAIR(field) { #field, offsetof(struct bl_result, field) }
+
+/* The counts kept for both windows: [stuck, after unlock]. */
+
+static const struct {
+	const char *key;
+	size_t off;
+} bl_pairs[] = {
+	BL_PAIR(passes), BL_PAIR(passes_kupdate), BL_PAIR(passes_background),
+	BL_PAIR(waits), BL_PAIR(waits_kupdate), BL_PAIR(waits_background),
+};
+
+/* The run's totals (unsigned long). */
+static const struct {
+	const char *key;
+	size_t off;
+} bl_totals[] = {
+	BL_PAIR(works_done), BL_PAIR(pages_written), BL_PAIR(dirty_thresh),
+	BL_PAIR(background_thresh), BL_PAIR(trace_lines),
+};
+
+static void json_counts(struct bench_json *j, const struct bl_result *r)
 {
-	static struct bench_table t;
 	unsigned int i;
 
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < sizeof(bl_cols) / sizeof(bl_cols[0]); i++)
-		bench_table_col(&t, bl_cols[i]);
-	for (i = 0; i < b->nr_variants; i++)
-		table_row(b, &t, &b->v[i]);
-	print_header(b);
-	bench_table_print(&t, stdout);
-	print_notes(b);
-	fflush(stdout);
+	bench_json_bool(j, "traced", r->traced);
+	bench_json_str(j, "windows", "[stuck, after unlock]");
+	for (i = 0; i < sizeof(bl_pairs) / sizeof(bl_pairs[0]); i++)
+		bench_json_ulongs(j, bl_pairs[i].key,
+				  (const unsigned long *)((const char *)r +
+							  bl_pairs[i].off), 2);
+	bench_json_nums(j, "flusher_cpu_ms", r->cpu_ms, 2);
+	bench_json_nums(j, "flusher_run_ms", r->run_ms, 2);
+	bench_json_u64(j, "write_inode_tries", r->tries);
+	bench_json_num(j, "written_after_unlock_s",
+		       r->written_after_s >= 0 ? r->written_after_s : NAN);
+	bench_json_int(j, "written_sync", r->written_sync);
+	bench_json_bool(j, "within_bound", r->within);
+	bench_json_num(j, "secs_after_unlock", r->secs_after);
 }
 
-static void json_ul_array(FILE *f, const unsigned long *v, unsigned int n)
+static void json_waits(struct bench_json *j, const struct bl_result *r)
 {
-	unsigned int i;
-
-	fputc('[', f);
-	for (i = 0; v && i < n; i++)
-		fprintf(f, "%s%lu", i ? ", " : "", v[i]);
-	fputc(']', f);
+	bench_json_obj(j, "page_waits");
+	bench_json_u64(j, "writes", r->chunks);
+	bench_json_u64(j, "unwritten", r->unwritten);
+	bench_json_num(j, "median_ms", r->wait_median_ms);
+	bench_json_num(j, "p90_ms", r->wait_p90_ms);
+	bench_json_num(j, "max_ms", r->wait_max_ms);
+	bench_json_bool(j, "max_is_lower_bound", r->max_censored);
+	bench_json_end(j);
+	bench_json_obj(j, "writer");
+	bench_json_u64(j, "writes", r->writes_done);
+	bench_json_u64(j, "planned", r->writes_planned);
+	bench_json_num(j, "max_stall_ms", r->stall_max_ms);
+	bench_json_end(j);
 }
 
-static void json_pair(FILE *f, const char *name, const unsigned long *v)
+static void json_variant(struct bench_json *j, const void *priv,
+			 unsigned int i)
 {
-	fprintf(f, "\"%s\": [%lu, %lu]", name, v[0], v[1]);
-}
-
-static void json_variant(FILE *f, const struct bl_variant *v)
-{
+	const struct bl_variant *v = &((const struct bl_bench *)priv)->v[i];
 	const struct bl_result *r = &v->res;
+	unsigned int k;
 
-	fprintf(f, "    {\"variant\": ");
-	bench_json_str(f, v->label);
-	fprintf(f, ", \"spec\": ");
-	bench_json_str(f, v->spec);
-	fprintf(f, ", \"policy\": ");
-	bench_json_str(f, v->resolved);
-	fprintf(f, ", \"status\": \"%s\", \"error\": ",
-		v->ran ? "ok" : v->why[0] ? "failed" : "not run");
-	bench_json_str(f, v->why);
-	if (!v->ran) {
-		fprintf(f, "}");
-		return;
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "variant", v->label);
+	bench_json_str(j, "spec", v->spec);
+	bench_json_str(j, "policy", v->resolved);
+	bench_json_str(j, "status",
+		       v->ran ? "ok" : v->why[0] ? "failed" : "not run");
+	bench_json_str(j, "error", v->why);
+	if (v->ran) {
+		json_counts(j, r);
+		json_waits(j, r);
+		for (k = 0; k < sizeof(bl_totals) / sizeof(bl_totals[0]); k++)
+			bench_json_u64(j, bl_totals[k].key,
+				       *(const unsigned long *)((const char *)r +
+								bl_totals[k].off));
+		bench_json_u64(j, "trace_bytes", r->trace_bytes);
+		bench_json_obj(j, "per_second");
+		bench_json_ulongs(j, "waits", r->waits_per_s, r->nr_secs);
+		bench_json_ulongs(j, "passes", r->passes_per_s, r->nr_secs);
+		bench_json_ulongs(j, "tries", r->tries_per_s, r->nr_secs);
+		bench_json_end(j);
 	}
-	fprintf(f, ",\n     \"traced\": %s, \"windows\": \"[stuck, after unlock]\", ",
-		r->traced ? "true" : "false");
-	json_pair(f, "passes", r->passes);
-	fprintf(f, ", ");
-	json_pair(f, "passes_kupdate", r->passes_kupdate);
-	fprintf(f, ", ");
-	json_pair(f, "passes_background", r->passes_background);
-	fprintf(f, ",\n     ");
-	json_pair(f, "waits", r->waits);
-	fprintf(f, ", ");
-	json_pair(f, "waits_kupdate", r->waits_kupdate);
-	fprintf(f, ", ");
-	json_pair(f, "waits_background", r->waits_background);
-	fprintf(f, ",\n     \"flusher_cpu_ms\": [%.1f, %.1f], \"flusher_run_ms\": [%.3f, %.3f],\n",
-		r->cpu_ms[0], r->cpu_ms[1], r->run_ms[0], r->run_ms[1]);
-	fprintf(f, "     \"write_inode_tries\": %lu, \"written_after_unlock_s\": ",
-		r->tries);
-	if (r->written_after_s >= 0)
-		fprintf(f, "%.3f", r->written_after_s);
-	else
-		fprintf(f, "null");
-	fprintf(f, ", \"written_sync\": %d, \"within_bound\": %s, \"secs_after_unlock\": %.3f,\n",
-		r->written_sync, r->within ? "true" : "false", r->secs_after);
-	fprintf(f, "     \"page_waits\": {\"writes\": %u, \"unwritten\": %u, \"median_ms\": %.1f, \"p90_ms\": %.1f, \"max_ms\": %.1f, \"max_is_lower_bound\": %s},\n",
-		r->chunks, r->unwritten, r->wait_median_ms, r->wait_p90_ms,
-		r->wait_max_ms, r->max_censored ? "true" : "false");
-	fprintf(f, "     \"writer\": {\"writes\": %lu, \"planned\": %lu, \"max_stall_ms\": %.1f},\n",
-		r->writes_done, r->writes_planned, r->stall_max_ms);
-	fprintf(f, "     \"works_done\": %lu, \"pages_written\": %lu, \"dirty_thresh\": %lu, \"background_thresh\": %lu,\n",
-		r->works_done, r->pages_written, r->dirty_thresh,
-		r->background_thresh);
-	fprintf(f, "     \"trace_lines\": %lu, \"trace_bytes\": %" PRIu64 ",\n",
-		r->trace_lines, r->trace_bytes);
-	fprintf(f, "     \"per_second\": {\"waits\": ");
-	json_ul_array(f, r->waits_per_s, r->nr_secs);
-	fprintf(f, ",\n       \"passes\": ");
-	json_ul_array(f, r->passes_per_s, r->nr_secs);
-	fprintf(f, ",\n       \"tries\": ");
-	json_ul_array(f, r->tries_per_s, r->nr_secs);
-	fprintf(f, "}}");
+	bench_json_end(j);
 }
 
-static int write_json(const struct bl_bench *b)
+static void json_config(struct bench_json *j, const void *priv)
 {
-	FILE *f = fopen(b->o.json, "w");
-	unsigned int i;
+	const struct bl_bench *b = priv;
 
-	if (!f) {
-		fprintf(stderr, "uflush-bench busyloop: cannot write %s: %s\n",
-			b->o.json, strerror(errno));
-		return -errno;
-	}
-	fprintf(f, "{\n  \"benchmark\": \"busyloop\",\n  \"kernel\": ");
-	bench_json_str(f, b->kernel);
-	fprintf(f, ",\n  \"device\": {\"path\": ");
-	bench_json_str(f, b->t.path);
-	fprintf(f, ", \"scratch\": %s, \"loop\": %s, \"dio\": %d, \"description\": ",
-		b->t.scratch ? "true" : "false",
-		b->t.dio >= 0 ? "true" : "false", b->t.dio);
-	bench_json_str(f, b->t.desc);
-	fprintf(f, "},\n  \"interrupted\": %s,\n", bench_stop ? "true" : "false");
-	fprintf(f, "  \"config\": {\"stuck_s\": %u, \"bound_s\": %u, \"interval_ms\": %u, \"files\": %u, \"file_size\": %" PRIu64 ", \"bs\": %" PRIu64 ",\n",
-		b->o.stuck_s, b->bound_s, b->o.interval_ms, b->o.files,
-		b->o.file_size, b->o.bs);
-	fprintf(f, "    \"pages\": %u, \"hz\": 1000, \"dirty_expire_centisecs\": %u, \"dirty_writeback_centisecs\": %u, \"max_pause_ms\": %.0f, \"base\": ",
-		b->o.pages, b->o.expire_cs, b->o.writeback_cs,
-		max_pause_ms(b));
-	bench_json_str(f, b->o.base);
-	fprintf(f, ", \"clk_tck\": %ld},\n  \"results\": [\n",
-		sysconf(_SC_CLK_TCK));
-	for (i = 0; i < b->nr_variants; i++) {
-		json_variant(f, &b->v[i]);
-		fprintf(f, "%s\n", i + 1 < b->nr_variants ? "," : "");
-	}
-	fprintf(f, "  ]\n}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "uflush-bench busyloop: writing %s: %s\n",
-			b->o.json, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	bench_json_obj(j, "config");
+	bench_json_u64(j, "stuck_s", b->o.stuck_s);
+	bench_json_u64(j, "bound_s", b->bound_s);
+	bench_json_u64(j, "interval_ms", b->o.interval_ms);
+	bench_json_u64(j, "files", b->o.files);
+	bench_json_u64(j, "file_size", b->o.file_size);
+	bench_json_u64(j, "bs", b->o.bs);
+	bench_json_u64(j, "pages", b->o.pages);
+	bench_json_u64(j, "hz", 1000);
+	bench_json_u64(j, "dirty_expire_centisecs", b->o.expire_cs);
+	bench_json_u64(j, "dirty_writeback_centisecs", b->o.writeback_cs);
+	bench_json_num(j, "max_pause_ms", max_pause_ms(b));
+	bench_json_str(j, "base", b->o.base);
+	bench_json_int(j, "clk_tck", sysconf(_SC_CLK_TCK));
+	bench_json_end(j);
 }
+
+static const struct bench_report bl_report = {
+	bl_cols, sizeof(bl_cols) / sizeof(bl_cols[0]),
+	print_header, table_row, print_notes, json_config, json_variant,
+};
 
 /* ------------------------------------------------------------------ */
 /* The device and the FIFO                                             */
 
-static void describe_loop(struct bl_target *t)
+/* The flusher's comm is flush-MAJ:MIN of the block device. */
+static void name_flusher(struct bl_bench *b)
 {
-	char backing[300];
-	struct stat st;
-
-	t->dio = -1;
-	if (!stat(t->path, &st) && S_ISBLK(st.st_mode))
-		snprintf(t->flusher, sizeof(t->flusher), "flush-%u:%u",
-			 major(st.st_rdev), minor(st.st_rdev));
-	if (bench_loop_info(t->path, &t->dio, backing, sizeof(backing))) {
-		t->dio = -1;
-		snprintf(t->desc, sizeof(t->desc), "block device");
-		return;
-	}
-	snprintf(t->desc, sizeof(t->desc), "loop device over %s, dio=%d%s",
-		 backing, t->dio,
-		 t->dio == 1 ? " (verified in sysfs)" : " (BUFFERED)");
-	if (t->dio != 1)
-		fprintf(stderr,
-			"uflush-bench busyloop: warning: %s has dio=0: writes land in the host page cache\n",
-			t->path);
-}
-
-static int target_scratch(struct bl_bench *b)
-{
-	struct bl_target *t = &b->t;
-	int err;
-
-	err = uf_testdev_create(t->size, 0, &t->td);
-	if (err) {
-		fprintf(stderr, "uflush-bench busyloop: cannot create a scratch device: %s\n",
-			strerror(-err));
-		return err;
-	}
-	t->scratch = true;
-	t->path = t->td.path;
-	if (t->td.is_loop) {
-		describe_loop(t);
-	} else {
-		t->dio = -1;
-		snprintf(t->desc, sizeof(t->desc),
-			 "plain file opened with O_DIRECT (no loop device: %s)",
-			 t->td.why_not_loop);
-	}
-	return 0;
-}
-
-static int target_dev(struct bl_bench *b)
-{
-	struct bl_target *t = &b->t;
-	uint64_t size = 0;
-	struct stat st;
-	int fd;
-
-	t->path = b->o.dev;
-	t->dio = -1;
-	if (stat(t->path, &st)) {
-		fprintf(stderr, "uflush-bench busyloop: %s: %s\n", t->path,
-			strerror(errno));
-		return -errno;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		fd = open(t->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			size = (uint64_t)lseek(fd, 0, SEEK_END);
-			close(fd);
-		}
-		describe_loop(t);
-	} else if (S_ISREG(st.st_mode)) {
-		size = (uint64_t)st.st_size;
-		snprintf(t->desc, sizeof(t->desc),
-			 "regular file opened with O_DIRECT");
-	} else {
-		fprintf(stderr, "uflush-bench busyloop: %s: not a block device or a file\n",
-			t->path);
-		return -ENODEV;
-	}
-	if (size < t->size) {
-		fprintf(stderr, "uflush-bench busyloop: %s has %" PRIu64 " bytes, need %" PRIu64 "\n",
-			t->path, size, t->size);
-		return -ERANGE;
-	}
-	fprintf(stderr, "uflush-bench busyloop: warning: writing over the first %" PRIu64 " bytes of %s\n",
-		t->size, t->path);
-	return 0;
-}
-
-/* Write the scratch device once so that no run writes into holes. */
-static int prefill(struct bl_bench *b)
-{
-	size_t chunk = 4u << 20;
-	uint64_t off;
-	ssize_t n;
-	void *buf;
-	int fd, err = 0;
-
-	if (posix_memalign(&buf, 4096, chunk))
-		return -ENOMEM;
-	memset(buf, 0xa5, chunk);
-	fd = open(b->t.path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(buf);
-		return err;
-	}
-	for (off = 0; off < b->t.size && !bench_stop; off += (uint64_t)n) {
-		size_t len = b->t.size - off < chunk ?
-			     (size_t)(b->t.size - off) : chunk;
-
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-	}
-	if (!err && fdatasync(fd))
-		err = -errno;
-	close(fd);
-	free(buf);
-	return err;
+	if (b->t.is_blk)
+		snprintf(b->flusher, sizeof(b->flusher), "flush-%u:%u",
+			 b->t.major, b->t.minor);
 }
 
 static int make_fifo(struct bl_bench *b)
@@ -1502,11 +1291,54 @@ static void remove_fifo(struct bl_bench *b)
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-void bench_busyloop_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: uflush-bench busyloop [OPTIONS]\n"
-		"\n"
+static const struct bench_opt bl_opts[] = {
+	BENCH_UINT("stuck", "S", &bl_bench.o.stuck_s, 1, 3600,
+		   "1..3600 seconds",
+		   "seconds the inode's write_inode fails (default 30)"),
+	BENCH_STR("variants", "LIST", &bl_bench.o.variants,
+		  "comma-separated; each item is a nowait value (b0 v3a v3b\n"
+		  "v4 v4-r7 v4.1 v4.2, or nowait=mainline), run as\n"
+		  "BASE,requeue=p2-v4,nowait=VALUE; or a preset run as it\n"
+		  "is; or a spec with '+' for ',' (kara-v4.2+nowait=v4)\n"
+		  "(default " BL_DEFAULT_VARIANTS ")"),
+	BENCH_STR("base", "PRESET", &bl_bench.o.base,
+		  "BASE of the nowait items (default linux-3.2)"),
+	BENCH_UINT("interval", "MS", &bl_bench.o.interval_ms, 1, 5000,
+		   "1..5000 ms", "writer period (default 200)"),
+	BENCH_SIZE("bs", &bl_bench.o.bs, 4096, 16u << 20, 4096,
+		   "bytes written to each file per period (default 64k)"),
+	BENCH_UINT("files", "N", &bl_bench.o.files, 1, BL_MAX_FILES, NULL,
+		   "other files (default 4, at most 16)"),
+	BENCH_SIZE("file-size", &bl_bench.o.file_size, 4096, 1ull << 32, 4096,
+		   "size of each, written round and round (default 8M)"),
+	BENCH_UINT("pages", "N", &bl_bench.o.pages, 256, UINT_MAX, NULL,
+		   "cache frames of 4 KiB (default 16384 = 64 MiB)"),
+	BENCH_UINT("expire-cs", "N", &bl_bench.o.expire_cs, 0, 360000, NULL,
+		   "dirty_expire_centisecs (default --stuck/3, at most the\n"
+		   "kernel's 3000: the stuck inode expires early in --stuck)"),
+	BENCH_UINT("writeback-cs", "N", &bl_bench.o.writeback_cs, 0, 360000,
+		   NULL, "dirty_writeback_centisecs = max_pause (default --stuck/6,\n"
+		   "at most the kernel's 500: kupdate runs >= 6 times in it)"),
+	BENCH_UINT("bound", "S", &bl_bench.o.bound_s, 1, 3600,
+		   "1..3600 seconds",
+		   "seconds after the unlock within which the inode must be\n"
+		   "written (default max_pause + dirty_writeback_interval,\n"
+		   "plus what the inode still has to expire, if anything)"),
+	BENCH_OPT_DEV(&bl_bench.o.dev),
+	BENCH_OPT_FORCE(&bl_bench.o.force),
+	BENCH_OPT_JSON(&bl_bench.o.json),
+	BENCH_STR("trace", "FILE", &bl_bench.o.trace,
+		  "also append the tracepoints to FILE (v3a and b0 print\n"
+		  "hundreds of MB per minute)"),
+	BENCH_FLAG("no-trace", &bl_bench.o.no_trace,
+		   "no tracepoints: the flusher's CPU time without their\n"
+		   "cost, but no passes, waits or page waits"),
+	BENCH_OPT_END,
+};
+
+const struct bench_cmdline bench_busyloop_cmdline = {
+	.cmd = "busyloop",
+	.about =
 		"What seed 000's no-progress variants cost on a real device: one inode with\n"
 		"only its metadata dirty whose write_inode fails with -EAGAIN for --stuck\n"
 		"seconds, while a writer thread writes --bs to each of --files other files\n"
@@ -1514,168 +1346,31 @@ void bench_busyloop_usage(FILE *f)
 		"waits (counted from the tracepoints), write_inode tries, the flusher\n"
 		"thread's CPU time, how long the other files' writes waited for writeback,\n"
 		"and how soon after the lock cleared the inode was written.\n"
-		"Default device: a scratch loop device (direct I/O), removed at exit.\n"
-		"\n"
-		"  --stuck S          seconds the inode's write_inode fails (default 30)\n"
-		"  --variants LIST    comma-separated; each item is a nowait value (b0 v3a v3b\n"
-		"                     v4 v4-r7 v4.1 v4.2, or nowait=mainline), run as\n"
-		"                     BASE,requeue=p2-v4,nowait=VALUE; or a preset run as it\n"
-		"                     is; or a spec with '+' for ',' (kara-v4.2+nowait=v4)\n"
-		"                     (default " BL_DEFAULT_VARIANTS ")\n"
-		"  --base PRESET      BASE of the nowait items (default linux-3.2)\n"
-		"  --interval MS      writer period (default 200)\n"
-		"  --bs SIZE          bytes written to each file per period (default 64k)\n"
-		"  --files N          other files (default 4, at most 16)\n"
-		"  --file-size SIZE   size of each, written round and round (default 8M)\n"
-		"  --pages N          cache frames of 4 KiB (default 16384 = 64 MiB)\n"
-		"  --expire-cs N      dirty_expire_centisecs (default --stuck/3, at most the\n"
-		"                     kernel's 3000: the stuck inode expires early in --stuck)\n"
-		"  --writeback-cs N   dirty_writeback_centisecs = max_pause (default --stuck/6,\n"
-		"                     at most the kernel's 500: kupdate runs >= 6 times in it)\n"
-		"  --bound S          seconds after the unlock within which the inode must be\n"
-		"                     written (default max_pause + dirty_writeback_interval,\n"
-		"                     plus what the inode still has to expire, if anything)\n"
-		"  --dev PATH         use this block device or file: ITS DATA IS OVERWRITTEN\n"
-		"  --force            open PATH even if mounted or in use\n"
-		"  --json FILE        also write the results as JSON\n"
-		"  --trace FILE       also append the tracepoints to FILE (v3a and b0 print\n"
-		"                     hundreds of MB per minute)\n"
-		"  --no-trace         no tracepoints: the flusher's CPU time without their\n"
-		"                     cost, but no passes, waits or page waits\n"
-		"\n"
+		"Default device: a scratch loop device (direct I/O), removed at exit.\n",
+	.opts = bl_opts,
+	.epilog =
 		"Environment: UFLUSH_TESTDIR = where the scratch file and the trace FIFO go\n"
-		"(default /var/tmp).\n");
-}
-
-enum {
-	OPT_STUCK = 256, OPT_VARIANTS, OPT_BASE, OPT_INTERVAL, OPT_BS,
-	OPT_FILES, OPT_FILE_SIZE, OPT_PAGES, OPT_EXPIRE, OPT_WRITEBACK,
-	OPT_BOUND, OPT_DEV, OPT_FORCE, OPT_JSON, OPT_TRACE, OPT_NO_TRACE,
-	OPT_HELP,
+		"(default /var/tmp).\n",
 };
-
-static const struct option bl_longopts[] = {
-	{ "stuck", required_argument, NULL, OPT_STUCK },
-	{ "variants", required_argument, NULL, OPT_VARIANTS },
-	{ "base", required_argument, NULL, OPT_BASE },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "bs", required_argument, NULL, OPT_BS },
-	{ "files", required_argument, NULL, OPT_FILES },
-	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
-	{ "pages", required_argument, NULL, OPT_PAGES },
-	{ "expire-cs", required_argument, NULL, OPT_EXPIRE },
-	{ "writeback-cs", required_argument, NULL, OPT_WRITEBACK },
-	{ "bound", required_argument, NULL, OPT_BOUND },
-	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int bad_opt(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "uflush-bench busyloop: bad %s '%s' (want %s)\n", opt,
-		val, want);
-	return -EINVAL;
-}
-
-static int parse_one(struct bl_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_STUCK:
-		if (bench_parse_uint(arg, 1, 3600, &o->stuck_s))
-			return bad_opt("--stuck", arg, "1..3600 seconds");
-		return 0;
-	case OPT_INTERVAL:
-		if (bench_parse_uint(arg, 1, 5000, &o->interval_ms))
-			return bad_opt("--interval", arg, "1..5000 ms");
-		return 0;
-	case OPT_BS:
-		if (bench_parse_size(arg, &o->bs) || o->bs % 4096 ||
-		    o->bs > (16u << 20))
-			return bad_opt("--bs", arg, "a multiple of 4k, at most 16M");
-		return 0;
-	case OPT_FILES:
-		if (bench_parse_uint(arg, 1, BL_MAX_FILES, &o->files))
-			return bad_opt("--files", arg, "1..16");
-		return 0;
-	case OPT_FILE_SIZE:
-		if (bench_parse_size(arg, &o->file_size) ||
-		    o->file_size % 4096 || o->file_size > (1ull << 32))
-			return bad_opt("--file-size", arg,
-				       "a multiple of 4k, at most 4G");
-		return 0;
-	case OPT_PAGES:
-		if (bench_parse_uint(arg, 256, UINT_MAX, &o->pages))
-			return bad_opt("--pages", arg, ">= 256");
-		return 0;
-	case OPT_EXPIRE:
-		if (bench_parse_uint(arg, 0, 360000, &o->expire_cs))
-			return bad_opt("--expire-cs", arg, "0..360000");
-		return 0;
-	case OPT_WRITEBACK:
-		if (bench_parse_uint(arg, 0, 360000, &o->writeback_cs))
-			return bad_opt("--writeback-cs", arg, "0..360000");
-		return 0;
-	case OPT_BOUND:
-		if (bench_parse_uint(arg, 1, 3600, &o->bound_s))
-			return bad_opt("--bound", arg, "1..3600 seconds");
-		return 0;
-	}
-	return -EINVAL;
-}
 
 static int parse_opts(struct bl_opts *o, int argc, char **argv)
 {
-	int opt, err;
+	int err;
 
-	memset(o, 0, sizeof(*o));
-	o->stuck_s = 30;
-	o->interval_ms = 200;
-	o->files = 4;
-	o->file_size = 8u << 20;
-	o->bs = 64u << 10;
-	o->pages = 16384;
-	o->expire_cs = UINT_MAX;
-	o->writeback_cs = UINT_MAX;
-	o->base = "linux-3.2";
-	o->variants = BL_DEFAULT_VARIANTS;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", bl_longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_VARIANTS: o->variants = optarg; break;
-		case OPT_BASE: o->base = optarg; break;
-		case OPT_DEV: o->dev = optarg; break;
-		case OPT_FORCE: o->force = true; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_TRACE: o->trace = optarg; break;
-		case OPT_NO_TRACE: o->no_trace = true; break;
-		case OPT_HELP: bench_busyloop_usage(stdout); return 1;
-		case '?': return -EINVAL;
-		default:
-			err = parse_one(o, opt, optarg);
-			if (err)
-				return err;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "uflush-bench busyloop: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
+	err = bench_opts_parse(&bench_busyloop_cmdline, argc, argv, stdout,
+			       stderr);
+	if (err)
+		return err;
 	if (o->trace && o->no_trace) {
-		fprintf(stderr, "uflush-bench busyloop: --trace and --no-trace exclude each other\n");
+		bench_err("busyloop", "--trace and --no-trace exclude each other");
 		return -EINVAL;
 	}
 	if (!is_preset(o->base)) {
-		fprintf(stderr, "uflush-bench busyloop: --base must be a preset (linux-3.1 linux-3.2 kara-v4.2 wu-riw mainline)\n");
+		bench_err("busyloop", "--base must be a preset (linux-3.1 linux-3.2 kara-v4.2 wu-riw mainline)");
 		return -EINVAL;
 	}
 	if (o->file_size % o->bs) {
-		fprintf(stderr, "uflush-bench busyloop: --file-size must be a multiple of --bs\n");
+		bench_err("busyloop", "--file-size must be a multiple of --bs");
 		return -EINVAL;
 	}
 	/*
@@ -1707,22 +1402,6 @@ static unsigned int default_bound(const struct bl_opts *o)
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
-static int alloc_buffer(struct bl_bench *b)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-	size_t i;
-
-	if (posix_memalign(&b->buf, 4096, b->o.bs))
-		return -ENOMEM;
-	for (i = 0; i < b->o.bs / 8; i++) {	/* not zeros */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		((uint64_t *)b->buf)[i] = x;
-	}
-	return 0;
-}
-
 static void report_run(const struct bl_bench *b, const struct bl_variant *v,
 		       unsigned int i)
 {
@@ -1742,23 +1421,33 @@ static void report_run(const struct bl_bench *b, const struct bl_variant *v,
 		r->written_after_s >= 0 ? r->written_after_s : r->secs_after);
 }
 
+/* One variant (a bench_sched run callback); a failure does not stop. */
+static int run_one(void *priv, unsigned int i, unsigned int rep)
+{
+	struct bl_bench *b = priv;
+	int err;
+
+	(void)rep;
+	err = run_variant(b, &b->v[i]);
+	if (bench_stop) {
+		snprintf(b->v[i].why, sizeof(b->v[i].why), "interrupted");
+		return 0;
+	}
+	report_run(b, &b->v[i], i);
+	if (err && !b->first_err)
+		b->first_err = err;
+	return 0;
+}
+
 static int run_all(struct bl_bench *b)
 {
-	unsigned int i;
-	int err, first_err = 0;
+	struct bench_sched s = {
+		.nr_cases = b->nr_variants, .cases = b->cases, .reps = 1,
+		.run = run_one, .priv = b,
+	};
+	int err = bench_sched_run(&s);
 
-	for (i = 0; i < b->nr_variants && !bench_stop; i++) {
-		err = run_variant(b, &b->v[i]);
-		if (bench_stop) {
-			snprintf(b->v[i].why, sizeof(b->v[i].why),
-				 "interrupted");
-			break;
-		}
-		report_run(b, &b->v[i], i);
-		if (err && !first_err)
-			first_err = err;
-	}
-	return first_err;
+	return err ? err : b->first_err;
 }
 
 static void free_results(struct bl_bench *b)
@@ -1772,10 +1461,34 @@ static void free_results(struct bl_bench *b)
 	}
 }
 
+/* The device, its flusher's name, the buffer and the trace FIFO. */
+static int set_up(struct bl_bench *b)
+{
+	uint64_t size = BL_DATA_OFFSET + b->o.files * b->o.file_size;
+	int err;
+
+	b->buf = bench_random_buffer(b->o.bs);
+	if (!b->buf)
+		return -ENOMEM;
+	err = make_fifo(b);
+	if (!err)
+		err = bench_target_open(&b->t, "busyloop", b->o.dev, size);
+	if (err)
+		return err;
+	b->t.range = size;
+	b->t.force = b->o.force;
+	name_flusher(b);
+	if (b->t.scratch && !bench_stop) {
+		err = bench_target_prefill(&b->t, b->t.range, 4u << 20);
+		if (err)
+			bench_err("busyloop", "prefill: %s", strerror(-err));
+	}
+	return err;
+}
+
 int bench_busyloop_main(int argc, char **argv)
 {
-	static struct bl_bench bench;
-	struct bl_bench *b = &bench;
+	struct bl_bench *b = &bl_bench;
 	int err;
 
 	err = parse_opts(&b->o, argc, argv);
@@ -1784,42 +1497,21 @@ int bench_busyloop_main(int argc, char **argv)
 	b->bound_s = b->o.bound_s ? b->o.bound_s : default_bound(&b->o);
 	if (make_variants(b))
 		return 2;
-	err = bench_install_signals();
-	if (err) {
-		fprintf(stderr, "uflush-bench busyloop: signals: %s\n",
-			strerror(-err));
+	if (bench_env_init(&b->env, "busyloop", false))
 		return 1;
-	}
-	bench_kernel_version(b->kernel, sizeof(b->kernel));
-	b->t.size = BL_DATA_OFFSET + b->o.files * b->o.file_size;
-	err = alloc_buffer(b);
-	if (!err)
-		err = make_fifo(b);
-	if (!err)
-		err = b->o.dev ? target_dev(b) : target_scratch(b);
-	if (!err && b->t.scratch && !bench_stop) {
-		err = prefill(b);
-		if (err)
-			fprintf(stderr, "uflush-bench busyloop: prefill: %s\n",
-				strerror(-err));
-	}
+	err = set_up(b);
 	if (!err && !bench_stop) {
-		fprintf(stderr, "uflush-bench busyloop: %s (%s); %u variants, about %u-%u s each\n",
-			b->t.path, b->t.desc, b->nr_variants, b->o.stuck_s,
-			b->o.stuck_s + b->bound_s);
+		bench_err("busyloop", "%s (%s); %u variants, about %u-%u s each",
+			  b->t.path, b->t.desc, b->nr_variants, b->o.stuck_s,
+			  b->o.stuck_s + b->bound_s);
 		err = run_all(b);
-		print_results(b);
-		if (b->o.json && write_json(b) && !err)
+		if (bench_report(&bl_report, &b->env, &b->t, b->o.json, b,
+				 b->nr_variants) && !err)
 			err = -EIO;
 	}
-	if (b->t.scratch)
-		uf_testdev_destroy(&b->t.td);
+	bench_target_close(&b->t);
 	remove_fifo(b);
 	free_results(b);
 	free(b->buf);
-	if (bench_stop) {
-		fprintf(stderr, "uflush-bench busyloop: interrupted\n");
-		return 130;
-	}
-	return err ? 1 : 0;
+	return bench_exit_code("busyloop", err);
 }

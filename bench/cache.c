@@ -37,15 +37,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,13 +49,11 @@
 #include "bench.h"
 #include "io/io.h"
 #include "mm/mm.h"
-#include "io/testdev.h"
 
-#define CACHE_MAX_REPS		32
+#define CACHE_MAX_REPS		BENCH_MAX_REPS
 #define CACHE_DEFAULT_SIZE	(1ull << 30)
 #define CACHE_DEFAULT_BS	(1ull << 20)
 #define CACHE_DEFAULT_PAGES	65536u
-#define CACHE_REOPEN_TIMEOUT_NS	5000000000ull
 #define CACHE_PREFILL_CHUNK	(8u << 20)
 
 enum cache_case { CASE_RAW, CASE_KERNEL, CASE_UFLUSH, NR_CASES };
@@ -109,60 +103,38 @@ struct cache_run {
 };
 
 struct cache_row {
-	const char *name;
-	bool skipped;			/* this case cannot run here */
-	char why[320];
+	struct bench_case *bc;		/* skipped, why, runs */
 	char cmd[1024];			/* fio's command line */
 	unsigned int n;
 	struct cache_run runs[CACHE_MAX_REPS];
 };
 
-/* The device under test. */
-struct cache_target {
-	struct uf_testdev td;
-	bool scratch;
-	bool is_blk;
-	const char *path;
-	char desc[512];
-	int dio;			/* loop/dio, -1 if not a loop device */
-	char stat_path[PATH_MAX];	/* /sys/dev/block/M:m/stat, "" if none */
-	unsigned int max_sectors_kb;	/* 0 if unknown */
-	uint64_t range;			/* bytes used: [0, range) */
-};
-
 struct cache_bench {
 	struct cache_opts o;
-	struct cache_target t;
-	char kernel[160];
+	struct bench_env env;
+	struct bench_target t;		/* its range: bytes written per run */
 	char policy[512];		/* resolved: uf_cache_policy() */
-	bool have_fio;
-	char fio_version[64];
-	char fio_why[256];
 	int drop_err;			/* first drop_caches failure */
 	unsigned int drops;
-	bool opened;			/* we have had the device open */
-	unsigned int busy_reopens;
-	uint64_t busy_wait_ns;
+	struct bench_reopen ro;
 	unsigned long host_dirty_ratio;
 	unsigned long host_bg_ratio;
 	uint64_t host_avail;		/* MemAvailable at start, bytes */
 	void *buf;			/* one --bs chunk of random bytes */
-	unsigned int order[CACHE_MAX_REPS][NR_CASES];
+	struct bench_case cases[NR_CASES];
 	struct cache_row rows[NR_CASES];
+};
+
+/* The benchmark, with the defaults of its options. */
+static struct cache_bench cache_bench = {
+	.o = {
+		.size = CACHE_DEFAULT_SIZE, .bs = CACHE_DEFAULT_BS,
+		.pages = CACHE_DEFAULT_PAGES, .reps = 3,
+	},
 };
 
 /* ------------------------------------------------------------------ */
 /* The machine: CPU, device counters, caches                          */
-
-/* CPU seconds of all threads of this process. */
-static double process_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 /* CPU seconds of the calling thread. */
 static double thread_cpu(void)
@@ -194,30 +166,6 @@ static double host_busy(void)
 	return (double)busy / hz;
 }
 
-/* Write requests and sectors the device completed so far. */
-static bool dev_counters(const struct cache_target *t, uint64_t *ios,
-			 uint64_t *sectors)
-{
-	unsigned long long v[7];
-	FILE *f;
-	int n;
-
-	if (!t->stat_path[0])
-		return false;
-	f = fopen(t->stat_path, "r");
-	if (!f)
-		return false;
-	/* reads: ios merges sectors ticks; writes: ios merges sectors */
-	n = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6]);
-	fclose(f);
-	if (n != 7)
-		return false;
-	*ios = v[4];
-	*sectors = v[6];
-	return true;
-}
-
 /* The counters around one run. */
 struct run_probe {
 	uint64_t t0;
@@ -229,9 +177,9 @@ struct run_probe {
 
 static void probe_start(const struct cache_bench *b, struct run_probe *p)
 {
-	p->dev_ok = dev_counters(&b->t, &p->ios0, &p->sectors0);
+	p->dev_ok = bench_target_counters(&b->t, &p->ios0, &p->sectors0);
 	p->host0 = host_busy();
-	p->cpu0 = process_cpu();
+	bench_process_cpu(&p->cpu0, NULL);
 	p->t0 = uf_now_ns();
 }
 
@@ -240,12 +188,13 @@ static void probe_end(const struct cache_bench *b, const struct run_probe *p,
 		      struct cache_run *r)
 {
 	uint64_t t1 = uf_now_ns(), ios, sectors;
-	double cpu = process_cpu(), host = host_busy();
+	double cpu, host = host_busy();
 
+	bench_process_cpu(&cpu, NULL);
 	r->secs = (t1 - p->t0) / 1e9;
 	r->cpu = (cpu - p->cpu0) / r->secs * 100;
 	r->host_cpu = (host - p->host0) / r->secs * 100;
-	r->have_dev = p->dev_ok && dev_counters(&b->t, &ios, &sectors);
+	r->have_dev = p->dev_ok && bench_target_counters(&b->t, &ios, &sectors);
 	if (r->have_dev) {
 		r->dev_ios = ios - p->ios0;
 		r->dev_sectors = sectors - p->sectors0;
@@ -305,77 +254,13 @@ static void drop_caches(struct cache_bench *b)
 		return;
 	}
 	if (!b->drop_err)
-		fprintf(stderr,
-			"uflush-bench cache: warning: cannot drop the host's caches: %s; runs may see each other's pages\n",
-			strerror(-err));
+		bench_err("cache", "warning: cannot drop the host's caches: %s; runs may see each other's pages",
+			  strerror(-err));
 	b->drop_err = err;
 }
 
 /* ------------------------------------------------------------------ */
 /* uflush                                                              */
-
-/* Library messages held back while an open is being retried. */
-struct held_log {
-	char text[2048];
-	size_t len;
-};
-
-static struct held_log held_log;
-
-static void hold_log(void *priv, int level, const char *msg)
-{
-	struct held_log *h = priv;
-	int n;
-
-	(void)level;
-	n = snprintf(h->text + h->len, sizeof(h->text) - h->len,
-		     "uflush: %s\n", msg);
-	if (n > 0)
-		h->len += (size_t)n < sizeof(h->text) - h->len ?
-			  (size_t)n : sizeof(h->text) - h->len - 1;
-}
-
-/*
- * Open the device in the cache.  Once we have had it open, -EBUSY means
- * our own previous handle has not let go yet (the kernel tears an io_uring
- * down asynchronously and the O_EXCL claim goes with its last file
- * reference), so that is retried for a while, untimed, and counted.
- */
-static int open_dev(struct cache_bench *b, struct uf_cache *cache,
-		    struct uf_dev **dev)
-{
-	uint64_t give_up = uf_now_ns() + CACHE_REOPEN_TIMEOUT_NS, t0 = 0;
-	struct timespec pause = { 0, 5000000 };
-	struct uf_dev_config cfg;
-	int err;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.engine = "io_uring";
-	cfg.flags = b->o.force ? UF_DEV_FORCE : 0;
-	held_log.len = 0;
-	if (b->opened)
-		uf_set_log_fn(hold_log, &held_log);
-	for (;;) {
-		err = uf_dev_open(cache, b->t.path, &cfg, dev);
-		if (err != -EBUSY || !b->opened || bench_stop ||
-		    uf_now_ns() > give_up)
-			break;
-		if (!t0)
-			t0 = uf_now_ns();
-		held_log.len = 0;
-		nanosleep(&pause, NULL);
-	}
-	uf_set_log_fn(NULL, NULL);
-	if (err && held_log.len)
-		fputs(held_log.text, stderr);
-	if (t0 && !err) {
-		b->busy_reopens++;
-		b->busy_wait_ns += uf_now_ns() - t0;
-	}
-	if (!err)
-		b->opened = true;
-	return err;
-}
 
 static void cache_config(const struct cache_bench *b,
 			 struct uf_cache_config *cfg)
@@ -397,9 +282,9 @@ static int resolve_policy(struct cache_bench *b)
 	cfg.nr_pages = 16;
 	err = uf_cache_open(&cfg, &cache);
 	if (err) {
-		fprintf(stderr, "uflush-bench cache: cannot open a cache with policy %s: %s\n",
-			b->o.policy ? b->o.policy : "(default)",
-			strerror(-err));
+		bench_err("cache", "cannot open a cache with policy %s: %s",
+			  b->o.policy ? b->o.policy : "(default)",
+			  strerror(-err));
 		return err;
 	}
 	spec = uf_cache_policy(cache);
@@ -467,31 +352,31 @@ static int run_uflush(struct cache_bench *b, struct cache_row *row,
 	cache_config(b, &cfg);
 	err = uf_cache_open(&cfg, &cache);
 	if (err) {
-		snprintf(row->why, sizeof(row->why), "uf_cache_open: %s",
+		snprintf(row->bc->why, sizeof(row->bc->why), "uf_cache_open: %s",
 			 strerror(-err));
 		return err;
 	}
-	err = open_dev(b, cache, &dev);
+	err = bench_dev_open(&b->ro, cache, &b->t, &dev);
 	if (err) {
-		snprintf(row->why, sizeof(row->why), "uf_dev_open %s: %s",
+		snprintf(row->bc->why, sizeof(row->bc->why), "uf_dev_open %s: %s",
 			 b->t.path, strerror(-err));
 		goto out;
 	}
 	err = uf_file_open(dev, 1, 0, b->t.range, NULL, NULL, &file);
 	if (err) {
-		snprintf(row->why, sizeof(row->why), "uf_file_open: %s",
+		snprintf(row->bc->why, sizeof(row->bc->why), "uf_file_open: %s",
 			 strerror(-err));
 		goto out;
 	}
 	err = uflush_write(b, cache, dev, file, r);
 	if (err)
-		snprintf(row->why, sizeof(row->why), "write/fsync: %s",
+		snprintf(row->bc->why, sizeof(row->bc->why), "write/fsync: %s",
 			 strerror(-err));
 out:
 	/* closes the file and the device; everything is clean by now */
 	cerr = uf_cache_close(cache);
 	if (!err && cerr) {
-		snprintf(row->why, sizeof(row->why), "uf_cache_close: %s",
+		snprintf(row->bc->why, sizeof(row->bc->why), "uf_cache_close: %s",
 			 strerror(-cerr));
 		err = cerr;
 	}
@@ -545,7 +430,7 @@ static int run_fio(struct cache_bench *b, enum cache_case c,
 	err = fio_run(&job, &res);
 	probe_end(b, &p, r);
 	if (err) {
-		snprintf(row->why, sizeof(row->why), "fio: %s", res.err);
+		snprintf(row->bc->why, sizeof(row->bc->why), "fio: %s", res.err);
 		return err;
 	}
 	/* fio's runtime covers its writes and its end_fsync */
@@ -571,18 +456,17 @@ static void report_run(const struct cache_bench *b, unsigned int rep,
 }
 
 /*
- * One run of one case.  A case that fails on its first run is skipped
- * from then on (fio missing a feature, say); a later failure stops the
- * benchmark.
+ * One run of one case (a bench_sched run callback).  A case that fails on
+ * its first run is skipped from then on (fio missing a feature, say); a
+ * later failure stops the benchmark.
  */
-static int run_one(struct cache_bench *b, enum cache_case c, unsigned int rep)
+static int run_one(void *priv, unsigned int c, unsigned int rep)
 {
+	struct cache_bench *b = priv;
 	struct cache_row *row = &b->rows[c];
 	struct cache_run r;
 	int err;
 
-	if (row->skipped)
-		return 0;
 	drop_caches(b);
 	if (bench_stop)
 		return 0;
@@ -593,227 +477,56 @@ static int run_one(struct cache_bench *b, enum cache_case c, unsigned int rep)
 	if (bench_stop)
 		return 0;
 	if (err) {
-		fprintf(stderr, "  %s: %s\n", case_names[c], row->why);
-		if (row->n)
-			return err;
-		row->skipped = true;
-		return 0;
+		fprintf(stderr, "  %s: %s\n", case_names[c], row->bc->why);
+		return row->n ? err : BENCH_SKIP;
 	}
 	row->runs[row->n++] = r;
 	report_run(b, rep, c, &r);
 	return 0;
 }
 
-/* Rotate the order each rep, so that no case always follows another. */
-static void make_order(struct cache_bench *b)
-{
-	unsigned int rep, i;
-
-	for (rep = 0; rep < b->o.reps; rep++)
-		for (i = 0; i < NR_CASES; i++)
-			b->order[rep][i] = (rep + i) % NR_CASES;
-}
-
+/* The order rotates each rep, so that no case always follows another. */
 static int run_all(struct cache_bench *b)
 {
-	unsigned int rep, i;
-	int err;
+	struct bench_sched s = {
+		.nr_cases = NR_CASES, .cases = b->cases, .reps = b->o.reps,
+		.rotate = true, .run = run_one, .priv = b,
+	};
 
-	for (rep = 0; rep < b->o.reps && !bench_stop; rep++) {
-		for (i = 0; i < NR_CASES && !bench_stop; i++) {
-			err = run_one(b, b->order[rep][i], rep);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The device                                                          */
-
-static void target_sysfs(struct cache_target *t)
-{
-	char path[PATH_MAX];
-	unsigned long v;
-	struct stat st;
-
-	t->stat_path[0] = '\0';
-	if (stat(t->path, &st) || !S_ISBLK(st.st_mode))
-		return;
-	t->is_blk = true;
-	snprintf(t->stat_path, sizeof(t->stat_path),
-		 "/sys/dev/block/%u:%u/stat", major(st.st_rdev),
-		 minor(st.st_rdev));
-	snprintf(path, sizeof(path),
-		 "/sys/dev/block/%u:%u/queue/max_sectors_kb",
-		 major(st.st_rdev), minor(st.st_rdev));
-	if (!read_ulong(path, &v))
-		t->max_sectors_kb = v;
-}
-
-static void describe_blk(struct cache_target *t, const char *what)
-{
-	char backing[300];
-
-	t->dio = -1;
-	if (bench_loop_info(t->path, &t->dio, backing, sizeof(backing))) {
-		t->dio = -1;
-		snprintf(t->desc, sizeof(t->desc), "%s", what);
-		return;
-	}
-	snprintf(t->desc, sizeof(t->desc),
-		 "loop device over %s, dio=%d%s", backing, t->dio,
-		 t->dio == 1 ? " (verified in sysfs)" : " (BUFFERED)");
-	if (t->dio != 1)
-		fprintf(stderr,
-			"uflush-bench cache: warning: %s has dio=0: every case goes through the host page cache and the numbers mean little\n",
-			t->path);
-}
-
-static int target_scratch(struct cache_bench *b)
-{
-	struct cache_target *t = &b->t;
-	int err;
-
-	err = uf_testdev_create(b->o.size, 0, &t->td);
-	if (err) {
-		fprintf(stderr,
-			"uflush-bench cache: cannot create a scratch device: %s\n",
-			strerror(-err));
-		return err;
-	}
-	t->scratch = true;
-	t->path = t->td.path;
-	t->range = b->o.size;
-	t->dio = -1;
-	if (t->td.is_loop)
-		describe_blk(t, "loop device");
-	else
-		snprintf(t->desc, sizeof(t->desc),
-			 "plain file opened with O_DIRECT (no loop device: %s); the kernel case writes the file through the host's page cache",
-			 t->td.why_not_loop);
-	target_sysfs(t);
-	return 0;
-}
-
-static int target_dev(struct cache_bench *b)
-{
-	struct cache_target *t = &b->t;
-	uint64_t size = 0;
-	struct stat st;
-	int fd;
-
-	t->path = b->o.dev;
-	t->dio = -1;
-	if (stat(t->path, &st)) {
-		fprintf(stderr, "uflush-bench cache: %s: %s\n", t->path,
-			strerror(errno));
-		return -errno;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		fd = open(t->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			size = lseek(fd, 0, SEEK_END);
-			close(fd);
-		}
-		describe_blk(t, "block device");
-	} else if (S_ISREG(st.st_mode)) {
-		size = st.st_size;
-		snprintf(t->desc, sizeof(t->desc),
-			 "regular file opened with O_DIRECT");
-	} else {
-		fprintf(stderr, "uflush-bench cache: %s: not a block device or a file\n",
-			t->path);
-		return -ENODEV;
-	}
-	if (size < b->o.size) {
-		fprintf(stderr,
-			"uflush-bench cache: %s has %" PRIu64 " bytes, --size wants %" PRIu64 "\n",
-			t->path, size, b->o.size);
-		return -ERANGE;
-	}
-	t->range = b->o.size;
-	target_sysfs(t);
-	fprintf(stderr,
-		"uflush-bench cache: warning: writing over the first %" PRIu64 " bytes of %s: their data will be destroyed\n",
-		t->range, t->path);
-	return 0;
-}
-
-/*
- * Write the scratch range once (O_DIRECT, untimed) so that no run pays for
- * allocating blocks in the sparse backing file.
- */
-static int prefill(struct cache_bench *b)
-{
-	uint64_t off, t0 = uf_now_ns();
-	size_t chunk = CACHE_PREFILL_CHUNK;
-	ssize_t n;
-	void *buf;
-	int fd, err = 0;
-
-	if (posix_memalign(&buf, 4096, chunk))
-		return -ENOMEM;
-	memset(buf, 0xa5, chunk);
-	fd = open(b->t.path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(buf);
-		return err;
-	}
-	for (off = 0; off < b->t.range && !bench_stop; off += n) {
-		size_t len = b->t.range - off < chunk ?
-			     b->t.range - off : chunk;
-
-		n = pwrite(fd, buf, len, off);
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-	}
-	if (!err && fdatasync(fd))
-		err = -errno;
-	close(fd);
-	free(buf);
-	if (!err && !bench_stop)
-		fprintf(stderr,
-			"prefill: wrote %.2f GiB in %.1f s so that no run writes into holes\n",
-			b->t.range / (double)(1u << 30),
-			(uf_now_ns() - t0) / 1e9);
-	return err;
+	return bench_sched_run(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
 
-static unsigned int run_values(const struct cache_row *row, size_t off,
-			       double *v)
-{
-	unsigned int i;
-
-	for (i = 0; i < row->n; i++)
-		v[i] = *(const double *)((const char *)&row->runs[i] + off);
-	return row->n;
-}
+/* The samples of a double field of the row's runs. */
+#define ROW_SAMPLES(row, field, s) \
+	bench_samples_gather(s, (row)->runs, (row)->n, \
+			     sizeof(struct cache_run), \
+			     offsetof(struct cache_run, field))
 
 static void row_stats(const struct cache_row *row, size_t off,
 		      struct bench_stats *st)
 {
-	double v[CACHE_MAX_REPS];
+	struct bench_samples s;
 
-	bench_stats(v, run_values(row, off, v), st);
+	bench_samples_gather(&s, row->runs, row->n, sizeof(row->runs[0]),
+			     off);
+	bench_samples_stats(&s, st);
 }
 
 #define ROW_STATS(row, field, st) \
 	row_stats(row, offsetof(struct cache_run, field), st)
 
-static double row_median_mbs(const struct cache_row *row)
+/* median MB/s of row / of base; NAN if either has no run */
+static double row_ratio(const struct cache_row *row,
+			const struct cache_row *base)
 {
-	struct bench_stats st;
+	struct bench_samples a, b;
 
-	ROW_STATS(row, mbs, &st);
-	return row->n ? st.median : 0;
+	ROW_SAMPLES(row, mbs, &a);
+	ROW_SAMPLES(base, mbs, &b);
+	return bench_ratio(&a, &b);
 }
 
 /* Median over the runs of the device's write requests and their size. */
@@ -840,11 +553,6 @@ static bool row_dev(const struct cache_row *row, double *ios, double *kib)
 	return true;
 }
 
-static void fmt_num(char *buf, size_t len, double v)
-{
-	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
-}
-
 enum {
 	COL_CASE, COL_MBS, COL_SPREAD, COL_X_RAW, COL_X_KERNEL, COL_CPU,
 	COL_HOST, COL_REQS, COL_REQ_KIB,
@@ -855,23 +563,12 @@ static const char *const cache_cols[] = {
 	">host cpu%", ">dev writes", ">avg KiB",
 };
 
-static void set_ratio(struct bench_table *t, int row, unsigned int col,
-		      double mine, const struct cache_row *base)
+static void table_row(struct bench_table *t, const void *priv,
+		      unsigned int c)
 {
-	double m = row_median_mbs(base);
-
-	if (!base->n || m <= 0)
-		bench_table_set(t, row, col, "-");
-	else
-		bench_table_set(t, row, col, "%.2f", mine / m);
-}
-
-static void table_row(const struct cache_bench *b, struct bench_table *t,
-		      enum cache_case c)
-{
+	const struct cache_bench *b = priv;
 	const struct cache_row *r = &b->rows[c];
 	struct bench_stats m, cpu, host;
-	char lo[24], hi[24], num[24];
 	double ios, kib;
 	int row = bench_table_row(t);
 
@@ -880,19 +577,16 @@ static void table_row(const struct cache_bench *b, struct bench_table *t,
 	bench_table_set(t, row, COL_CASE, "%s", case_names[c]);
 	if (!r->n) {
 		bench_table_set(t, row, COL_MBS, "%s",
-				r->skipped ? "skipped" : "no run");
+				r->bc->skipped ? "skipped" : "no run");
 		return;
 	}
 	ROW_STATS(r, mbs, &m);
 	ROW_STATS(r, cpu, &cpu);
 	ROW_STATS(r, host_cpu, &host);
-	fmt_num(num, sizeof(num), m.median);
-	fmt_num(lo, sizeof(lo), m.min);
-	fmt_num(hi, sizeof(hi), m.max);
-	bench_table_set(t, row, COL_MBS, "%s", num);
-	bench_table_set(t, row, COL_SPREAD, "%s-%s", lo, hi);
-	set_ratio(t, row, COL_X_RAW, m.median, &b->rows[CASE_RAW]);
-	set_ratio(t, row, COL_X_KERNEL, m.median, &b->rows[CASE_KERNEL]);
+	bench_table_stats(t, row, COL_MBS, &m);
+	bench_table_ratio(t, row, COL_X_RAW, row_ratio(r, &b->rows[CASE_RAW]));
+	bench_table_ratio(t, row, COL_X_KERNEL,
+			  row_ratio(r, &b->rows[CASE_KERNEL]));
 	bench_table_set(t, row, COL_CPU, "%.0f", cpu.median);
 	bench_table_set(t, row, COL_HOST, "%.0f", host.median);
 	if (row_dev(r, &ios, &kib)) {
@@ -904,13 +598,16 @@ static void table_row(const struct cache_bench *b, struct bench_table *t,
 	}
 }
 
-static void print_header(const struct cache_bench *b)
+static void print_header(const void *priv)
 {
+	const struct cache_bench *b = priv;
 	uint64_t cache_bytes = (uint64_t)b->o.pages * 4096;
+	char host[160];
 
 	printf("\nuflush-bench cache: sequential writes through the cache vs fio raw and the kernel's page cache\n");
-	printf("device:  %s: %s%s\n", b->t.path, b->t.desc,
-	       b->t.scratch ? " (scratch, removed at exit)" : "");
+	bench_target_print(&b->t, b->t.dio < 0 && b->t.scratch ?
+			   "; the kernel case writes the file through the host's page cache" :
+			   NULL);
 	if (b->t.max_sectors_kb)
 		printf("         block layer max_sectors_kb %u\n",
 		       b->t.max_sectors_kb);
@@ -920,13 +617,11 @@ static void print_header(const struct cache_bench *b)
 	printf("uflush:  %u pages (%.0f MiB), engine io_uring, one writer thread\n",
 	       b->o.pages, cache_bytes / (double)(1u << 20));
 	printf("policy:  %s\n", b->policy);
-	printf("kernel:  %s; host vm.dirty_ratio %lu, dirty_background_ratio %lu, MemAvailable %.1f GiB\n",
-	       b->kernel, b->host_dirty_ratio, b->host_bg_ratio,
-	       b->host_avail / (double)(1u << 30));
-	if (b->have_fio)
-		printf("fio:     %s (%s)\n", b->fio_version, fio_binary());
-	else
-		printf("fio:     BASELINES MISSING: %s\n", b->fio_why);
+	snprintf(host, sizeof(host),
+		 "; host vm.dirty_ratio %lu, dirty_background_ratio %lu, MemAvailable %.1f GiB",
+		 b->host_dirty_ratio, b->host_bg_ratio,
+		 b->host_avail / (double)(1u << 30));
+	bench_env_print(&b->env, host, true);
 	if (b->o.no_drop)
 		printf("caches:  host caches NOT dropped between runs (--no-drop-caches; sync only)\n");
 	else if (b->drop_err)
@@ -984,10 +679,13 @@ static void print_uflush(const struct cache_bench *b)
 		       last->write_errors);
 }
 
-static void print_notes(const struct cache_bench *b)
+/* After the table: uflush's own numbers, then what the columns mean. */
+static void print_notes(const void *priv)
 {
+	const struct cache_bench *b = priv;
 	unsigned int c;
 
+	print_uflush(b);
 	printf("\nMB/s = 10^6 bytes/s from the first write to the return of fsync (fio: its runtime,\n"
 	       "which includes --end_fsync).  x fio raw, x kernel = ratio of the medians.\n"
 	       "cpu%% = CPU time per wall second: uflush all the process's threads (writer, flusher,\n"
@@ -996,14 +694,11 @@ static void print_notes(const struct cache_bench *b)
 	       "the window includes fio's start-up.  dev writes, avg KiB = write requests the device\n"
 	       "completed and their mean size (its sysfs stat: after the block layer's split/merge).\n",
 	       sysconf(_SC_NPROCESSORS_ONLN));
-	if (b->busy_reopens)
-		printf("%u reopen(s) found the device still held by our previous handle (-EBUSY) and waited\n"
-		       "%.0f ms in all, untimed.\n",
-		       b->busy_reopens, b->busy_wait_ns / 1e6);
+	bench_reopen_print(&b->ro);
 	for (c = 0; c < NR_CASES; c++)
-		if (b->rows[c].skipped)
+		if (b->cases[c].skipped)
 			printf("%s skipped: %s\n", case_names[c],
-			       b->rows[c].why);
+			       b->cases[c].why);
 	printf("\nsizeof(struct page) = %zu bytes\n", sizeof(struct page));
 	if (b->rows[CASE_RAW].cmd[0] || b->rows[CASE_KERNEL].cmd[0])
 		printf("\nfio command lines (each run once per rep):\n");
@@ -1012,273 +707,139 @@ static void print_notes(const struct cache_bench *b)
 			printf("  %s\n", b->rows[c].cmd);
 }
 
-static void print_results(const struct cache_bench *b)
+static void json_stats(struct bench_json *j, const struct cache_row *r,
+		       const char *name, size_t off)
 {
-	static struct bench_table t;
-	unsigned int i;
+	struct bench_samples s;
 
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < sizeof(cache_cols) / sizeof(cache_cols[0]); i++)
-		bench_table_col(&t, cache_cols[i]);
-	for (i = 0; i < NR_CASES; i++)
-		table_row(b, &t, i);
-	print_header(b);
-	bench_table_print(&t, stdout);
-	print_uflush(b);
-	print_notes(b);
-	fflush(stdout);
+	bench_samples_gather(&s, r->runs, r->n, sizeof(r->runs[0]), off);
+	bench_json_samples(j, name, &s);
 }
 
-static void json_stats(FILE *f, const struct cache_row *r, const char *name,
-		       size_t off)
+#define JSON_STATS(j, r, field) \
+	json_stats(j, r, #field, offsetof(struct cache_run, field))
+
+/* An array of an integer field of the row's runs. */
+#define JSON_RUNS(j, r, key, expr) do {					\
+	double v_[CACHE_MAX_REPS];					\
+	unsigned int i_;						\
+									\
+	for (i_ = 0; i_ < (r)->n; i_++) {				\
+		const struct cache_run *run = &(r)->runs[i_];		\
+									\
+		v_[i_] = (double)(expr);				\
+	}								\
+	bench_json_nums(j, key, v_, (r)->n);				\
+} while (0)
+
+static void json_row(struct bench_json *j, const void *priv, unsigned int c)
 {
-	double v[CACHE_MAX_REPS];
-	struct bench_stats st;
-	unsigned int n = run_values(r, off, v);
-
-	bench_stats(v, n, &st);
-	fprintf(f, "\"%s\": ", name);
-	bench_json_array(f, v, n);
-	fprintf(f, ", \"%s_median\": %.3f, \"%s_min\": %.3f, \"%s_max\": %.3f",
-		name, st.median, name, st.min, name, st.max);
-}
-
-#define JSON_STATS(f, r, field) \
-	json_stats(f, r, #field, offsetof(struct cache_run, field))
-
-static void json_ratio(FILE *f, const char *name, const struct cache_row *r,
-		       const struct cache_row *base)
-{
-	double m = row_median_mbs(base);
-
-	if (r->n && base->n && m > 0)
-		fprintf(f, ", \"%s\": %.4f", name, row_median_mbs(r) / m);
-	else
-		fprintf(f, ", \"%s\": null", name);
-}
-
-static void json_row(FILE *f, const struct cache_bench *b, enum cache_case c)
-{
+	const struct cache_bench *b = priv;
 	const struct cache_row *r = &b->rows[c];
-	unsigned int i;
 
-	fprintf(f, "    {\"case\": \"%s\", \"status\": \"%s\", \"reason\": ",
-		case_keys[c], r->skipped ? "skipped" : r->n ? "ok" : "no run");
-	bench_json_str(f, r->skipped ? r->why : "");
-	fprintf(f, ", \"cmd\": ");
-	bench_json_str(f, r->cmd);
-	fprintf(f, ",\n     ");
-	JSON_STATS(f, r, mbs);
-	fprintf(f, ",\n     ");
-	JSON_STATS(f, r, secs);
-	fprintf(f, ",\n     ");
-	JSON_STATS(f, r, cpu);
-	fprintf(f, ",\n     ");
-	JSON_STATS(f, r, host_cpu);
-	json_ratio(f, "ratio_fio_raw", r, &b->rows[CASE_RAW]);
-	json_ratio(f, "ratio_kernel", r, &b->rows[CASE_KERNEL]);
-	fprintf(f, ",\n     \"dev_write_ios\": [");
-	for (i = 0; i < r->n; i++)
-		fprintf(f, "%s%" PRIu64, i ? ", " : "",
-			r->runs[i].have_dev ? r->runs[i].dev_ios : 0);
-	fprintf(f, "], \"dev_write_sectors\": [");
-	for (i = 0; i < r->n; i++)
-		fprintf(f, "%s%" PRIu64, i ? ", " : "",
-			r->runs[i].have_dev ? r->runs[i].dev_sectors : 0);
-	fprintf(f, "]");
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "case", case_keys[c]);
+	bench_json_str(j, "status",
+		       r->bc->skipped ? "skipped" : r->n ? "ok" : "no run");
+	bench_json_str(j, "reason", r->bc->skipped ? r->bc->why : "");
+	bench_json_str(j, "cmd", r->cmd);
+	JSON_STATS(j, r, mbs);
+	JSON_STATS(j, r, secs);
+	JSON_STATS(j, r, cpu);
+	JSON_STATS(j, r, host_cpu);
+	bench_json_num(j, "ratio_fio_raw", row_ratio(r, &b->rows[CASE_RAW]));
+	bench_json_num(j, "ratio_kernel",
+		       row_ratio(r, &b->rows[CASE_KERNEL]));
+	JSON_RUNS(j, r, "dev_write_ios", run->have_dev ? run->dev_ios : 0);
+	JSON_RUNS(j, r, "dev_write_sectors",
+		  run->have_dev ? run->dev_sectors : 0);
 	if (c == CASE_UFLUSH) {
-		fprintf(f, ",\n     ");
-		JSON_STATS(f, r, write_secs);
-		fprintf(f, ",\n     ");
-		JSON_STATS(f, r, writer_cpu_secs);
-		fprintf(f, ",\n     ");
-		JSON_STATS(f, r, fsync_secs);
-		fprintf(f, ",\n     \"pages_written\": [");
-		for (i = 0; i < r->n; i++)
-			fprintf(f, "%s%lu", i ? ", " : "",
-				r->runs[i].pages_written);
-		fprintf(f, "], \"pages_dirtied\": [");
-		for (i = 0; i < r->n; i++)
-			fprintf(f, "%s%lu", i ? ", " : "",
-				r->runs[i].pages_dirtied);
-		fprintf(f, "], \"write_errors\": [");
-		for (i = 0; i < r->n; i++)
-			fprintf(f, "%s%lu", i ? ", " : "",
-				r->runs[i].write_errors);
-		fprintf(f, "]");
+		JSON_STATS(j, r, write_secs);
+		JSON_STATS(j, r, writer_cpu_secs);
+		JSON_STATS(j, r, fsync_secs);
+		JSON_RUNS(j, r, "pages_written", run->pages_written);
+		JSON_RUNS(j, r, "pages_dirtied", run->pages_dirtied);
+		JSON_RUNS(j, r, "write_errors", run->write_errors);
 	}
-	fprintf(f, "}");
+	bench_json_end(j);
 }
 
-static int write_json(const struct cache_bench *b, bool interrupted)
+static void json_config(struct bench_json *j, const void *priv)
 {
-	FILE *f = fopen(b->o.json, "w");
-	unsigned int c;
+	const struct cache_bench *b = priv;
 
-	if (!f) {
-		fprintf(stderr, "uflush-bench cache: cannot write %s: %s\n",
-			b->o.json, strerror(errno));
-		return -errno;
-	}
-	fprintf(f, "{\n  \"benchmark\": \"cache\",\n  \"kernel\": ");
-	bench_json_str(f, b->kernel);
-	fprintf(f, ",\n  \"device\": {\"path\": ");
-	bench_json_str(f, b->t.path);
-	fprintf(f, ", \"scratch\": %s, \"loop\": %s, \"dio\": %d, \"description\": ",
-		b->t.scratch ? "true" : "false",
-		b->t.dio >= 0 ? "true" : "false", b->t.dio);
-	bench_json_str(f, b->t.desc);
-	fprintf(f, ", \"max_sectors_kb\": %u},\n", b->t.max_sectors_kb);
-	fprintf(f, "  \"size_bytes\": %" PRIu64 ", \"bs\": %" PRIu64 ", \"reps\": %u, \"interrupted\": %s,\n",
-		b->t.range, b->o.bs, b->o.reps,
-		interrupted ? "true" : "false");
-	fprintf(f, "  \"cache\": {\"pages\": %u, \"policy\": ", b->o.pages);
-	bench_json_str(f, b->policy);
-	fprintf(f, ", \"engine\": \"io_uring\", \"sizeof_struct_page\": %zu},\n",
-		sizeof(struct page));
-	fprintf(f, "  \"host\": {\"dirty_ratio\": %lu, \"dirty_background_ratio\": %lu, \"mem_available\": %" PRIu64 ", \"caches_dropped\": %s, \"drop_error\": ",
-		b->host_dirty_ratio, b->host_bg_ratio, b->host_avail,
-		!b->o.no_drop && !b->drop_err ? "true" : "false");
-	bench_json_str(f, b->drop_err ? strerror(-b->drop_err) : "");
-	fprintf(f, "},\n  \"fio\": {\"available\": %s, \"version\": ",
-		b->have_fio ? "true" : "false");
-	bench_json_str(f, b->have_fio ? b->fio_version : "");
-	fprintf(f, ", \"why_missing\": ");
-	bench_json_str(f, b->have_fio ? "" : b->fio_why);
-	fprintf(f, "},\n  \"results\": [\n");
-	for (c = 0; c < NR_CASES; c++) {
-		json_row(f, b, c);
-		fprintf(f, "%s\n", c + 1 < NR_CASES ? "," : "");
-	}
-	fprintf(f, "  ]\n}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "uflush-bench cache: writing %s: %s\n",
-			b->o.json, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	bench_fio_json(j, &b->env);
+	bench_json_end(j);
+	bench_json_u64(j, "size_bytes", b->t.range);
+	bench_json_u64(j, "bs", b->o.bs);
+	bench_json_u64(j, "reps", b->o.reps);
+	bench_json_obj(j, "cache");
+	bench_json_u64(j, "pages", b->o.pages);
+	bench_json_str(j, "policy", b->policy);
+	bench_json_str(j, "engine", "io_uring");
+	bench_json_u64(j, "sizeof_struct_page", sizeof(struct page));
+	bench_json_end(j);
+	bench_json_obj(j, "host");
+	bench_json_u64(j, "dirty_ratio", b->host_dirty_ratio);
+	bench_json_u64(j, "dirty_background_ratio", b->host_bg_ratio);
+	bench_json_u64(j, "mem_available", b->host_avail);
+	bench_json_bool(j, "caches_dropped", !b->o.no_drop && !b->drop_err);
+	bench_json_str(j, "drop_error",
+		       b->drop_err ? strerror(-b->drop_err) : "");
+	bench_json_end(j);
 }
+
+static const struct bench_report cache_report = {
+	cache_cols, sizeof(cache_cols) / sizeof(cache_cols[0]),
+	print_header, table_row, print_notes, json_config, json_row,
+};
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-void bench_cache_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: uflush-bench cache [OPTIONS]\n"
-		"\n"
+static const struct bench_opt cache_opts[] = {
+	BENCH_SIZE("size", &cache_bench.o.size, 16u << 20, UINT64_MAX, 0,
+		   "bytes written per run, and the scratch device size\n"
+		   "(default 1G; several times the cache, so that\n"
+		   "writeback and throttling reach their steady state)"),
+	BENCH_SIZE("bs", &cache_bench.o.bs, 4096, 64u << 20, 4096,
+		   "write size, uflush and fio (default 1M)"),
+	BENCH_UINT("pages", "N", &cache_bench.o.pages, 16, UINT_MAX, NULL,
+		   "uflush cache frames of 4 KiB (default 65536 = 256 MiB)"),
+	BENCH_STR("policy", "SPEC", &cache_bench.o.policy,
+		  "uflush flush policy: preset[,knob=value...], e.g.\n"
+		  "kara-v4.2,nowait=v4 (default: the library's)"),
+	BENCH_OPT_REPS(&cache_bench.o.reps,
+		       "repetitions of the three cases (default 3)"),
+	BENCH_OPT_DEV(&cache_bench.o.dev),
+	BENCH_OPT_FORCE(&cache_bench.o.force),
+	BENCH_FLAG("no-fio", &cache_bench.o.no_fio,
+		   "skip both fio baselines"),
+	BENCH_FLAG("no-drop-caches", &cache_bench.o.no_drop,
+		   "only sync between runs"),
+	BENCH_OPT_JSON(&cache_bench.o.json),
+	BENCH_OPT_END,
+};
+
+const struct bench_cmdline bench_cache_cmdline = {
+	.cmd = "cache",
+	.about =
 		"Sequential write throughput through uflush's page cache (one thread,\n"
 		"uf_pwrite in --bs chunks, then uf_fsync) beside fio on the raw device\n"
 		"(O_DIRECT, QD 32, io_uring) and fio through the host kernel's page cache\n"
 		"(buffered psync) on the same device, each timed to the return of its\n"
 		"fsync; interleaved, medians and min-max spreads printed.  The host's\n"
 		"page cache is dropped before every run (needs root).\n"
-		"Default device: a scratch loop device (direct I/O) over a sparse file,\n"
-		"or the file itself where a loop device cannot be made; removed at exit.\n"
-		"\n"
-		"  --size SIZE        bytes written per run, and the scratch device size\n"
-		"                     (default 1G; several times the cache, so that\n"
-		"                     writeback and throttling reach their steady state)\n"
-		"  --bs SIZE          write size, uflush and fio (default 1M)\n"
-		"  --pages N          uflush cache frames of 4 KiB (default 65536 = 256 MiB)\n"
-		"  --policy SPEC      uflush flush policy: preset[,knob=value...], e.g.\n"
-		"                     kara-v4.2,nowait=v4 (default: the library's)\n"
-		"  --reps N           repetitions of the three cases (default 3)\n"
-		"  --dev PATH         use this block device or file: ITS DATA IS OVERWRITTEN\n"
-		"  --force            open PATH even if mounted or in use\n"
-		"  --no-fio           skip both fio baselines\n"
-		"  --no-drop-caches   only sync between runs\n"
-		"  --json FILE        also write the results as JSON\n"
-		"\n"
-		"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n"
-		"file goes (default /var/tmp).\n");
-}
-
-enum {
-	OPT_SIZE = 256, OPT_BS, OPT_PAGES, OPT_POLICY, OPT_REPS, OPT_DEV,
-	OPT_FORCE, OPT_NO_FIO, OPT_NO_DROP, OPT_JSON, OPT_HELP,
+		BENCH_SCRATCH_ABOUT,
+	.opts = cache_opts,
+	.epilog = BENCH_ENV_FIO,
 };
 
-static const struct option cache_longopts[] = {
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "bs", required_argument, NULL, OPT_BS },
-	{ "pages", required_argument, NULL, OPT_PAGES },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "no-fio", no_argument, NULL, OPT_NO_FIO },
-	{ "no-drop-caches", no_argument, NULL, OPT_NO_DROP },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int bad_opt(const char *opt, const char *val, const char *want)
+/* What the table cannot check. */
+static int check_opts(const struct cache_opts *o)
 {
-	fprintf(stderr, "uflush-bench cache: bad %s '%s' (want %s)\n", opt,
-		val, want);
-	return -EINVAL;
-}
-
-static int parse_one(struct cache_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_SIZE:
-		if (bench_parse_size(arg, &o->size) || o->size < (16u << 20))
-			return bad_opt("--size", arg, "a size >= 16M");
-		return 0;
-	case OPT_BS:
-		if (bench_parse_size(arg, &o->bs) || o->bs % 4096 ||
-		    o->bs > (64u << 20))
-			return bad_opt("--bs", arg,
-				       "a multiple of 4k, at most 64M");
-		return 0;
-	case OPT_PAGES:
-		if (bench_parse_uint(arg, 16, UINT_MAX, &o->pages))
-			return bad_opt("--pages", arg, ">= 16");
-		return 0;
-	case OPT_REPS:
-		if (bench_parse_uint(arg, 1, CACHE_MAX_REPS, &o->reps))
-			return bad_opt("--reps", arg, "1..32");
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_opts(struct cache_opts *o, int argc, char **argv)
-{
-	int opt, err;
-
-	memset(o, 0, sizeof(*o));
-	o->size = CACHE_DEFAULT_SIZE;
-	o->bs = CACHE_DEFAULT_BS;
-	o->pages = CACHE_DEFAULT_PAGES;
-	o->reps = 3;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", cache_longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_POLICY: o->policy = optarg; break;
-		case OPT_DEV: o->dev = optarg; break;
-		case OPT_FORCE: o->force = true; break;
-		case OPT_NO_FIO: o->no_fio = true; break;
-		case OPT_NO_DROP: o->no_drop = true; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_HELP: bench_cache_usage(stdout); return 1;
-		case '?': return -EINVAL;
-		default:
-			err = parse_one(o, opt, optarg);
-			if (err)
-				return err;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "uflush-bench cache: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
 	if (o->size % o->bs) {
-		fprintf(stderr, "uflush-bench cache: --size must be a multiple of --bs\n");
+		bench_err("cache", "--size must be a multiple of --bs");
 		return -EINVAL;
 	}
 	return 0;
@@ -1287,98 +848,67 @@ static int parse_opts(struct cache_opts *o, int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
-static void find_fio(struct cache_bench *b)
+/* Without fio both baselines are skipped from the start. */
+static void skip_fio_cases(struct cache_bench *b)
 {
-	if (b->o.no_fio) {
-		snprintf(b->fio_why, sizeof(b->fio_why), "--no-fio given");
-	} else {
-		b->have_fio = !fio_find(b->fio_version, sizeof(b->fio_version),
-					b->fio_why, sizeof(b->fio_why));
-		if (!b->have_fio)
-			fprintf(stderr,
-				"uflush-bench cache: fio baselines missing (%s); printing uflush numbers only\n",
-				b->fio_why);
-	}
-	if (!b->have_fio) {
-		b->rows[CASE_RAW].skipped = true;
-		b->rows[CASE_KERNEL].skipped = true;
-		snprintf(b->rows[CASE_RAW].why, sizeof(b->rows[CASE_RAW].why),
-			 "%s", b->fio_why);
-		snprintf(b->rows[CASE_KERNEL].why,
-			 sizeof(b->rows[CASE_KERNEL].why), "%s", b->fio_why);
-	}
-}
+	enum cache_case c;
 
-static int alloc_buffer(struct cache_bench *b)
-{
-	uint64_t rng = 0x9e3779b97f4a7c15ull, x;
-	size_t i;
-
-	if (posix_memalign(&b->buf, 4096, b->o.bs))
-		return -ENOMEM;
-	/* not zeros: a virtual disk may turn zero writes into discards */
-	for (i = 0; i < b->o.bs / 8; i++) {
-		x = rng;
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		rng = x;
-		((uint64_t *)b->buf)[i] = x * 0x2545f4914f6cdd1dull;
+	for (c = CASE_RAW; c <= CASE_KERNEL; c++) {
+		b->cases[c].skipped = true;
+		snprintf(b->cases[c].why, sizeof(b->cases[c].why), "%s",
+			 b->env.fio_why);
 	}
-	return 0;
 }
 
 static void announce(const struct cache_bench *b)
 {
 	uint64_t cache_bytes = (uint64_t)b->o.pages * 4096;
 
-	fprintf(stderr,
-		"uflush-bench cache: %s (%s), %.2f GiB per run, %u reps\n",
-		b->t.path, b->t.desc, b->t.range / (double)(1u << 30),
-		b->o.reps);
+	bench_err("cache", "%s (%s), %.2f GiB per run, %u reps", b->t.path,
+		  b->t.desc, b->t.range / (double)(1u << 30), b->o.reps);
 	if (b->t.range < 4 * cache_bytes)
-		fprintf(stderr,
-			"uflush-bench cache: warning: --size is only %.1f x the cache: uflush's writeback will not reach its steady state\n",
-			(double)b->t.range / cache_bytes);
+		bench_err("cache", "warning: --size is only %.1f x the cache: uflush's writeback will not reach its steady state",
+			  (double)b->t.range / cache_bytes);
 }
 
 /* Everything between making the device and removing it. */
 static int bench_cache_run(struct cache_bench *b)
 {
+	uint64_t t0;
 	int err;
 
-	err = alloc_buffer(b);
-	if (err)
-		return err;
-	make_order(b);
+	b->buf = bench_random_buffer(b->o.bs);
+	if (!b->buf)
+		return -ENOMEM;
 	announce(b);
 	if (b->t.scratch && !bench_stop) {
-		err = prefill(b);
+		t0 = uf_now_ns();
+		err = bench_target_prefill(&b->t, b->t.range,
+					   CACHE_PREFILL_CHUNK);
 		if (err) {
-			fprintf(stderr, "uflush-bench cache: prefill failed: %s\n",
-				strerror(-err));
+			bench_err("cache", "prefill failed: %s",
+				  strerror(-err));
 			return err;
 		}
+		if (!bench_stop)
+			fprintf(stderr,
+				"prefill: wrote %.2f GiB in %.1f s so that no run writes into holes\n",
+				b->t.range / (double)(1u << 30),
+				(uf_now_ns() - t0) / 1e9);
 	}
 	err = run_all(b);
 	if (err)
 		return err;
-	print_results(b);
-	if (b->o.json)
-		err = write_json(b, bench_stop);
-	return err;
+	return bench_report(&cache_report, &b->env, &b->t, b->o.json, b,
+			    NR_CASES);
 }
 
 static int exit_code(const struct cache_bench *b, int err)
 {
-	if (bench_stop) {
-		fprintf(stderr, "uflush-bench cache: interrupted\n");
-		return 130;
-	}
-	if (err)
-		return 1;
+	if (bench_stop || err)
+		return bench_exit_code("cache", err);
 	if (!b->rows[CASE_UFLUSH].n) {
-		fprintf(stderr, "uflush-bench cache: uflush could not run\n");
+		bench_err("cache", "uflush could not run");
 		return 1;
 	}
 	return 0;
@@ -1386,34 +916,34 @@ static int exit_code(const struct cache_bench *b, int err)
 
 int bench_cache_main(int argc, char **argv)
 {
-	static struct cache_bench bench;
-	struct cache_bench *b = &bench;
+	struct cache_bench *b = &cache_bench;
 	unsigned int c;
 	int err;
 
-	err = parse_opts(&b->o, argc, argv);
+	err = bench_opts_parse(&bench_cache_cmdline, argc, argv, stdout,
+			       stderr);
+	if (!err)
+		err = check_opts(&b->o);
 	if (err)
 		return err > 0 ? 0 : 2;
-	for (c = 0; c < NR_CASES; c++)
-		b->rows[c].name = case_names[c];
-	err = bench_install_signals();
-	if (err) {
-		fprintf(stderr, "uflush-bench cache: signals: %s\n",
-			strerror(-err));
-		return 1;
+	for (c = 0; c < NR_CASES; c++) {
+		b->cases[c].name = case_names[c];
+		b->rows[c].bc = &b->cases[c];
 	}
-	bench_kernel_version(b->kernel, sizeof(b->kernel));
+	if (bench_env_init(&b->env, "cache", !b->o.no_fio))
+		return 1;
 	host_info(b);
 	if (resolve_policy(b))
 		return 2;
-	find_fio(b);
-	err = b->o.dev ? target_dev(b) : target_scratch(b);
-	if (err)
+	if (!b->env.have_fio)
+		skip_fio_cases(b);
+	if (bench_target_open(&b->t, "cache", b->o.dev, b->o.size))
 		return 1;
+	b->t.range = b->o.size;
+	b->t.force = b->o.force;
 	if (!bench_stop)
 		err = bench_cache_run(b);
-	if (b->t.scratch)
-		uf_testdev_destroy(&b->t.td);
+	bench_target_close(&b->t);
 	free(b->buf);
 	return exit_code(b, err);
 }

@@ -370,6 +370,16 @@ static const char *skip_value(const char *p, unsigned int depth)
 	return p;
 }
 
+/* Past the value at p and the comma after it, if any; NULL if malformed. */
+static const char *next_item(const char *p)
+{
+	p = skip_value(p, 0);
+	if (!p)
+		return NULL;
+	p = ws(p);
+	return *p == ',' ? ws(p + 1) : p;
+}
+
 /* p at an object; the value of member key, or NULL. */
 static const char *json_get(const char *p, const char *key)
 {
@@ -392,12 +402,9 @@ static const char *json_get(const char *p, const char *key)
 		p = ws(p);
 		if (match)
 			return p;
-		p = skip_value(p, 0);
+		p = next_item(p);
 		if (!p)
 			return NULL;
-		p = ws(p);
-		if (*p == ',')
-			p = ws(p + 1);
 	}
 	return NULL;
 }
@@ -411,12 +418,9 @@ static const char *json_index(const char *p, unsigned int idx)
 	while (*p && *p != ']') {
 		if (!idx--)
 			return p;
-		p = skip_value(p, 0);
+		p = next_item(p);
 		if (!p)
 			return NULL;
-		p = ws(p);
-		if (*p == ',')
-			p = ws(p + 1);
 	}
 	return NULL;
 }

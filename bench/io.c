@@ -25,30 +25,23 @@
  * A scratch device is written once in full before the runs, so that no run
  * pays for allocating blocks in the sparse backing file.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "uflush.h"
 #include "bench.h"
 #include "io/io.h"
-#include "io/testdev.h"
 
-#define IO_MAX_REPS		32
 #define IO_DEFAULT_SIZE		(2ull << 30)
 #define IO_WAIT_SLICE_NS	100000000ull	/* poll bench_stop this often */
 #define IO_DRAIN_TIMEOUT_NS	30000000000ull
-#define IO_REOPEN_TIMEOUT_NS	5000000000ull
 
 struct io_pattern {
 	const char *name;
@@ -71,6 +64,8 @@ static const char *const engine_names[] = { "io_uring", "libaio", "psync" };
 
 #define NR_ENGINES (sizeof(engine_names) / sizeof(engine_names[0]))
 
+#define NR_CELLS	(NR_PATTERNS * NR_ENGINES)
+
 struct io_opts {
 	unsigned int runtime;
 	unsigned int reps;
@@ -79,7 +74,7 @@ struct io_opts {
 	bool size_set;
 	const char *dev;
 	bool force;
-	int prefill;			/* -1 = only on a scratch device */
+	bool prefill, no_prefill;	/* neither: only on a scratch device */
 	bool no_fio;
 	bool fio_batch;			/* fio batches like our loop */
 	const char *json;
@@ -87,52 +82,47 @@ struct io_opts {
 	bool engine[NR_ENGINES];
 };
 
-/* The device under test. */
-struct io_target {
-	struct uf_testdev td;
-	bool scratch;
-	const char *path;
-	char desc[512];
-	uint64_t range;			/* bytes used: [0, range) */
-	unsigned int lbs;
+/* A pattern's samples of one side, uflush or fio, one per rep. */
+struct io_side {
+	struct bench_samples mbs, iops, cpu;
 };
 
 /* One row: a pattern on an engine, ours and fio's numbers per rep. */
 struct io_cell {
 	const struct io_pattern *pat;
 	const char *engine;
-	bool skipped;
-	char why[256];
+	struct bench_case *bc;		/* skipped, why, runs */
 	bool fio_failed;
 	char fio_why[256];
 	char fio_cmd[1024];
 	unsigned int batch;
-	unsigned int nu, nf;
-	double u_mbs[IO_MAX_REPS], u_iops[IO_MAX_REPS], u_cpu[IO_MAX_REPS];
-	double u_batch[IO_MAX_REPS], u_csw[IO_MAX_REPS];
+	struct io_side u, f;
+	struct bench_samples u_batch, u_csw;
 	int engine_threads;		/* threads the engine started */
-	double f_mbs[IO_MAX_REPS], f_iops[IO_MAX_REPS], f_cpu[IO_MAX_REPS];
-	double paired[IO_MAX_REPS];	/* uflush/fio of back-to-back runs */
-	unsigned int np;
+	struct bench_samples paired;	/* uflush/fio of back-to-back runs */
 };
 
 struct io_bench {
 	struct io_opts o;
-	struct io_target t;
-	char kernel[160];
-	bool have_fio;
-	char fio_version[64];
-	char fio_why[256];
-	bool opened;			/* we have had the device open */
-	unsigned int busy_reopens;	/* opens that first saw -EBUSY */
-	uint64_t busy_wait_ns;
+	struct bench_env env;
+	struct bench_target t;		/* its range: bytes used */
+	struct bench_reopen ro;
 	unsigned int settles;		/* flushes before runs */
 	uint64_t settle_ns;
 	int settle_err;
 	void *buf;			/* write buffers, one per slot */
 	size_t buf_len;
 	unsigned int nr_cells;
-	struct io_cell cells[NR_PATTERNS * NR_ENGINES];
+	struct io_cell cells[NR_CELLS];
+	struct bench_case cases[NR_CELLS];
+};
+
+/* The benchmark, with the defaults of its options. */
+static struct io_bench io_bench = {
+	.o = {
+		.runtime = 3, .reps = 3, .size = IO_DEFAULT_SIZE,
+		.pattern = { true, true }, .engine = { true, true, true },
+	},
 };
 
 /* ------------------------------------------------------------------ */
@@ -201,23 +191,12 @@ static void load_end_io(struct uf_io_req *req, int res)
 	pthread_mutex_unlock(&ld->lock);
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 static void load_prep(struct io_load *ld, struct uf_io_req *req)
 {
 	uint64_t blk;
 
 	if (ld->rand) {
-		blk = xorshift64(&ld->rng) % ld->nr_blocks;
+		blk = bench_xorshift64(&ld->rng) % ld->nr_blocks;
 	} else {
 		blk = ld->next_blk++;
 		if (ld->next_blk == ld->nr_blocks)
@@ -350,17 +329,6 @@ static int load_drain(struct io_load *ld)
 	return err;
 }
 
-/* CPU seconds and context switches of all threads of the process. */
-static void usage_now(double *cpu, uint64_t *csw)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	*cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	*csw = ru.ru_nvcsw + ru.ru_nivcsw;
-}
-
 /* Refill loop: resubmit completed batches until the deadline. */
 static int load_loop(struct io_load *ld, uint64_t deadline)
 {
@@ -402,14 +370,14 @@ static int load_run(struct io_load *ld, uint64_t ns, struct io_run *run)
 		n = ld->to_issue;
 	for (i = 0; i < n; i++)
 		ld->reqs[i] = &ld->slots[i].req;
-	usage_now(&c0, &csw0);
+	bench_process_cpu(&c0, &csw0);
 	t0 = uf_now_ns();
 	err = load_submit(ld, n);
 	if (!err)
 		err = load_loop(ld, t0 + ns);
 	derr = load_drain(ld);
 	t1 = uf_now_ns();
-	usage_now(&c1, &csw1);
+	bench_process_cpu(&c1, &csw1);
 	memset(run, 0, sizeof(*run));
 	run->secs = (t1 - t0) / 1e9;
 	run->bytes = ld->bytes;
@@ -457,85 +425,38 @@ static unsigned int cell_batch(const struct io_bench *b,
 	return batch ? batch : 1;
 }
 
-/* Library messages held back while an open is being retried. */
-struct held_log {
-	char text[2048];
-	size_t len;
+struct bdev_open_args {
+	const char *path;
+	struct uf_bdev_config cfg;
+	struct uf_bdev **bdev;
 };
 
-static struct held_log held_log;
-
-static void hold_log(void *priv, int level, const char *msg)
+static int bdev_open_once(void *arg)
 {
-	struct held_log *h = priv;
-	int n;
+	struct bdev_open_args *a = arg;
 
-	(void)level;
-	n = snprintf(h->text + h->len, sizeof(h->text) - h->len,
-		     "uflush: %s\n", msg);
-	if (n > 0)
-		h->len += (size_t)n < sizeof(h->text) - h->len ?
-			  (size_t)n : sizeof(h->text) - h->len - 1;
+	return uf_bdev_open(a->path, &a->cfg, a->bdev);
 }
 
-/*
- * Open the device with one engine.  Once we have had it open, -EBUSY means
- * our own previous handle has not let go yet: an io_uring instance with
- * the device registered as a fixed file is torn down asynchronously by the
- * kernel, and the O_EXCL claim goes with its last file reference.  So that
- * case is retried for a while (and counted, for the report).
- */
+/* Open the device with one engine; -EBUSY from our last handle waits. */
 static int open_dev(struct io_bench *b, const char *engine,
 		    unsigned int qd, unsigned int flags, struct uf_bdev **bdev)
 {
-	uint64_t give_up = uf_now_ns() + IO_REOPEN_TIMEOUT_NS, t0 = 0;
-	struct timespec pause = { 0, 5000000 };
-	struct uf_bdev_config cfg;
-	int err;
+	struct bdev_open_args a = { .path = b->t.path, .bdev = bdev };
 
-	uf_bdev_config_init(&cfg);
-	cfg.engine = engine;
-	cfg.queue_depth = qd;
-	cfg.flags = flags | (b->o.force ? UF_BDEV_FORCE : 0);
-	held_log.len = 0;
-	if (b->opened)
-		uf_set_log_fn(hold_log, &held_log);
-	for (;;) {
-		err = uf_bdev_open(b->t.path, &cfg, bdev);
-		if (err != -EBUSY || !b->opened || bench_stop ||
-		    uf_now_ns() > give_up)
-			break;
-		if (!t0)
-			t0 = uf_now_ns();
-		held_log.len = 0;
-		nanosleep(&pause, NULL);
-	}
-	uf_set_log_fn(NULL, NULL);
-	if (err && held_log.len)
-		fputs(held_log.text, stderr);
-	if (t0 && !err) {
-		b->busy_reopens++;
-		b->busy_wait_ns += uf_now_ns() - t0;
-	}
-	if (!err)
-		b->opened = true;
-	return err;
+	uf_bdev_config_init(&a.cfg);
+	a.cfg.engine = engine;
+	a.cfg.queue_depth = qd;
+	a.cfg.flags = flags | (b->o.force ? UF_BDEV_FORCE : 0);
+	return bench_open_retry(&b->ro, bdev_open_once, &a);
 }
 
-/* Is task tid of this process one of io_uring's kernel workers (iou-*)? */
-static bool io_uring_worker(const char *tid)
+/* Count a thread unless it is one of io_uring's kernel workers (iou-*). */
+static int count_thread(void *priv, int tid, const char *comm)
 {
-	char path[300], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "iou-", 4);
+	(void)tid;
+	*(int *)priv += !!strncmp(comm, "iou-", 4);
+	return 0;
 }
 
 /*
@@ -545,22 +466,14 @@ static bool io_uring_worker(const char *tid)
  */
 static int count_threads(void)
 {
-	struct dirent *de;
 	int n = 0;
-	DIR *d;
 
-	d = opendir("/proc/self/task");
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.' && !io_uring_worker(de->d_name);
-	closedir(d);
-	return n;
+	return bench_for_each_thread(count_thread, &n) ? -1 : n;
 }
 
 /*
  * A failure to open on the first rep means the engine cannot be set up
- * here: the row is skipped.  Later it is an error.
+ * here: the row is skipped (BENCH_SKIP).  Later it is an error.
  */
 static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 {
@@ -572,20 +485,18 @@ static int run_ours(struct io_bench *b, struct io_cell *c, struct io_run *run)
 	if (!err && threads >= 0)
 		c->engine_threads = count_threads() - threads;
 	if (err) {
-		snprintf(c->why, sizeof(c->why), "cannot set up %s on %s: %s",
-			 c->engine, b->t.path, strerror(-err));
-		if (c->nu)
-			return err;
-		c->skipped = true;
-		return 0;
+		snprintf(c->bc->why, sizeof(c->bc->why),
+			 "cannot set up %s on %s: %s", c->engine, b->t.path,
+			 strerror(-err));
+		return c->bc->runs ? err : BENCH_SKIP;
 	}
 	err = load_once(b, bdev, c->pat, c->batch,
 			(uint64_t)b->o.runtime * 1000000000ull, 0, run);
 	if (err && err != -ETIMEDOUT)
-		snprintf(c->why, sizeof(c->why), "%s %s: I/O failed: %s",
+		snprintf(c->bc->why, sizeof(c->bc->why), "%s %s: I/O failed: %s",
 			 c->pat->name, c->engine, strerror(-err));
 	else if (err)
-		snprintf(c->why, sizeof(c->why),
+		snprintf(c->bc->why, sizeof(c->bc->why),
 			 "%s %s: requests did not complete within %llu s",
 			 c->pat->name, c->engine,
 			 IO_DRAIN_TIMEOUT_NS / 1000000000ull);
@@ -709,45 +620,59 @@ static int settle(struct io_bench *b)
 	b->settles++;
 	if (err && !b->settle_err) {
 		b->settle_err = err;
-		fprintf(stderr, "uflush-bench io: warning: cannot flush %s: %s\n",
-			b->t.path, strerror(-err));
+		bench_err("io", "warning: cannot flush %s: %s", b->t.path,
+			  strerror(-err));
 	}
 	return bench_stop ? -EINTR : 0;
 }
 
-/* Ours then fio's, for one cell in one rep.  Error = stop everything. */
-static int run_pair(struct io_bench *b, struct io_cell *c, unsigned int rep)
+static void record_fio(struct io_cell *c, const struct io_run *u,
+		       const struct io_run *f)
 {
+	bench_samples_add(&c->f.mbs, f->mbs);
+	bench_samples_add(&c->f.iops, f->iops);
+	bench_samples_add(&c->f.cpu, f->cpu);
+	if (f->mbs > 0)
+		bench_samples_add(&c->paired, u->mbs / f->mbs);
+}
+
+/*
+ * Ours then fio's, for one cell in one rep (a bench_sched run callback).
+ * Error = stop everything.
+ */
+static int run_pair(void *priv, unsigned int i, unsigned int rep)
+{
+	struct io_bench *b = priv;
+	struct io_cell *c = &b->cells[i];
 	struct io_run u, f;
 	bool have_f = false;
 	int err;
 
-	if (c->skipped)
-		return 0;
 	settle(b);
 	err = run_ours(b, c, &u);
-	if (err || c->skipped || bench_stop)
+	if (bench_stop)
+		return 0;
+	if (err == BENCH_SKIP)
+		fprintf(stderr, "  %s %s: skipped: %s\n", c->pat->name,
+			c->engine, c->bc->why);
+	else if (err)
+		bench_err("io", "%s", c->bc->why);
+	if (err)
 		return err;
-	c->u_mbs[c->nu] = u.mbs;
-	c->u_iops[c->nu] = u.iops;
-	c->u_cpu[c->nu] = u.cpu;
-	c->u_batch[c->nu] = u.avg_batch;
-	c->u_csw[c->nu] = u.csw_per_io;
-	c->nu++;
-	if (b->have_fio && !c->fio_failed && !settle(b) &&
+	bench_samples_add(&c->u.mbs, u.mbs);
+	bench_samples_add(&c->u.iops, u.iops);
+	bench_samples_add(&c->u.cpu, u.cpu);
+	bench_samples_add(&c->u_batch, u.avg_batch);
+	bench_samples_add(&c->u_csw, u.csw_per_io);
+	if (b->env.have_fio && !c->fio_failed && !settle(b) &&
 	    !run_fio(b, c, &f)) {
-		c->f_mbs[c->nf] = f.mbs;
-		c->f_iops[c->nf] = f.iops;
-		c->f_cpu[c->nf] = f.cpu;
-		c->nf++;
-		if (f.mbs > 0)
-			c->paired[c->np++] = u.mbs / f.mbs;
+		record_fio(c, &u, &f);
 		have_f = true;
 	}
 	if (bench_stop)
 		return 0;
 	report_rep(c, rep, b->o.reps, &u, &f, have_f);
-	if (c->fio_failed && !c->nf)
+	if (c->fio_failed && !c->f.mbs.n)
 		fprintf(stderr, "  fio failed: %s\n", c->fio_why);
 	return 0;
 }
@@ -768,6 +693,7 @@ static void make_cells(struct io_bench *b)
 			c->pat = &io_patterns[p];
 			c->engine = engine_names[e];
 			c->batch = cell_batch(b, c->pat);
+			c->bc = &b->cases[b->nr_cells];
 			b->nr_cells++;
 		}
 	}
@@ -776,123 +702,45 @@ static void make_cells(struct io_bench *b)
 /* Reps outermost, so that slow drifts of the machine hit every row. */
 static int run_all(struct io_bench *b)
 {
-	unsigned int rep, i;
-	int err;
+	struct bench_sched s = {
+		.nr_cases = b->nr_cells, .cases = b->cases, .reps = b->o.reps,
+		.run = run_pair, .priv = b,
+	};
 
-	for (rep = 0; rep < b->o.reps && !bench_stop; rep++) {
-		for (i = 0; i < b->nr_cells && !bench_stop; i++) {
-			err = run_pair(b, &b->cells[i], rep);
-			if (err) {
-				fprintf(stderr, "uflush-bench io: %s\n",
-					b->cells[i].why);
-				return err;
-			}
-			if (!rep && b->cells[i].skipped)
-				fprintf(stderr, "  %s %s: skipped: %s\n",
-					b->cells[i].pat->name,
-					b->cells[i].engine, b->cells[i].why);
-		}
-	}
-	return 0;
+	return bench_sched_run(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* The device                                                          */
 
-static void describe_loop(struct io_target *t, const char *what)
-{
-	char backing[300];
-	int dio;
-
-	if (bench_loop_info(t->path, &dio, backing, sizeof(backing))) {
-		snprintf(t->desc, sizeof(t->desc), "%s", what);
-		return;
-	}
-	snprintf(t->desc, sizeof(t->desc),
-		 "loop device over %s, direct I/O %s (sysfs loop/dio=%d)",
-		 backing, dio == 1 ? "on, verified" : "OFF", dio);
-	if (dio != 1)
-		fprintf(stderr,
-			"uflush-bench io: warning: %s has dio=0: writes go through the host page cache and the numbers mean little\n",
-			t->path);
-}
-
-static int target_scratch(struct io_bench *b)
-{
-	struct io_target *t = &b->t;
-	int err;
-
-	err = uf_testdev_create(b->o.size, 0, &t->td);
-	if (err) {
-		fprintf(stderr,
-			"uflush-bench io: cannot create a scratch device: %s\n",
-			strerror(-err));
-		return err;
-	}
-	t->scratch = true;
-	t->path = t->td.path;
-	if (t->td.is_loop)
-		describe_loop(t, "loop device");
-	else
-		snprintf(t->desc, sizeof(t->desc),
-			 "plain file opened with O_DIRECT (no loop device: %s)",
-			 t->td.why_not_loop);
-	return 0;
-}
-
-static int target_dev(struct io_bench *b)
-{
-	struct io_target *t = &b->t;
-	struct stat st;
-
-	t->path = b->o.dev;
-	if (stat(t->path, &st)) {
-		fprintf(stderr, "uflush-bench io: %s: %s\n", t->path,
-			strerror(errno));
-		return -errno;
-	}
-	if (S_ISBLK(st.st_mode))
-		describe_loop(t, "block device");
-	else
-		snprintf(t->desc, sizeof(t->desc),
-			 "regular file opened with O_DIRECT");
-	fprintf(stderr,
-		"uflush-bench io: warning: writing over %s: its data will be destroyed\n",
-		t->path);
-	return 0;
-}
-
 /* Size and block size, and whether we may open it at all. */
 static int target_probe(struct io_bench *b)
 {
-	struct io_target *t = &b->t;
+	struct bench_target *t = &b->t;
 	struct uf_bdev *bdev;
 	uint64_t size;
 	int err;
 
 	err = open_dev(b, NULL, 1, 0, &bdev);
 	if (err == -EBUSY) {
-		fprintf(stderr,
-			"uflush-bench io: %s is mounted or in use; --force uses it anyway (and overwrites it)\n",
-			t->path);
+		bench_err("io", "%s is mounted or in use; --force uses it anyway (and overwrites it)",
+			  t->path);
 		return err;
 	}
 	if (err) {
-		fprintf(stderr, "uflush-bench io: cannot open %s: %s\n",
-			t->path, strerror(-err));
+		bench_err("io", "cannot open %s: %s", t->path, strerror(-err));
 		return err;
 	}
 	uf_bdev_size(bdev, &size);
-	uf_bdev_block_size(bdev, &t->lbs);
+	uf_bdev_block_size(bdev, &b->t.lbs);
 	uf_bdev_close(bdev);
-	t->range = size;
+	b->t.range = size;
 	if (b->o.size_set && b->o.size < size)
-		t->range = b->o.size;
-	t->range &= ~((uint64_t)(1u << 20) - 1);
-	if (t->range < (64u << 20) || t->lbs > 4096) {
-		fprintf(stderr,
-			"uflush-bench io: %s: need >= 64 MiB and <= 4096-byte blocks (have %" PRIu64 " bytes, %u-byte blocks)\n",
-			t->path, size, t->lbs);
+		b->t.range = b->o.size;
+	b->t.range &= ~((uint64_t)(1u << 20) - 1);
+	if (b->t.range < (64u << 20) || b->t.lbs > 4096) {
+		bench_err("io", "%s: need >= 64 MiB and <= 4096-byte blocks (have %" PRIu64 " bytes, %u-byte blocks)",
+			  t->path, size, b->t.lbs);
 		return -EINVAL;
 	}
 	return 0;
@@ -923,39 +771,21 @@ static int prefill(struct io_bench *b)
 
 static int alloc_buffers(struct io_bench *b)
 {
-	size_t len = 0, i;
-	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t len = 0;
 	unsigned int p;
 
 	for (p = 0; p < NR_PATTERNS; p++)
 		if ((size_t)io_patterns[p].bs * io_patterns[p].qd > len)
 			len = (size_t)io_patterns[p].bs * io_patterns[p].qd;
-	if (posix_memalign(&b->buf, 4096, len))
+	b->buf = bench_random_buffer(len);
+	if (!b->buf)
 		return -ENOMEM;
-	/* not zeros: a virtual disk may turn zero writes into discards */
-	for (i = 0; i < len / 8; i++)
-		((uint64_t *)b->buf)[i] = xorshift64(&rng);
 	b->buf_len = len;
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
-
-static void fmt_num(char *buf, size_t len, double v)
-{
-	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
-}
-
-static void set_spread(struct bench_table *t, int row, unsigned int col,
-		       const struct bench_stats *st)
-{
-	char lo[24], hi[24];
-
-	fmt_num(lo, sizeof(lo), st->min);
-	fmt_num(hi, sizeof(hi), st->max);
-	bench_table_set(t, row, col, "%s-%s", lo, hi);
-}
 
 enum {
 	COL_PATTERN, COL_ENGINE, COL_U_MBS, COL_U_SPREAD, COL_F_MBS,
@@ -970,67 +800,60 @@ static const char *const io_cols[] = {
 };
 
 static void cell_row_fio(struct bench_table *t, int row,
-			 const struct io_cell *c, double u_median)
+			 const struct io_cell *c)
 {
-	struct bench_stats fm, fi, fc, pr;
-	char num[24];
+	struct bench_stats fm;
 
-	bench_stats(c->f_mbs, c->nf, &fm);
-	bench_stats(c->f_iops, c->nf, &fi);
-	bench_stats(c->f_cpu, c->nf, &fc);
-	bench_stats(c->paired, c->np, &pr);
-	fmt_num(num, sizeof(num), fm.median);
-	bench_table_set(t, row, COL_F_MBS, "%s", num);
-	set_spread(t, row, COL_F_SPREAD, &fm);
-	bench_table_set(t, row, COL_RATIO, "%.2f",
-			fm.median > 0 ? u_median / fm.median : 0);
-	bench_table_set(t, row, COL_PAIRED, "%.2f", pr.median);
-	bench_table_set(t, row, COL_F_IOPS, "%.0f", fi.median);
-	bench_table_set(t, row, COL_F_CPU, "%.0f", fc.median);
+	bench_samples_stats(&c->f.mbs, &fm);
+	bench_table_stats(t, row, COL_F_MBS, &fm);
+	bench_table_ratio(t, row, COL_RATIO, bench_ratio(&c->u.mbs, &c->f.mbs));
+	bench_table_set(t, row, COL_PAIRED, "%.2f",
+			bench_samples_median(&c->paired));
+	bench_table_set(t, row, COL_F_IOPS, "%.0f",
+			bench_samples_median(&c->f.iops));
+	bench_table_set(t, row, COL_F_CPU, "%.0f",
+			bench_samples_median(&c->f.cpu));
 }
 
-static void cell_row(struct bench_table *t, const struct io_cell *c)
+static void cell_row(struct bench_table *t, const void *priv, unsigned int i)
 {
-	struct bench_stats um, ui, uc;
+	const struct io_cell *c = &((const struct io_bench *)priv)->cells[i];
+	struct bench_stats um;
 	int row = bench_table_row(t);
-	char num[24];
 
 	if (row < 0)
 		return;
 	bench_table_set(t, row, COL_PATTERN, "%s", c->pat->name);
 	bench_table_set(t, row, COL_ENGINE, "%s", c->engine);
-	if (c->skipped || !c->nu) {
+	if (c->bc->skipped || !c->u.mbs.n) {
 		bench_table_set(t, row, COL_U_MBS, "%s",
-				c->skipped ? "skipped" : "no run");
+				c->bc->skipped ? "skipped" : "no run");
 		return;
 	}
-	bench_stats(c->u_mbs, c->nu, &um);
-	bench_stats(c->u_iops, c->nu, &ui);
-	bench_stats(c->u_cpu, c->nu, &uc);
-	fmt_num(num, sizeof(num), um.median);
-	bench_table_set(t, row, COL_U_MBS, "%s", num);
-	set_spread(t, row, COL_U_SPREAD, &um);
-	bench_table_set(t, row, COL_U_IOPS, "%.0f", ui.median);
-	bench_table_set(t, row, COL_U_CPU, "%.0f", uc.median);
-	if (c->nf) {
-		cell_row_fio(t, row, c, um.median);
+	bench_samples_stats(&c->u.mbs, &um);
+	bench_table_stats(t, row, COL_U_MBS, &um);
+	bench_table_set(t, row, COL_U_IOPS, "%.0f",
+			bench_samples_median(&c->u.iops));
+	bench_table_set(t, row, COL_U_CPU, "%.0f",
+			bench_samples_median(&c->u.cpu));
+	if (c->f.mbs.n) {
+		cell_row_fio(t, row, c);
 	} else {
 		bench_table_set(t, row, COL_F_MBS, "-");
 		bench_table_set(t, row, COL_RATIO, "-");
 	}
 }
 
-static void print_header(const struct io_bench *b)
+static void print_header(const void *priv)
 {
+	const struct io_bench *b = priv;
+	char extra[96];
+
+	snprintf(extra, sizeof(extra), ", %.2f GiB used, %u-byte blocks",
+		 b->t.range / (double)(1u << 30), b->t.lbs);
 	printf("\nuflush-bench io: raw write throughput, uflush's I/O engines vs fio, same device\n");
-	printf("device:  %s: %s, %.2f GiB used, %u-byte blocks%s\n",
-	       b->t.path, b->t.desc, b->t.range / (double)(1u << 30),
-	       b->t.lbs, b->t.scratch ? " (scratch, removed at exit)" : "");
-	printf("kernel:  %s\n", b->kernel);
-	if (b->have_fio)
-		printf("fio:     %s (%s)\n", b->fio_version, fio_binary());
-	else
-		printf("fio:     BASELINE MISSING: %s\n", b->fio_why);
+	bench_target_print(&b->t, extra);
+	bench_env_print(&b->env, NULL, true);
 	printf("runs:    %u s each, %u reps, uflush and fio interleaved; medians%s\n\n",
 	       b->o.runtime, b->o.reps,
 	       bench_stop ? " (INTERRUPTED: partial results)" : "");
@@ -1043,7 +866,7 @@ static int threads_of(const struct io_bench *b, const char *engine,
 	unsigned int i;
 
 	for (i = 0; i < b->nr_cells; i++)
-		if (b->cells[i].nu && !strcmp(b->cells[i].engine, engine) &&
+		if (b->cells[i].u.mbs.n && !strcmp(b->cells[i].engine, engine) &&
 		    !strcmp(b->cells[i].pat->name, pattern))
 			return b->cells[i].engine_threads;
 	return -1;
@@ -1074,7 +897,7 @@ static void print_threads(const struct io_bench *b)
 		printf("\n");
 	for (i = 0; i < b->nr_cells; i++) {
 		c = &b->cells[i];
-		if (!c->nu || strcmp(c->engine, "psync") ||
+		if (!c->u.mbs.n || strcmp(c->engine, "psync") ||
 		    c->engine_threads <= 0 ||
 		    (unsigned int)c->engine_threads >= c->pat->qd)
 			continue;
@@ -1092,24 +915,22 @@ static void print_failures(const struct io_bench *b)
 
 	for (i = 0; i < b->nr_cells; i++) {
 		c = &b->cells[i];
-		if (c->skipped)
+		if (c->bc->skipped)
 			printf("%s/%s skipped: %s\n", c->pat->name, c->engine,
-			       c->why);
-		else if (c->fio_failed && !c->nf)
+			       c->bc->why);
+		else if (c->fio_failed && !c->f.mbs.n)
 			printf("%s/%s: fio failed: %s\n", c->pat->name,
 			       c->engine, c->fio_why);
 	}
 	if (b->settles)
 		printf("Each run started after a device flush (fdatasync, untimed; %u flushes, %.1f s in all).\n",
 		       b->settles, b->settle_ns / 1e9);
-	if (b->busy_reopens)
-		printf("%u reopen(s) found the device still held by our own previous handle (-EBUSY:\n"
-		       "the kernel tears an io_uring down asynchronously) and waited %.0f ms in all, untimed.\n",
-		       b->busy_reopens, b->busy_wait_ns / 1e6);
+	bench_reopen_print(&b->ro);
 }
 
-static void print_notes(const struct io_bench *b)
+static void print_notes(const void *priv)
 {
+	const struct io_bench *b = priv;
 	unsigned int i, shown = 0;
 
 	printf("\nMB/s = 10^6 bytes/s; spread = min-max over the reps; ratio = median uflush / median fio.\n"
@@ -1138,278 +959,112 @@ static void print_notes(const struct io_bench *b)
 	}
 }
 
-static void print_results(const struct io_bench *b)
+static void json_side(struct bench_json *j, const char *key,
+		      const struct io_side *s)
 {
-	static struct bench_table t;
-	unsigned int i;
-
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < sizeof(io_cols) / sizeof(io_cols[0]); i++)
-		bench_table_col(&t, io_cols[i]);
-	for (i = 0; i < b->nr_cells; i++)
-		cell_row(&t, &b->cells[i]);
-	print_header(b);
-	bench_table_print(&t, stdout);
-	print_notes(b);
-	fflush(stdout);
+	bench_json_obj(j, key);
+	bench_json_samples(j, "mbps", &s->mbs);
+	bench_json_samples(j, "iops", &s->iops);
+	bench_json_samples(j, "cpu_pct", &s->cpu);
 }
 
-static void json_stats(FILE *f, const char *name, const double *v,
-		       unsigned int n)
+static void json_cell(struct bench_json *j, const void *priv,
+		      unsigned int i)
 {
-	struct bench_stats st;
+	const struct io_cell *c = &((const struct io_bench *)priv)->cells[i];
 
-	bench_stats(v, n, &st);
-	fprintf(f, "\"%s\": ", name);
-	bench_json_array(f, v, n);
-	fprintf(f, ", \"%s_median\": %.3f, \"%s_min\": %.3f, \"%s_max\": %.3f",
-		name, st.median, name, st.min, name, st.max);
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "pattern", c->pat->name);
+	bench_json_str(j, "engine", c->engine);
+	bench_json_u64(j, "bs", c->pat->bs);
+	bench_json_u64(j, "qd", c->pat->qd);
+	bench_json_u64(j, "refill_batch", c->batch);
+	bench_json_str(j, "status", c->bc->skipped ? "skipped" : "ok");
+	bench_json_str(j, "reason", c->bc->skipped ? c->bc->why : "");
+	json_side(j, "uflush", &c->u);
+	bench_json_nums(j, "avg_refill", c->u_batch.v, c->u_batch.n);
+	bench_json_nums(j, "ctxsw_per_io", c->u_csw.v, c->u_csw.n);
+	bench_json_int(j, "engine_threads", c->engine_threads);
+	bench_json_end(j);
+	json_side(j, "fio", &c->f);
+	bench_json_str(j, "error", c->fio_failed ? c->fio_why : "");
+	bench_json_str(j, "cmd", c->fio_cmd);
+	bench_json_end(j);
+	bench_json_nums(j, "paired_ratios", c->paired.v, c->paired.n);
+	bench_json_num(j, "ratio", bench_ratio(&c->u.mbs, &c->f.mbs));
+	bench_json_end(j);
 }
 
-static void json_cell(FILE *f, const struct io_cell *c)
+static void json_config(struct bench_json *j, const void *priv)
 {
-	struct bench_stats u, fs;
+	const struct io_bench *b = priv;
 
-	fprintf(f, "    {\"pattern\": \"%s\", \"engine\": \"%s\", \"bs\": %u, \"qd\": %u, \"refill_batch\": %u,\n",
-		c->pat->name, c->engine, c->pat->bs, c->pat->qd, c->batch);
-	fprintf(f, "     \"status\": \"%s\", \"reason\": ",
-		c->skipped ? "skipped" : "ok");
-	bench_json_str(f, c->skipped ? c->why : "");
-	fprintf(f, ",\n     \"uflush\": {");
-	json_stats(f, "mbps", c->u_mbs, c->nu);
-	fprintf(f, ", ");
-	json_stats(f, "iops", c->u_iops, c->nu);
-	fprintf(f, ", ");
-	json_stats(f, "cpu_pct", c->u_cpu, c->nu);
-	fprintf(f, ", \"avg_refill\": ");
-	bench_json_array(f, c->u_batch, c->nu);
-	fprintf(f, ", \"ctxsw_per_io\": ");
-	bench_json_array(f, c->u_csw, c->nu);
-	fprintf(f, ", \"engine_threads\": %d", c->engine_threads);
-	fprintf(f, "},\n     \"fio\": {");
-	json_stats(f, "mbps", c->f_mbs, c->nf);
-	fprintf(f, ", ");
-	json_stats(f, "iops", c->f_iops, c->nf);
-	fprintf(f, ", ");
-	json_stats(f, "cpu_pct", c->f_cpu, c->nf);
-	fprintf(f, ", \"error\": ");
-	bench_json_str(f, c->fio_failed ? c->fio_why : "");
-	fprintf(f, ", \"cmd\": ");
-	bench_json_str(f, c->fio_cmd);
-	bench_stats(c->u_mbs, c->nu, &u);
-	bench_stats(c->f_mbs, c->nf, &fs);
-	fprintf(f, "},\n     \"paired_ratios\": ");
-	bench_json_array(f, c->paired, c->np);
-	if (c->nu && c->nf && fs.median > 0)
-		fprintf(f, ",\n     \"ratio\": %.4f}", u.median / fs.median);
-	else
-		fprintf(f, ",\n     \"ratio\": null}");
+	bench_json_u64(j, "runtime_s", b->o.runtime);
+	bench_json_u64(j, "reps", b->o.reps);
+	bench_fio_json(j, &b->env);
+	bench_json_bool(j, "batched", b->o.fio_batch);
+	bench_json_end(j);
 }
 
-static int write_json(const struct io_bench *b, bool interrupted)
-{
-	FILE *f = fopen(b->o.json, "w");
-	unsigned int i;
-
-	if (!f) {
-		fprintf(stderr, "uflush-bench io: cannot write %s: %s\n",
-			b->o.json, strerror(errno));
-		return -errno;
-	}
-	fprintf(f, "{\n  \"benchmark\": \"io\",\n  \"kernel\": ");
-	bench_json_str(f, b->kernel);
-	fprintf(f, ",\n  \"device\": {\"path\": ");
-	bench_json_str(f, b->t.path);
-	fprintf(f, ", \"scratch\": %s, \"loop\": %s, \"description\": ",
-		b->t.scratch ? "true" : "false",
-		b->t.scratch && b->t.td.is_loop ? "true" : "false");
-	bench_json_str(f, b->t.desc);
-	fprintf(f, ", \"range_bytes\": %" PRIu64 ", \"block_size\": %u},\n",
-		b->t.range, b->t.lbs);
-	fprintf(f, "  \"runtime_s\": %u, \"reps\": %u, \"interrupted\": %s,\n",
-		b->o.runtime, b->o.reps, interrupted ? "true" : "false");
-	fprintf(f, "  \"fio\": {\"available\": %s, \"version\": ",
-		b->have_fio ? "true" : "false");
-	bench_json_str(f, b->have_fio ? b->fio_version : "");
-	fprintf(f, ", \"batched\": %s, \"why_missing\": ",
-		b->o.fio_batch ? "true" : "false");
-	bench_json_str(f, b->have_fio ? "" : b->fio_why);
-	fprintf(f, "},\n  \"results\": [\n");
-	for (i = 0; i < b->nr_cells; i++) {
-		json_cell(f, &b->cells[i]);
-		fprintf(f, "%s\n", i + 1 < b->nr_cells ? "," : "");
-	}
-	fprintf(f, "  ]\n}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "uflush-bench io: writing %s: %s\n",
-			b->o.json, strerror(errno));
-		return -EIO;
-	}
-	return 0;
-}
+static const struct bench_report io_report = {
+	io_cols, sizeof(io_cols) / sizeof(io_cols[0]),
+	print_header, cell_row, print_notes, json_config, json_cell,
+};
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-void bench_io_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: uflush-bench io [OPTIONS]\n"
-		"\n"
+static const struct bench_opt io_opts[] = {
+	BENCH_UINT("runtime", "SEC", &io_bench.o.runtime, 1, 3600,
+		   "1..3600 seconds", "seconds per run (default 3)"),
+	BENCH_OPT_REPS(&io_bench.o.reps,
+		       "repetitions of each uflush/fio pair (default 3)"),
+	{ .name = "size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	  .dest = &io_bench.o.size, .min = 64u << 20, .max = UINT64_MAX,
+	  .given = &io_bench.o.size_set,
+	  .help = "scratch device size, or the range used on --dev\n"
+		  "(default 2G; whole device with --dev)" },
+	BENCH_LIST("patterns", io_bench.o.pattern, pattern_names, "seq, rand",
+		   "seq,rand (default both)"),
+	BENCH_LIST("engines", io_bench.o.engine, engine_names,
+		   "io_uring, libaio, psync",
+		   "io_uring,libaio,psync (default all)"),
+	BENCH_OPT_DEV(&io_bench.o.dev),
+	BENCH_OPT_FORCE(&io_bench.o.force),
+	BENCH_UINT("batch", "N", &io_bench.o.batch, 1, 4096, "1..QD",
+		   "resubmit completed requests in batches of N\n"
+		   "(default QD/8)"),
+	BENCH_FLAG("prefill", &io_bench.o.prefill,
+		   "write the range once before measuring (default:\n"
+		   "only on the scratch device)"),
+	BENCH_FLAG("no-prefill", &io_bench.o.no_prefill,
+		   "do not write it first (--prefill wins over it)"),
+	BENCH_FLAG("no-fio", &io_bench.o.no_fio, "skip the fio baseline"),
+	BENCH_FLAG("fio-batch", &io_bench.o.fio_batch,
+		   "let fio submit in batches of the refill batch and\n"
+		   "reap up to QD at once, as uflush's loop does\n"
+		   "(io_uring, libaio; fio's default is one at a time)"),
+	BENCH_OPT_JSON(&io_bench.o.json),
+	BENCH_OPT_END,
+};
+
+const struct bench_cmdline bench_io_cmdline = {
+	.cmd = "io",
+	.about =
 		"Raw write throughput of uflush's I/O engines (uf_bdev_submit in a closed\n"
 		"loop) beside fio with the same pattern, engine, depth and byte range on\n"
 		"the same device; runs interleaved, medians and min-max spreads printed.\n"
-		"Default device: a scratch loop device (direct I/O) over a sparse file,\n"
-		"or the file itself where a loop device cannot be made; removed at exit.\n"
-		"\n"
-		"  --runtime SEC      seconds per run (default 3)\n"
-		"  --reps N           repetitions of each uflush/fio pair (default 3)\n"
-		"  --size SIZE        scratch device size, or the range used on --dev\n"
-		"                     (default 2G; whole device with --dev)\n"
-		"  --patterns LIST    seq,rand (default both)\n"
-		"  --engines LIST     io_uring,libaio,psync (default all)\n"
-		"  --dev PATH         use this block device or file: ITS DATA IS OVERWRITTEN\n"
-		"  --force            open PATH even if mounted or in use\n"
-		"  --batch N          resubmit completed requests in batches of N\n"
-		"                     (default QD/8)\n"
-		"  --prefill, --no-prefill\n"
-		"                     write the range once before measuring (default:\n"
-		"                     only on the scratch device)\n"
-		"  --no-fio           skip the fio baseline\n"
-		"  --fio-batch        let fio submit in batches of the refill batch and\n"
-		"                     reap up to QD at once, as uflush's loop does\n"
-		"                     (io_uring, libaio; fio's default is one at a time)\n"
-		"  --json FILE        also write the results as JSON\n"
-		"\n"
-		"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n"
-		"file goes (default /var/tmp).\n");
-}
-
-enum {
-	OPT_RUNTIME = 256, OPT_REPS, OPT_SIZE, OPT_PATTERNS, OPT_ENGINES,
-	OPT_DEV, OPT_FORCE, OPT_BATCH, OPT_PREFILL, OPT_NO_PREFILL,
-	OPT_NO_FIO, OPT_FIO_BATCH, OPT_JSON, OPT_HELP,
+		BENCH_SCRATCH_ABOUT,
+	.opts = io_opts,
+	.epilog = BENCH_ENV_FIO,
 };
-
-static const struct option io_longopts[] = {
-	{ "runtime", required_argument, NULL, OPT_RUNTIME },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "patterns", required_argument, NULL, OPT_PATTERNS },
-	{ "engines", required_argument, NULL, OPT_ENGINES },
-	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "prefill", no_argument, NULL, OPT_PREFILL },
-	{ "no-prefill", no_argument, NULL, OPT_NO_PREFILL },
-	{ "no-fio", no_argument, NULL, OPT_NO_FIO },
-	{ "fio-batch", no_argument, NULL, OPT_FIO_BATCH },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int bad_opt(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "uflush-bench io: bad %s '%s' (want %s)\n", opt, val,
-		want);
-	return -EINVAL;
-}
-
-static int parse_one(struct io_opts *o, int opt, const char *arg)
-{
-	const char *bad;
-
-	switch (opt) {
-	case OPT_RUNTIME:
-		if (bench_parse_uint(arg, 1, 3600, &o->runtime))
-			return bad_opt("--runtime", arg, "1..3600 seconds");
-		return 0;
-	case OPT_REPS:
-		if (bench_parse_uint(arg, 1, IO_MAX_REPS, &o->reps))
-			return bad_opt("--reps", arg, "1..32");
-		return 0;
-	case OPT_SIZE:
-		o->size_set = true;
-		if (bench_parse_size(arg, &o->size) || o->size < (64u << 20))
-			return bad_opt("--size", arg, "a size >= 64M");
-		return 0;
-	case OPT_BATCH:
-		if (bench_parse_uint(arg, 1, 4096, &o->batch))
-			return bad_opt("--batch", arg, "1..QD");
-		return 0;
-	case OPT_PATTERNS:
-		if (bench_parse_list(arg, pattern_names, NR_PATTERNS,
-				     o->pattern, &bad))
-			return bad_opt("pattern", bad, "seq, rand");
-		return 0;
-	case OPT_ENGINES:
-		if (bench_parse_list(arg, engine_names, NR_ENGINES,
-				     o->engine, &bad))
-			return bad_opt("engine", bad,
-				       "io_uring, libaio, psync");
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_opts(struct io_opts *o, int argc, char **argv)
-{
-	int opt, err;
-
-	memset(o, 0, sizeof(*o));
-	o->runtime = 3;
-	o->reps = 3;
-	o->size = IO_DEFAULT_SIZE;
-	o->prefill = -1;
-	memset(o->pattern, 1, sizeof(o->pattern));
-	memset(o->engine, 1, sizeof(o->engine));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", io_longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_DEV: o->dev = optarg; break;
-		case OPT_FORCE: o->force = true; break;
-		case OPT_PREFILL: o->prefill = 1; break;
-		case OPT_NO_PREFILL: o->prefill = 0; break;
-		case OPT_NO_FIO: o->no_fio = true; break;
-		case OPT_FIO_BATCH: o->fio_batch = true; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_HELP: bench_io_usage(stdout); return 1;
-		case '?': return -EINVAL;
-		default:
-			err = parse_one(o, opt, optarg);
-			if (err)
-				return err;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "uflush-bench io: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
-static void find_fio(struct io_bench *b)
-{
-	if (b->o.no_fio) {
-		snprintf(b->fio_why, sizeof(b->fio_why), "--no-fio given");
-		return;
-	}
-	b->have_fio = !fio_find(b->fio_version, sizeof(b->fio_version),
-				b->fio_why, sizeof(b->fio_why));
-	if (!b->have_fio)
-		fprintf(stderr,
-			"uflush-bench io: fio baseline missing (%s); printing uflush numbers only\n",
-			b->fio_why);
-}
-
 static void announce(const struct io_bench *b)
 {
-	unsigned int runs = b->nr_cells * b->o.reps * (b->have_fio ? 2 : 1);
+	unsigned int runs = b->nr_cells * b->o.reps * (b->env.have_fio ? 2 : 1);
 
 	fprintf(stderr,
 		"uflush-bench io: %s (%s), %u rows x %u reps, about %u s\n",
@@ -1420,7 +1075,8 @@ static void announce(const struct io_bench *b)
 /* Everything between making the device and removing it. */
 static int bench_io_run(struct io_bench *b)
 {
-	bool fill = b->o.prefill < 0 ? b->t.scratch : b->o.prefill;
+	bool fill = b->o.prefill ? true : b->o.no_prefill ? false :
+		    b->t.scratch;
 	int err;
 
 	err = target_probe(b);
@@ -1434,34 +1090,27 @@ static int bench_io_run(struct io_bench *b)
 	if (fill && !bench_stop) {
 		err = prefill(b);
 		if (err) {
-			fprintf(stderr, "uflush-bench io: prefill failed: %s\n",
-				strerror(-err));
+			bench_err("io", "prefill failed: %s", strerror(-err));
 			return err;
 		}
 	}
 	err = run_all(b);
 	if (err)
 		return err;
-	print_results(b);
-	if (b->o.json)
-		err = write_json(b, bench_stop);
-	return err;
+	return bench_report(&io_report, &b->env, &b->t, b->o.json, b,
+			    b->nr_cells);
 }
 
 static int exit_code(const struct io_bench *b, int err)
 {
 	unsigned int i, ran = 0;
 
-	if (bench_stop) {
-		fprintf(stderr, "uflush-bench io: interrupted\n");
-		return 130;
-	}
-	if (err)
-		return 1;
+	if (bench_stop || err)
+		return bench_exit_code("io", err);
 	for (i = 0; i < b->nr_cells; i++)
-		ran += b->cells[i].nu > 0;
+		ran += b->cells[i].u.mbs.n > 0;
 	if (!ran) {
-		fprintf(stderr, "uflush-bench io: no engine could run\n");
+		bench_err("io", "no engine could run");
 		return 1;
 	}
 	return 0;
@@ -1469,28 +1118,20 @@ static int exit_code(const struct io_bench *b, int err)
 
 int bench_io_main(int argc, char **argv)
 {
-	static struct io_bench bench;
-	struct io_bench *b = &bench;
+	struct io_bench *b = &io_bench;
 	int err;
 
-	err = parse_opts(&b->o, argc, argv);
+	err = bench_opts_parse(&bench_io_cmdline, argc, argv, stdout, stderr);
 	if (err)
 		return err > 0 ? 0 : 2;
-	err = bench_install_signals();
-	if (err) {
-		fprintf(stderr, "uflush-bench io: signals: %s\n",
-			strerror(-err));
+	if (bench_env_init(&b->env, "io", !b->o.no_fio))
 		return 1;
-	}
-	bench_kernel_version(b->kernel, sizeof(b->kernel));
-	find_fio(b);
-	err = b->o.dev ? target_dev(b) : target_scratch(b);
-	if (err)
+	if (bench_target_open(&b->t, "io", b->o.dev,
+			      b->o.dev ? 0 : b->o.size))
 		return 1;
 	if (!bench_stop)
 		err = bench_io_run(b);
-	if (b->t.scratch)
-		uf_testdev_destroy(&b->t.td);
+	bench_target_close(&b->t);
 	free(b->buf);
 	return exit_code(b, err);
 }

@@ -47,27 +47,6 @@ static void keep_line(void *priv, const char *line)
 		snprintf(l->line[l->nr++], POL_LINE_LEN, "%s", line);
 }
 
-/* What the library says while a spec is resolved. */
-struct pol_msgs {
-	char text[2048];
-	size_t len;
-};
-
-static void keep_msg(void *priv, int level, const char *msg)
-{
-	struct pol_msgs *m = priv;
-	int n;
-
-	(void)level;
-	if (m->len >= sizeof(m->text) - 1)
-		return;
-	n = snprintf(m->text + m->len, sizeof(m->text) - m->len, "%s%s",
-		     m->len ? "\n  " : "", msg);
-	if (n > 0)
-		m->len += (size_t)n < sizeof(m->text) - m->len ?
-			  (size_t)n : sizeof(m->text) - m->len - 1;
-}
-
 /*
  * The list line of knob=value: "  knob=value<spaces>source".  NULL if the
  * registry lists no such value (a plugin's, say).
@@ -110,13 +89,14 @@ static void print_sources(const struct pol_lines *l, const char *spec)
 
 static int resolve_one(const struct pol_lines *l, const char *spec)
 {
-	static struct pol_msgs msgs;
+	/* what the library says while the spec is resolved */
+	static struct bench_log msgs = { .sep = "\n  " };
 	struct wb_policy pol;
 	int err;
 
 	msgs.len = 0;
 	msgs.text[0] = '\0';
-	uf_set_log_fn(keep_msg, &msgs);
+	uf_set_log_fn(bench_log_keep, &msgs);
 	err = wb_policy_resolve(spec, &pol);
 	uf_set_log_fn(NULL, NULL);
 	printf("spec:      %s\n", spec);

@@ -717,3 +717,12 @@ int uf_bdev_stall(struct uf_bdev *b, unsigned int ms)
 		return -EINVAL;
 	return uf_shape_stall(&b->q, ms);
 }
+
+int uf_bdev_shape_counters(struct uf_bdev *b, struct uf_shape_counters *out)
+{
+	if (!bdev_valid(b))
+		return -EBADF;
+	if (!b->shaped || !out)
+		return -EINVAL;
+	return uf_shape_counters(&b->q, out);
+}

@@ -150,6 +150,25 @@ const struct uf_io_engine *uf_io_engine_find(const char *name);
 
 /* struct uf_io_shape is public: include/uflush.h. */
 
+/*
+ * What a shaping wrapper has seen since the device was opened, for tests
+ * that check how many flushes reached a device and in what order.  One
+ * sequence counter stamps two kinds of event: a write's completion handed
+ * to the caller, and a flush handed to the wrapper.  A flush issued after
+ * the writes it must make durable completed has a larger stamp than all
+ * of them.  Failed requests (injected or not) count too.
+ */
+struct uf_shape_counters {
+	uint64_t seq;			/* events stamped so far */
+	uint64_t writes_done;		/* write completions delivered */
+	uint64_t flushes;		/* flushes submitted */
+	uint64_t flushes_done;		/* flush completions delivered */
+	uint64_t flushes_failed;	/* of those, with an error */
+	uint64_t last_write_done_seq;	/* stamp of the latest write done */
+	uint64_t first_flush_seq;	/* stamp of the first flush submitted */
+	uint64_t last_flush_seq;	/* stamp of the latest flush submitted */
+};
+
 /* ------------------------------------------------------------------ */
 /* Devices (io/blkdev.c)                                               */
 
@@ -204,10 +223,15 @@ int uf_bdev_drain(struct uf_bdev *bdev);
 int uf_bdev_set_shape(struct uf_bdev *bdev, const struct uf_io_shape *shape);
 /* Hold every completion of this device for ms milliseconds from now. */
 int uf_bdev_stall(struct uf_bdev *bdev, unsigned int ms);
+/* Counts of what reached the device (struct uf_shape_counters).
+ * A failing flush: 1 << UF_IO_FLUSH in the shape's eio_ops, any eio_len. */
+int uf_bdev_shape_counters(struct uf_bdev *bdev,
+			   struct uf_shape_counters *out);
 
 /* Shape engine hooks used by blkdev.c (io/shape.c). */
 int uf_shape_set(struct uf_io_queue *q, const struct uf_io_shape *shape);
 int uf_shape_stall(struct uf_io_queue *q, unsigned int ms);
+int uf_shape_counters(struct uf_io_queue *q, struct uf_shape_counters *out);
 
 /* Monotonic nanoseconds (CLOCK_MONOTONIC). */
 uint64_t uf_now_ns(void);

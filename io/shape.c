@@ -87,6 +87,7 @@ struct shape_state {
 	uint64_t seen;			/* requests since the shape was set */
 	uint64_t bw_end;		/* the bandwidth budget is spent until */
 	uint64_t stall_until;		/* no completion delivered before */
+	struct uf_shape_counters cnt;	/* for tests: what got through */
 
 	struct shape_ev *pool;
 	struct shape_ev *free;
@@ -147,6 +148,36 @@ static struct shape_ev *ev_list_pop(struct ev_list *l)
 		l->tail = NULL;
 	ev->next = NULL;
 	return ev;
+}
+
+/* ------------------------------------------------------------------ */
+/* Counters, under st->lock                                            */
+
+static void count_submit(struct shape_state *st, const struct uf_io_req *req)
+{
+	struct uf_shape_counters *c = &st->cnt;
+
+	if (req->op != UF_IO_FLUSH)
+		return;
+	c->flushes++;
+	c->last_flush_seq = ++c->seq;
+	if (!c->first_flush_seq)
+		c->first_flush_seq = c->last_flush_seq;
+}
+
+/* Stamped when handed on, before the caller's end_io can run. */
+static void count_done(struct shape_state *st, const struct uf_io_req *req,
+		       int res)
+{
+	struct uf_shape_counters *c = &st->cnt;
+
+	if (req->op == UF_IO_WRITE) {
+		c->writes_done++;
+		c->last_write_done_seq = ++c->seq;
+	} else if (req->op == UF_IO_FLUSH) {
+		c->flushes_done++;
+		c->flushes_failed += res < 0;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,6 +345,7 @@ static void shape_inner_complete(struct uf_io_queue *iq,
 	if (ev->floor <= now && now >= st->stall_until &&
 	    (!st->done.head || st->done.head->due > now)) {
 		req = ev->req;
+		count_done(st, req, res);
 		ev_put(st, ev);
 		pthread_mutex_unlock(&st->lock);
 		/* after this the queue may be torn down: touch nothing */
@@ -358,6 +390,7 @@ static unsigned int take_done(struct shape_state *st, uint64_t now,
 		ev = ev_list_pop(&st->done);
 		d[n].req = ev->req;
 		d[n].res = ev->res;
+		count_done(st, ev->req, ev->res);
 		n++;
 		ev_put(st, ev);
 	}
@@ -444,6 +477,7 @@ static int shape_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
 	lat = (uint64_t)st->shape.latency_us * NSEC_PER_USEC;
 	for (i = 0; i < nr; i++) {
 		ev = ev_get(st);
+		count_submit(st, reqs[i]);
 		ev_init(ev, reqs[i], now + lat);
 		kick |= shape_one(st, ev, now, &tail);
 	}
@@ -601,6 +635,18 @@ int uf_shape_stall(struct uf_io_queue *q, unsigned int ms)
 	pthread_mutex_lock(&st->lock);
 	st->stall_until = uf_now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
 	pthread_cond_signal(&st->wake);
+	pthread_mutex_unlock(&st->lock);
+	return 0;
+}
+
+int uf_shape_counters(struct uf_io_queue *q, struct uf_shape_counters *out)
+{
+	struct shape_state *st = shape_state_of(q);
+
+	if (!st || !out)
+		return -EINVAL;
+	pthread_mutex_lock(&st->lock);
+	*out = st->cnt;
 	pthread_mutex_unlock(&st->lock);
 	return 0;
 }

@@ -396,3 +396,34 @@ void uf_testdev_destroy(struct uf_testdev *td)
 	memset(td, 0, sizeof(*td));
 	td->loop_nr = -1;
 }
+
+int uf_testdev_raw_io(const char *path, bool write, uint64_t off, void *buf,
+		      size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		if (write)
+			n = pwrite(fd, (char *)buf + done, len - done,
+				   (off_t)(off + done));
+		else
+			n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (write && !err && fdatasync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}

@@ -16,6 +16,7 @@
 #define UF_TESTDEV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define UF_TESTDEV_FILE_ONLY	(1u << 0)	/* don't try a loop device */
@@ -33,5 +34,13 @@ struct uf_testdev {
 int uf_testdev_create(uint64_t size, unsigned int flags,
 		      struct uf_testdev *td);
 void uf_testdev_destroy(struct uf_testdev *td);
+
+/*
+ * Read or write [off, off+len) of path with O_DIRECT, bypassing uflush
+ * (a write is followed by fdatasync): how tests check what reached the
+ * device.  buf, off and len must suit direct I/O.  0 or a negative errno.
+ */
+int uf_testdev_raw_io(const char *path, bool write, uint64_t off, void *buf,
+		      size_t len);
 
 #endif /* UF_TESTDEV_H */

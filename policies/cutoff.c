@@ -55,35 +55,14 @@ static void cutoff_bg_all(struct bdi_writeback *wb,
 		st->oldest_jif = jiffies;
 }
 
-static void apply_fixed(struct wb_policy *pol)
-{
-	pol->cutoff = cutoff_fixed;
-}
+DEFINE_WB_VARIANT(cutoff_fixed, "cutoff", "fixed",
+		  "3.1 wb_writeback: only kupdate moves older_than_this",
+		  cutoff, cutoff_fixed);
 
-static void apply_v42(struct wb_policy *pol)
-{
-	pol->cutoff = cutoff_v42;
-}
+DEFINE_WB_VARIANT(cutoff_v42, "cutoff", "v4.2",
+		  "seed 000 L755-769: refresh when pause > 1",
+		  cutoff, cutoff_v42);
 
-static void apply_bg_all(struct wb_policy *pol)
-{
-	pol->cutoff = cutoff_bg_all;
-}
-
-const struct wb_variant wb_variant_cutoff_fixed = {
-	.knob = "cutoff", .value = "fixed",
-	.source = "3.1 wb_writeback: only kupdate moves older_than_this",
-	.apply = apply_fixed,
-};
-
-const struct wb_variant wb_variant_cutoff_v42 = {
-	.knob = "cutoff", .value = "v4.2",
-	.source = "seed 000 L755-769: refresh when pause > 1",
-	.apply = apply_v42,
-};
-
-const struct wb_variant wb_variant_cutoff_bg_all = {
-	.knob = "cutoff", .value = "bg-all",
-	.source = "seed 000 L1223-1271: background includes all dirty inodes",
-	.apply = apply_bg_all,
-};
+DEFINE_WB_VARIANT(cutoff_bg_all, "cutoff", "bg-all",
+		  "seed 000 L1223-1271: background includes all dirty inodes",
+		  cutoff, cutoff_bg_all);

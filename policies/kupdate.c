@@ -11,46 +11,18 @@
  */
 #include "policies/policy.h"
 
-static void apply_fixed(struct wb_policy *pol)
-{
-	pol->kupdate_early = false;
-}
+DEFINE_WB_VARIANT(kupdate_fixed, "kupdate", "fixed",
+		  "3.1 wb_check_old_data_flush",
+		  kupdate_early, false);
 
-static void apply_early(struct wb_policy *pol)
-{
-	pol->kupdate_early = true;
-}
+DEFINE_WB_VARIANT(kupdate_early, "kupdate", "early",
+		  "seed 000 L1273-1373: retry kupdate work early",
+		  kupdate_early, true);
 
-static void apply_pages(struct wb_policy *pol)
-{
-	pol->return_total_progress = false;
-}
+DEFINE_WB_VARIANT(progress_pages, "progress", "pages",
+		  "3.1 wb_writeback: nr_pages - work->nr_pages",
+		  return_total_progress, false);
 
-static void apply_total(struct wb_policy *pol)
-{
-	pol->return_total_progress = true;
-}
-
-const struct wb_variant wb_variant_kupdate_fixed = {
-	.knob = "kupdate", .value = "fixed",
-	.source = "3.1 wb_check_old_data_flush",
-	.apply = apply_fixed,
-};
-
-const struct wb_variant wb_variant_kupdate_early = {
-	.knob = "kupdate", .value = "early",
-	.source = "seed 000 L1273-1373: retry kupdate work early",
-	.apply = apply_early,
-};
-
-const struct wb_variant wb_variant_progress_pages = {
-	.knob = "progress", .value = "pages",
-	.source = "3.1 wb_writeback: nr_pages - work->nr_pages",
-	.apply = apply_pages,
-};
-
-const struct wb_variant wb_variant_progress_total = {
-	.knob = "progress", .value = "total",
-	.source = "seed 000 L1306-1315: total_progress",
-	.apply = apply_total,
-};
+DEFINE_WB_VARIANT(progress_total, "progress", "total",
+		  "seed 000 L1306-1315: total_progress",
+		  return_total_progress, true);

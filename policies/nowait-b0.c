@@ -7,33 +7,19 @@
  * wb_writeback goes round again — the busy loop the series set out to stop.
  * wu-riw keeps this wait (its b_more_io only holds inodes that progressed).
  */
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "policies/policy.h"
-#include "trace/events/writeback.h"
+#include "policies/nowait.h"
 
 static bool no_progress_b0(struct bdi_writeback *wb,
 			   struct wb_writeback_work *work,
 			   struct wb_loop_state *st)
 {
-	struct inode *inode;
+	struct inode *inode = nowait_oldest_more_io(wb, work, st);
 
-	st->nr_waits++;
-	trace_writeback_wait(wb->bdi, work);
-	inode = list_last_entry(&wb->b_more_io, struct inode, i_wb_list);
-	spin_lock(&inode->i_lock);
 	inode_wait_for_writeback(inode, wb);
 	spin_unlock(&inode->i_lock);
 	return false;
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_b0;
-}
-
-const struct wb_variant wb_variant_nowait_b0 = {
-	.knob = "nowait", .value = "b0",
-	.source = "seed 000 L73-86 (removed by v4): wait on oldest b_more_io inode",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(nowait_b0, "nowait", "b0",
+		  "seed 000 L73-86 (removed by v4): wait on oldest b_more_io inode",
+		  no_progress, no_progress_b0);

@@ -7,11 +7,8 @@
  * Mainline never requeue_io()s an inode that made no progress, so its
  * b_more_io holds only inodes under writeback or with their slice used up.
  */
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "policies/policy.h"
 #include "kernel/sched.h"
-#include "trace/events/writeback.h"
+#include "policies/nowait.h"
 
 /* Called with i_lock held; drops it. */
 static void inode_sleep_on_writeback(struct inode *inode)
@@ -31,25 +28,14 @@ static bool no_progress_mainline(struct bdi_writeback *wb,
 				 struct wb_writeback_work *work,
 				 struct wb_loop_state *st)
 {
-	struct inode *inode;
+	struct inode *inode = nowait_oldest_more_io(wb, work, st);
 
-	st->nr_waits++;
-	trace_writeback_wait(wb->bdi, work);
-	inode = list_last_entry(&wb->b_more_io, struct inode, i_wb_list);
-	spin_lock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 	inode_sleep_on_writeback(inode);
 	spin_lock(&wb->list_lock);
 	return false;
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_mainline;
-}
-
-const struct wb_variant wb_variant_nowait_mainline = {
-	.knob = "nowait", .value = "mainline",
-	.source = "mainline wb_writeback + inode_sleep_on_writeback()",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(nowait_mainline, "nowait", "mainline",
+		  "mainline wb_writeback + inode_sleep_on_writeback()",
+		  no_progress, no_progress_mainline);

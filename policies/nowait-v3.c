@@ -11,60 +11,52 @@
  * pause only while it is below HZ/10, so it settles at 128 jiffies at
  * HZ=1000.  With requeue=p2-v3 this retried a btrfs inode for 25 s (B2).
  */
-#include "mm/backing-dev.h"
 #include "kernel/jiffies.h"
-#include "policies/policy.h"
 #include "kernel/sched.h"
-#include "trace/events/writeback.h"
+#include "policies/nowait.h"
 
+/*
+ * Sleep st->pause jiffies with list_lock dropped.  Without set_state the
+ * task stays TASK_RUNNING and schedule_timeout() returns at once (v3a).
+ */
+static void v3_sleep(struct bdi_writeback *wb, struct wb_writeback_work *work,
+		     struct wb_loop_state *st, bool set_state)
+{
+	nowait_account(wb, work, st);
+	spin_unlock(&wb->list_lock);
+	if (set_state)
+		__set_current_state(TASK_INTERRUPTIBLE);
+	schedule_timeout((long)st->pause);
+	spin_lock(&wb->list_lock);
+}
+
+/* v3a: double, then clamp to HZ/10. */
 static bool no_progress_v3a(struct bdi_writeback *wb,
 			    struct wb_writeback_work *work,
 			    struct wb_loop_state *st)
 {
-	st->nr_waits++;
-	trace_writeback_wait(wb->bdi, work);
-	spin_unlock(&wb->list_lock);
-	schedule_timeout((long)st->pause);	/* TASK_RUNNING: no sleep */
+	v3_sleep(wb, work, st, false);
 	st->pause <<= 1;
 	if (st->pause > (unsigned long)HZ / 10)
 		st->pause = (unsigned long)HZ / 10;
-	spin_lock(&wb->list_lock);
 	return false;
 }
 
+/* v3b: double only while below HZ/10, so it may end above it. */
 static bool no_progress_v3b(struct bdi_writeback *wb,
 			    struct wb_writeback_work *work,
 			    struct wb_loop_state *st)
 {
-	st->nr_waits++;
-	trace_writeback_wait(wb->bdi, work);
-	spin_unlock(&wb->list_lock);
-	__set_current_state(TASK_INTERRUPTIBLE);
-	schedule_timeout((long)st->pause);
+	v3_sleep(wb, work, st, true);
 	if (st->pause < (unsigned long)HZ / 10)
 		st->pause <<= 1;
-	spin_lock(&wb->list_lock);
 	return false;
 }
 
-static void apply_v3a(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v3a;
-}
+DEFINE_WB_VARIANT(nowait_v3a, "nowait", "v3a",
+		  "seed 000 L4472-4541: P1-v3, no task state (busy-loops, B1)",
+		  no_progress, no_progress_v3a);
 
-static void apply_v3b(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v3b;
-}
-
-const struct wb_variant wb_variant_nowait_v3a = {
-	.knob = "nowait", .value = "v3a",
-	.source = "seed 000 L4472-4541: P1-v3, no task state (busy-loops, B1)",
-	.apply = apply_v3a,
-};
-
-const struct wb_variant wb_variant_nowait_v3b = {
-	.knob = "nowait", .value = "v3b",
-	.source = "seed 000 L4979-5053: P1-v3 resend, INTERRUPTIBLE, cap HZ/10",
-	.apply = apply_v3b,
-};
+DEFINE_WB_VARIANT(nowait_v3b, "nowait", "v3b",
+		  "seed 000 L4979-5053: P1-v3 resend, INTERRUPTIBLE, cap HZ/10",
+		  no_progress, no_progress_v3b);

@@ -20,12 +20,10 @@
  * or the background threshold.  That is the posted code's arithmetic
  * (spec §2.4 edge case) and is kept.
  */
-#include "mm/backing-dev.h"
 #include "kernel/jiffies.h"
-#include "policies/policy.h"
 #include "kernel/sched.h"
-#include "trace/events/writeback.h"
 #include "fs/writeback.h"
+#include "policies/nowait.h"
 
 void (*wb_nowait_test_hook)(struct bdi_writeback *wb);
 
@@ -41,8 +39,7 @@ static bool v4_should_abort(struct bdi_writeback *wb,
 static void v4_sleep(struct bdi_writeback *wb, struct wb_writeback_work *work,
 		     struct wb_loop_state *st, bool set_state, bool clear_running)
 {
-	st->nr_waits++;
-	trace_writeback_wait(wb->bdi, work);
+	nowait_account(wb, work, st);
 	spin_unlock(&wb->list_lock);
 	if (wb_nowait_test_hook)
 		wb_nowait_test_hook(wb);
@@ -69,20 +66,6 @@ static bool v4_common(struct bdi_writeback *wb, struct wb_writeback_work *work,
 	return false;
 }
 
-static bool no_progress_v4(struct bdi_writeback *wb,
-			   struct wb_writeback_work *work,
-			   struct wb_loop_state *st)
-{
-	return v4_common(wb, work, st, false);
-}
-
-static bool no_progress_v4_r7(struct bdi_writeback *wb,
-			      struct wb_writeback_work *work,
-			      struct wb_loop_state *st)
-{
-	return v4_common(wb, work, st, true);
-}
-
 /* v4.1/v4.2: TASK_INTERRUPTIBLE before the checks (L391-411). */
 static bool v41_common(struct bdi_writeback *wb,
 		       struct wb_writeback_work *work,
@@ -99,60 +82,35 @@ static bool v41_common(struct bdi_writeback *wb,
 	return false;
 }
 
-static bool no_progress_v41(struct bdi_writeback *wb,
-			    struct wb_writeback_work *work,
-			    struct wb_loop_state *st)
-{
-	return v41_common(wb, work, st, false);
-}
+/*
+ * no_progress_<name>(): @common, with BDI_writeback_running cleared while
+ * sleeping (requeue7) or not.
+ */
+#define V4_NO_PROGRESS(name, common, clear_running)			\
+	static bool no_progress_##name(struct bdi_writeback *wb,	\
+				       struct wb_writeback_work *work,	\
+				       struct wb_loop_state *st)	\
+	{								\
+		return common(wb, work, st, clear_running);		\
+	}
 
-static bool no_progress_v42(struct bdi_writeback *wb,
-			    struct wb_writeback_work *work,
-			    struct wb_loop_state *st)
-{
-	return v41_common(wb, work, st, true);
-}
+V4_NO_PROGRESS(v4, v4_common, false)
+V4_NO_PROGRESS(v4_r7, v4_common, true)
+V4_NO_PROGRESS(v41, v41_common, false)
+V4_NO_PROGRESS(v42, v41_common, true)
 
-static void apply_v4(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v4;
-}
+DEFINE_WB_VARIANT(nowait_v4, "nowait", "v4",
+		  "seed 000 L24-108: P1-v4, abort + backoff to max_pause",
+		  no_progress, no_progress_v4);
 
-static void apply_v4_r7(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v4_r7;
-}
+DEFINE_WB_VARIANT(nowait_v4_r7, "nowait", "v4-r7",
+		  "seed 000 L3938-3950: v4 + writeback_running cleared in sleep",
+		  no_progress, no_progress_v4_r7);
 
-static void apply_v41(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v41;
-}
+DEFINE_WB_VARIANT(nowait_v41, "nowait", "v4.1",
+		  "seed 000 L322-415: state set before the checks",
+		  no_progress, no_progress_v41);
 
-static void apply_v42(struct wb_policy *pol)
-{
-	pol->no_progress = no_progress_v42;
-}
-
-const struct wb_variant wb_variant_nowait_v4 = {
-	.knob = "nowait", .value = "v4",
-	.source = "seed 000 L24-108: P1-v4, abort + backoff to max_pause",
-	.apply = apply_v4,
-};
-
-const struct wb_variant wb_variant_nowait_v4_r7 = {
-	.knob = "nowait", .value = "v4-r7",
-	.source = "seed 000 L3938-3950: v4 + writeback_running cleared in sleep",
-	.apply = apply_v4_r7,
-};
-
-const struct wb_variant wb_variant_nowait_v41 = {
-	.knob = "nowait", .value = "v4.1",
-	.source = "seed 000 L322-415: state set before the checks",
-	.apply = apply_v41,
-};
-
-const struct wb_variant wb_variant_nowait_v42 = {
-	.knob = "nowait", .value = "v4.2",
-	.source = "seed 000 L713-834: v4.1 + writeback_running cleared in sleep",
-	.apply = apply_v42,
-};
+DEFINE_WB_VARIANT(nowait_v42, "nowait", "v4.2",
+		  "seed 000 L713-834: v4.1 + writeback_running cleared in sleep",
+		  no_progress, no_progress_v42);

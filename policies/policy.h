@@ -28,8 +28,27 @@
  *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
  *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
  *   progress  what wb_writeback returns: pages total
+ *   bgthresh  over_bground_thresh(): global bdi (seed 001)
+ *   chunk     writeback_chunk_size(): fixed bandwidth
+ *   skipcount a page ->writepage declines (redirty_page_for_writepage):
+ *             3.2 mainline
+ *   wcpcap    write_cache_pages with a block mapper: stock cap (seed 004)
+ *   bdp       the dirty throttle, balance_dirty_pages(): 3.1 (the writer
+ *             writes pages itself and sleeps) 3.2 (IO-less: position and
+ *             rate control) mainline (the wb_ form: think time, min
+ *             pause, strictlimit)
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README)
+ *
+ * Parsing is strict, so that a typo never runs some other policy: the
+ * spec is split on every ',', and an empty item (a leading, trailing or
+ * doubled ','; "" as a whole), an item with whitespace, an item without
+ * '=', "=value", "knob=", an unknown preset, knob or value, and the same
+ * knob (plugin included) given twice in the spec are refused with
+ * -EINVAL and a pr_err() naming the item and its position (1 = the
+ * preset).  Overriding a knob with the value the preset already gives it
+ * is fine ("linux-3.2,cutoff=bg-all"): the preset is not an item, the
+ * rule is about the string.  A plugin PATH thus has no ',' or whitespace.
  */
 #ifndef UF_POLICY_H
 #define UF_POLICY_H
@@ -37,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct address_space;
 struct bdi_writeback;
 struct inode;
 struct wb_writeback_work;
@@ -95,6 +115,17 @@ struct wb_policy {
 	 */
 	void (*super_busy)(struct inode *inode, struct bdi_writeback *wb);
 
+	/*
+	 * balance_dirty_pages_ratelimited(): a writer dirtied a page of
+	 * @mapping (or, with BDP_PEEK, asks about @nr_new more).  Throttle
+	 * it as the chosen kernel did; BDP_ASYNC: instead of sleeping,
+	 * return -EAGAIN with *pause in jiffies (mm/dirty-throttle.h).
+	 * Called with no lock held, never for a flusher.
+	 */
+	int (*balance_dirty_pages)(struct address_space *mapping,
+				   unsigned long nr_new, unsigned int flags,
+				   long *pause);
+
 	/* wb_writeback() returns total progress instead of pages. */
 	bool return_total_progress;
 	/*
@@ -104,19 +135,55 @@ struct wb_policy {
 	 */
 	bool kupdate_early;
 
+	/*
+	 * over_bground_thresh(): besides the global test, is a device whose
+	 * own reclaimable pages exceed its share of background_thresh over
+	 * the threshold?  (seed 001; policies/bgthresh.c)
+	 */
+	bool bgthresh_bdi;
+	/*
+	 * writeback_chunk_size(): MAX_WRITEBACK_PAGES per inode instead of
+	 * about half a second of the device's bandwidth (policies/chunk.c).
+	 */
+	bool chunk_fixed;
+	/*
+	 * A page ->writepage declines: mainline takes it back out of the
+	 * dirtied counts and out of writeback_sb_inodes' progress
+	 * (policies/skipcount.c).  Both forms charge it to nr_to_write.
+	 */
+	bool skipcount_mainline;
+	/*
+	 * write_cache_pages() of a file with a block mapper (uf_file_ops.
+	 * map_blocks): stop accumulating at the mapper's extent and submit,
+	 * instead of scanning to the end of the range (seed 004;
+	 * policies/wcpcap.c).
+	 */
+	bool wcp_cap;
+
 	void *plugin_handle;		/* dlopen() handle, if any */
 };
 
 /*
- * Resolve a spec into *pol.  NULL means the default preset.  On an
- * unknown preset, knob or value: -EINVAL, and a message listing the valid
- * names goes to pr_err.  -ENOENT/-ELIBBAD for a plugin that cannot be
- * loaded or lacks uf_policy_plugin_init.
+ * Resolve a spec into *pol.  NULL means the default preset.  Errors, each
+ * with a pr_err() saying why:
+ *   -EINVAL   a malformed spec (see above); for an unknown name the
+ *             message lists the valid ones
+ *   -ENOENT   plugin=PATH: no such file (another stat(2) error, such as
+ *             -EACCES, is returned as it is).  A PATH without '/' is
+ *             searched for by dlopen() in the library path: not loadable
+ *             from there is -ENOENT too.
+ *   -ENOEXEC  plugin=PATH exists but dlopen() refuses it (not an ELF
+ *             shared object, wrong architecture, missing dependency) or
+ *             it has no uf_policy_plugin_init(); dlerror()'s text is in
+ *             the message
+ *   other     uf_policy_plugin_init()'s own negative errno, passed on (a
+ *             positive return is -EINVAL)
+ * On error *pol holds nothing to release.
  */
 int wb_policy_resolve(const char *spec, struct wb_policy *pol);
 void wb_policy_release(struct wb_policy *pol);
 
-#define WB_POLICY_DEFAULT	"linux-3.2"
+#define WB_POLICY_DEFAULT	"mainline"
 
 /* Presets and knob values, for listing (NULL-terminated). */
 extern const char *const wb_policy_presets[];
@@ -137,6 +204,20 @@ struct wb_variant {
 	const char *source;	/* seed lines / kernel function it mirrors */
 	void (*apply)(struct wb_policy *pol);
 };
+
+/*
+ * Most variants set one member of the policy: define wb_variant_<sym>
+ * (what registry.c lists) with an apply() doing pol->member = val.
+ */
+#define DEFINE_WB_VARIANT(sym, knob_, value_, source_, member, val)	\
+	static void apply_##sym(struct wb_policy *pol)			\
+	{								\
+		pol->member = val;					\
+	}								\
+	const struct wb_variant wb_variant_##sym = {			\
+		.knob = knob_, .value = value_, .source = source_,	\
+		.apply = apply_##sym,					\
+	}
 
 /*
  * Test hook: called by the timed no-progress variants (v4, v4-r7, v4.1,

@@ -5,14 +5,17 @@
  * policies loaded from shared objects.
  *
  * A spec is resolved left to right: the preset sets every knob, each
- * override replaces one, a plugin may then change any hook.  The resolved
+ * override replaces one (each knob at most once: policy.h has the
+ * rules), a plugin may then change any hook.  The resolved
  * spec (every knob=value) is kept in pol->spec so that each run can record
  * exactly what it ran.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policies/policy.h"
 #include "kernel/printk.h"
@@ -27,6 +30,9 @@ V(skipped_removed)
 V(sbbusy_redirty) V(sbbusy_requeue) V(sbbusy_requeue_wait)
 V(cutoff_fixed) V(cutoff_v42) V(cutoff_bg_all)
 V(kupdate_fixed) V(kupdate_early) V(progress_pages) V(progress_total)
+V(bgthresh_global) V(bgthresh_bdi) V(chunk_fixed) V(chunk_bandwidth)
+V(skipcount_32) V(skipcount_mainline) V(wcpcap_stock) V(wcpcap_cap)
+V(bdp_31) V(bdp_32) V(bdp_mainline)
 #undef V
 
 static const struct wb_variant *const variants[] = {
@@ -46,13 +52,18 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_cutoff_bg_all,
 	&wb_variant_kupdate_fixed, &wb_variant_kupdate_early,
 	&wb_variant_progress_pages, &wb_variant_progress_total,
+	&wb_variant_bgthresh_global, &wb_variant_bgthresh_bdi,
+	&wb_variant_chunk_fixed, &wb_variant_chunk_bandwidth,
+	&wb_variant_skipcount_32, &wb_variant_skipcount_mainline,
+	&wb_variant_wcpcap_stock, &wb_variant_wcpcap_cap,
+	&wb_variant_bdp_31, &wb_variant_bdp_32, &wb_variant_bdp_mainline,
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
 static const char *const knobs[] = {
 	"nowait", "requeue", "skipped", "sbbusy", "cutoff", "kupdate",
-	"progress",
+	"progress", "bgthresh", "chunk", "skipcount", "wcpcap", "bdp",
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -63,28 +74,70 @@ struct preset {
 	const char *knobs;	/* values in the order of knobs[] */
 };
 
+/*
+ * Each kernel preset was checked knob by knob against that kernel's
+ * source: fs/fs-writeback.c (wb_writeback, writeback_sb_inodes,
+ * __writeback_inodes_wb, writeback_single_inode / requeue_inode,
+ * over_bground_thresh / wb_over_bg_thresh, writeback_chunk_size) and
+ * mm/page-writeback.c (write_cache_pages / writeback_iter,
+ * redirty_page_for_writepage / folio_redirty_for_writepage): Linux
+ * 3.1.10, 3.2.41, 3.3 and mainline (torvalds/linux, 2025).  wcpcap is
+ * ext4's (seed 004, 2.6.34): every kernel named here has the cap.
+ * The patch-series presets follow the seed lines they cite.
+ */
 static const struct preset presets[] = {
-	{ "linux-3.1", "before the seed-000 series",
+	/*
+	 * 3.1.10: wb_writeback (older_than_this moved for kupdate only; no
+	 * progress: inode_wait_for_writeback on the oldest b_more_io),
+	 * writeback_single_inode (base), writeback_sb_inodes (pages_skipped
+	 * -> redirty_tail), __writeback_inodes_wb (grab_super_passive ->
+	 * redirty_tail), over_bground_thresh(void), writeback_chunk_size
+	 * (bandwidth); write_cache_pages + redirty_page_for_writepage.
+	 */
+	{ "linux-3.1", "3.1.10 fs-writeback.c: before seeds 000 and 001",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=fixed,kupdate=fixed,progress=pages" },
-	{ "linux-3.2", "what was merged: 3.1 + bg-all (seed 000 L3262-3736)",
+	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1" },
+	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
+	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages" },
+	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	/*
+	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff.
+	 * bdp=3.2 is a deviation: 3.3's balance_dirty_pages added the think
+	 * time (dirty_paused_when) and min_pause, not mirrored (README).
+	 */
+	{ "linux-3.3", "3.3 fs-writeback.c: 3.2 + bg-all (seed 000 L3715-3736)",
+	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
+	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
-	  "cutoff=v4.2,kupdate=fixed,progress=pages" },
+	  "cutoff=v4.2,kupdate=fixed,progress=pages,bgthresh=global,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
-	  "cutoff=bg-all,kupdate=early,progress=total" },
+	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	/*
+	 * mainline (torvalds/linux 2025): wb_writeback (bg-all,
+	 * inode_sleep_on_writeback), requeue_inode, writeback_sb_inodes (no
+	 * pages_skipped block; wrote less pages_skipped), trylock_super ->
+	 * redirty_tail, wb_over_bg_thresh, writeback_chunk_size,
+	 * writeback_iter + folio_redirty_for_writepage.
+	 */
 	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages" },
+	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline" },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
 
 const char *const wb_policy_presets[] = {
-	"linux-3.1", "linux-3.2", "kara-v4.2", "wu-riw", "mainline", NULL,
+	"linux-3.1", "linux-3.2", "linux-3.3", "kara-v4.2", "wu-riw",
+	"mainline", NULL,
 };
 
 static const struct wb_variant *find_variant(const char *knob,
@@ -99,12 +152,28 @@ static const struct wb_variant *find_variant(const char *knob,
 	return NULL;
 }
 
-static int knob_index(const char *knob)
+static const struct preset *find_preset(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < NR_PRESETS; i++)
+		if (!strcmp(presets[i].name, name))
+			return &presets[i];
+	return NULL;
+}
+
+/* plugin= counts as a knob for the "given twice" rule: slot NR_KNOBS. */
+#define KNOB_PLUGIN	((int)NR_KNOBS)
+
+/* Index of the knob named by the first @len chars of @name, or -1. */
+static int knob_index(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len == 6 && !strncmp(name, "plugin", 6))
+		return KNOB_PLUGIN;
 	for (i = 0; i < NR_KNOBS; i++)
-		if (!strcmp(knobs[i], knob))
+		if (strlen(knobs[i]) == len && !strncmp(knobs[i], name, len))
 			return (int)i;
 	return -1;
 }
@@ -120,95 +189,178 @@ static void values_of(const char *knob, char *buf, size_t len)
 					      n ? " " : "", variants[i]->value);
 }
 
-static void complain_knob(const char *knob, const char *value)
-{
-	char vals[256];
-	int k = knob_index(knob);
+/* A spec being resolved: what each knob is, and which item set it. */
+struct spec_parse {
+	const char *spec;			/* as the caller gave it */
+	const char *choice[NR_KNOBS];		/* value per knob */
+	int given[NR_KNOBS + 1];		/* item that set it; 0: preset */
+	const char *plugin;
+};
 
-	if (k < 0) {
-		pr_err("policy: unknown knob \"%s\" (valid: nowait requeue skipped sbbusy cutoff kupdate progress plugin)",
-		       knob);
-		return;
-	}
-	values_of(knob, vals, sizeof(vals));
-	pr_err("policy: unknown %s \"%s\" (valid: %s)", knob, value, vals);
+/*
+ * Refuse item @pos (1-based) of the spec: the message names the item, its
+ * position and why, then the whole spec.
+ */
+__attribute__((format(printf, 4, 5)))
+static int bad_item(const struct spec_parse *sp, int pos, const char *item,
+		    const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pr_err("policy: item %d \"%s\": %s (in \"%s\")", pos, item, why,
+	       sp->spec);
+	return -EINVAL;
 }
 
-/* One "knob=value" item; choice[] records the value per knob. */
-static int apply_item(struct wb_policy *pol, const char **choice,
-		      char *item)
+/* The preset's own knob list: trusted, every item known. */
+static void apply_preset(struct wb_policy *pol, struct spec_parse *sp,
+			 const struct preset *p)
 {
+	char buf[WB_POLICY_SPEC_LEN], *item, *eq, *save = NULL;
 	const struct wb_variant *v;
-	char *eq = strchr(item, '=');
-	int k;
 
-	if (!eq) {
-		pr_err("policy: \"%s\" is not knob=value", item);
-		return -EINVAL;
-	}
-	*eq = '\0';
-	v = find_variant(item, eq + 1);
-	if (!v) {
-		complain_knob(item, eq + 1);
-		return -EINVAL;
-	}
-	k = knob_index(item);
-	v->apply(pol);
-	choice[k] = v->value;
-	return 0;
-}
-
-static int apply_list(struct wb_policy *pol, const char **choice,
-		      const char *list)
-{
-	char buf[WB_POLICY_SPEC_LEN], *item, *save = NULL;
-	int ret;
-
-	if (strlen(list) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, list);
+	snprintf(pol->name, sizeof(pol->name), "%s", p->name);
+	snprintf(buf, sizeof(buf), "%s", p->knobs);
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
-		ret = apply_item(pol, choice, item);
+		eq = strchr(item, '=');
+		*eq = '\0';
+		v = find_variant(item, eq + 1);
+		v->apply(pol);
+		sp->choice[knob_index(item, strlen(item))] = v->value;
+	}
+}
+
+/* Item 1: the preset. */
+static int parse_preset(struct wb_policy *pol, struct spec_parse *sp,
+			const char *item)
+{
+	const struct preset *p = find_preset(item);
+
+	if (!p)
+		return bad_item(sp, 1, item,
+				"unknown preset (valid: linux-3.1 linux-3.2 linux-3.3 kara-v4.2 wu-riw mainline)");
+	apply_preset(pol, sp, p);
+	return 0;
+}
+
+/* Items 2...: knob=value, each knob at most once, plugin= kept for last. */
+static int parse_knob(struct wb_policy *pol, struct spec_parse *sp, int pos,
+		      const char *item)
+{
+	const char *eq = strchr(item, '=');
+	const struct wb_variant *v;
+	char vals[256];
+	int k;
+
+	if (!eq)
+		return bad_item(sp, pos, item, "not knob=value");
+	if (eq == item)
+		return bad_item(sp, pos, item, "no knob before '='");
+	if (!eq[1])
+		return bad_item(sp, pos, item, "no value after '='");
+	k = knob_index(item, (size_t)(eq - item));
+	if (k < 0)
+		return bad_item(sp, pos, item,
+				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress bgthresh chunk skipcount wcpcap bdp plugin)");
+	if (sp->given[k])
+		return bad_item(sp, pos, item, "%.*s already given by item %d",
+				(int)(eq - item), item, sp->given[k]);
+	sp->given[k] = pos;
+	if (k == KNOB_PLUGIN) {
+		sp->plugin = eq + 1;
+		return 0;
+	}
+	v = find_variant(knobs[k], eq + 1);
+	if (!v) {
+		values_of(knobs[k], vals, sizeof(vals));
+		return bad_item(sp, pos, item, "unknown %s value (valid: %s)",
+				knobs[k], vals);
+	}
+	v->apply(pol);
+	sp->choice[k] = v->value;
+	return 0;
+}
+
+static int parse_item(struct wb_policy *pol, struct spec_parse *sp, int pos,
+		      const char *item)
+{
+	if (!*item)
+		return bad_item(sp, pos, item, "empty item");
+	if (strpbrk(item, " \t\n\v\f\r"))
+		return bad_item(sp, pos, item, "whitespace in an item");
+	if (pos == 1)
+		return parse_preset(pol, sp, item);
+	return parse_knob(pol, sp, pos, item);
+}
+
+/* Split @buf (a copy of the spec) on every ',': empty items are items. */
+static int parse_spec(struct wb_policy *pol, struct spec_parse *sp, char *buf)
+{
+	char *item = buf, *comma;
+	int pos, ret;
+
+	for (pos = 1; item; pos++) {
+		comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		ret = parse_item(pol, sp, pos, item);
 		if (ret)
 			return ret;
+		item = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }
 
-static const struct preset *find_preset(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NR_PRESETS; i++)
-		if (!strcmp(presets[i].name, name))
-			return &presets[i];
-	return NULL;
-}
-
-/* Load a plugin and let it change the policy. */
+/*
+ * Load a plugin and let it change the policy.  A missing file is
+ * -ENOENT; one dlopen() refuses, or without the init symbol, -ENOEXEC;
+ * the init's own error is passed on.
+ */
 static int load_plugin(struct wb_policy *pol, const char *path)
 {
 	uf_policy_plugin_init_t init;
+	const char *why;
+	struct stat st;
 	void *h;
 	int ret;
 
+	/* with a '/', dlopen() opens exactly that file: see if it is there */
+	if (strchr(path, '/') && stat(path, &st)) {
+		ret = -errno;
+		pr_err("policy: plugin %s: %s", path, strerror(-ret));
+		return ret;
+	}
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		pr_err("policy: cannot load plugin %s: %s", path, dlerror());
-		return -ENOENT;
+		pr_err("policy: plugin %s cannot be loaded: %s", path,
+		       dlerror());
+		/* without a '/' it was searched for in the library path */
+		return strchr(path, '/') ? -ENOEXEC : -ENOENT;
 	}
+	dlerror();
 	*(void **)&init = dlsym(h, UF_POLICY_PLUGIN_SYMBOL);
 	if (!init) {
-		pr_err("policy: %s has no %s()", path,
-		       UF_POLICY_PLUGIN_SYMBOL);
+		why = dlerror();
+		pr_err("policy: plugin %s has no %s(): %s", path,
+		       UF_POLICY_PLUGIN_SYMBOL, why ? why : "symbol is NULL");
 		dlclose(h);
-		return -ELIBBAD;
+		return -ENOEXEC;
 	}
 	ret = init(pol);
-	if (ret) {
-		pr_err("policy: %s: %s() failed: %s", path,
+	if (ret > 0) {
+		pr_err("policy: plugin %s: %s() returned %d, not a negative errno",
+		       path, UF_POLICY_PLUGIN_SYMBOL, ret);
+		ret = -EINVAL;
+	} else if (ret) {
+		pr_err("policy: plugin %s: %s() failed: %s", path,
 		       UF_POLICY_PLUGIN_SYMBOL, strerror(-ret));
+	}
+	if (ret) {
 		dlclose(h);
 		return ret;
 	}
@@ -232,62 +384,30 @@ static void write_spec(struct wb_policy *pol, const char **choice,
 			 plugin);
 }
 
-/* Split "preset,a=b,plugin=x,c=d"; plugins are applied after the knobs. */
-static int resolve_items(struct wb_policy *pol, const char **choice,
-			 char *rest, const char **plugin)
-{
-	char *item, *save = NULL;
-	int ret;
-
-	for (item = strtok_r(rest, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save)) {
-		if (!strncmp(item, "plugin=", 7)) {
-			*plugin = item + 7;
-			continue;
-		}
-		ret = apply_item(pol, choice, item);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 int wb_policy_resolve(const char *spec, struct wb_policy *pol)
 {
-	char buf[WB_POLICY_SPEC_LEN], *comma;
-	const char *choice[NR_KNOBS] = { 0 };
-	const char *plugin = NULL;
-	const struct preset *p;
+	struct spec_parse sp = { 0 };
+	char buf[WB_POLICY_SPEC_LEN];
 	int ret;
 
 	if (!pol)
 		return -EINVAL;
 	memset(pol, 0, sizeof(*pol));
-	if (!spec)
-		spec = WB_POLICY_DEFAULT;
-	if (strlen(spec) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, spec);
-	comma = strchr(buf, ',');
-	if (comma)
-		*comma = '\0';
-	p = find_preset(buf);
-	if (!p) {
-		pr_err("policy: unknown preset \"%s\" (valid: linux-3.1 linux-3.2 kara-v4.2 wu-riw mainline)",
-		       buf);
+	sp.spec = spec ? spec : WB_POLICY_DEFAULT;
+	if (strlen(sp.spec) >= sizeof(buf)) {
+		pr_err("policy: spec longer than %zu characters",
+		       sizeof(buf) - 1);
 		return -EINVAL;
 	}
-	snprintf(pol->name, sizeof(pol->name), "%s", p->name);
-	ret = apply_list(pol, choice, p->knobs);
-	if (!ret && comma)
-		ret = resolve_items(pol, choice, comma + 1, &plugin);
-	if (!ret && plugin)
-		ret = load_plugin(pol, plugin);
+	strcpy(buf, sp.spec);
+	ret = parse_spec(pol, &sp, buf);
+	if (!ret && sp.plugin)
+		ret = load_plugin(pol, sp.plugin);
 	if (ret) {
 		wb_policy_release(pol);
 		return ret;
 	}
-	write_spec(pol, choice, plugin);
+	write_spec(pol, sp.choice, sp.plugin);
 	return 0;
 }
 

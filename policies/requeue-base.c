@@ -21,22 +21,9 @@ static void requeue_base(struct inode *inode, struct bdi_writeback *wb,
 {
 	(void)inode_written;
 	requeue_sync_stamp(inode, wbc);
-	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
-		return;
-	if (inode->i_state & I_DIRTY) {
-		redirty_tail(inode, wb);
-	} else {
-		list_del_init(&inode->i_wb_list);
-	}
+	requeue_after_sync(inode, wb, wbc, redirty_tail, redirty_tail);
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->requeue = requeue_base;
-}
-
-const struct wb_variant wb_variant_requeue_base = {
-	.knob = "requeue", .value = "base",
-	.source = "seed 000 §2.2 Base (3.1 writeback_single_inode)",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(requeue_base, "requeue", "base",
+		  "seed 000 §2.2 Base (3.1 writeback_single_inode)",
+		  requeue, requeue_base);

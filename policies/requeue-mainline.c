@@ -24,29 +24,12 @@ static void requeue_mainline(struct inode *inode, struct bdi_writeback *wb,
 	/* __writeback_single_inode() re-sets I_DIRTY_PAGES first */
 	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
 		inode->i_state |= I_DIRTY_PAGES;
-	if (wbc->pages_skipped) {
-		if (inode->i_state & I_DIRTY)
-			redirty_tail(inode, wb);
-		else
-			list_del_init(&inode->i_wb_list);
-		return;
-	}
-	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
-		return;
-	if (inode->i_state & I_DIRTY) {
-		redirty_tail(inode, wb);
-	} else {
-		list_del_init(&inode->i_wb_list);
-	}
+	if (wbc->pages_skipped)
+		requeue_dirty_or_clean(inode, wb, redirty_tail);
+	else
+		requeue_after_sync(inode, wb, wbc, redirty_tail, redirty_tail);
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->requeue = requeue_mainline;
-}
-
-const struct wb_variant wb_variant_requeue_mainline = {
-	.knob = "requeue", .value = "mainline",
-	.source = "mainline requeue_inode()",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(requeue_mainline, "requeue", "mainline",
+		  "mainline requeue_inode()",
+		  requeue, requeue_mainline);

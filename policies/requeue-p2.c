@@ -18,91 +18,50 @@
  */
 #include "policies/requeue.h"
 
-/* p2-v3/p2-v4 first row: sync livelock prevention, then stop. */
-static bool sync_redirty(struct inode *inode, struct bdi_writeback *wb,
-			 struct writeback_control *wbc)
+/* The inode_written rule: "inode_written ? redirty_tail : requeue_io". */
+static requeue_fn written_rule(bool inode_written)
 {
-	if (!requeue_sync_stamp(inode, wbc))
-		return false;
-	redirty_tail(inode, wb);
-	return true;
-}
-
-/* "inode_written ? redirty_tail : requeue_io", or clean: off the lists. */
-static void dirty_or_clean(struct inode *inode, struct bdi_writeback *wb,
-			   bool inode_written)
-{
-	if (inode->i_state & I_DIRTY) {
-		if (inode_written)
-			redirty_tail(inode, wb);
-		else
-			requeue_io(inode, wb);
-	} else {
-		list_del_init(&inode->i_wb_list);
-	}
+	return inode_written ? redirty_tail : requeue_io;
 }
 
 static void requeue_p2_v3(struct inode *inode, struct bdi_writeback *wb,
 			  struct writeback_control *wbc, bool inode_written)
 {
-	if (sync_redirty(inode, wb, wbc))
+	if (requeue_sync_redirty(inode, wb, wbc))
 		return;
 	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
 		inode->i_state |= I_DIRTY_PAGES;
 		requeue_io(inode, wb);
 		return;
 	}
-	dirty_or_clean(inode, wb, inode_written);
+	requeue_dirty_or_clean(inode, wb, written_rule(inode_written));
 }
 
 static void requeue_requeue4(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)
 {
 	requeue_sync_stamp(inode, wbc);
-	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
-		return;
-	dirty_or_clean(inode, wb, inode_written);
+	requeue_after_sync(inode, wb, wbc, redirty_tail,
+			   written_rule(inode_written));
 }
 
 static void requeue_p2_v4(struct inode *inode, struct bdi_writeback *wb,
 			  struct writeback_control *wbc, bool inode_written)
 {
-	if (sync_redirty(inode, wb, wbc))
+	if (requeue_sync_redirty(inode, wb, wbc))
 		return;
-	if (requeue_pages_left(inode, wb, wbc, redirty_tail))
-		return;
-	dirty_or_clean(inode, wb, inode_written);
+	requeue_after_sync(inode, wb, wbc, redirty_tail,
+			   written_rule(inode_written));
 }
 
-static void apply_v3(struct wb_policy *pol)
-{
-	pol->requeue = requeue_p2_v3;
-}
+DEFINE_WB_VARIANT(requeue_p2_v3, "requeue", "p2-v3",
+		  "seed 000 L4590-4650: P2-v3, pages left always requeue_io",
+		  requeue, requeue_p2_v3);
 
-static void apply_4(struct wb_policy *pol)
-{
-	pol->requeue = requeue_requeue4;
-}
+DEFINE_WB_VARIANT(requeue_requeue4, "requeue", "requeue4",
+		  "seed 000 L5893-5935: Wu's reduced P2",
+		  requeue, requeue_requeue4);
 
-static void apply_v4(struct wb_policy *pol)
-{
-	pol->requeue = requeue_p2_v4;
-}
-
-const struct wb_variant wb_variant_requeue_p2_v3 = {
-	.knob = "requeue", .value = "p2-v3",
-	.source = "seed 000 L4590-4650: P2-v3, pages left always requeue_io",
-	.apply = apply_v3,
-};
-
-const struct wb_variant wb_variant_requeue_requeue4 = {
-	.knob = "requeue", .value = "requeue4",
-	.source = "seed 000 L5893-5935: Wu's reduced P2",
-	.apply = apply_4,
-};
-
-const struct wb_variant wb_variant_requeue_p2_v4 = {
-	.knob = "requeue", .value = "p2-v4",
-	.source = "seed 000 L4000-4060 (= P2-v3.1 L6610-6670)",
-	.apply = apply_v4,
-};
+DEFINE_WB_VARIANT(requeue_p2_v4, "requeue", "p2-v4",
+		  "seed 000 L4000-4060 (= P2-v3.1 L6610-6670)",
+		  requeue, requeue_p2_v4);

@@ -13,26 +13,11 @@ static void requeue_riw_sync(struct inode *inode, struct bdi_writeback *wb,
 			     struct writeback_control *wbc, bool inode_written)
 {
 	(void)inode_written;
-	if (requeue_sync_stamp(inode, wbc)) {
-		redirty_tail(inode, wb);
+	if (requeue_sync_redirty(inode, wb, wbc))
 		return;
-	}
-	if (requeue_pages_left(inode, wb, wbc, requeue_io_wait))
-		return;
-	if (inode->i_state & I_DIRTY) {
-		requeue_io_wait(inode, wb);
-	} else {
-		list_del_init(&inode->i_wb_list);
-	}
+	requeue_after_sync(inode, wb, wbc, requeue_io_wait, requeue_io_wait);
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->requeue = requeue_riw_sync;
-}
-
-const struct wb_variant wb_variant_requeue_riw_sync = {
-	.knob = "requeue", .value = "riw-sync",
-	.source = "riw + P2-v4 sync branch (spec §7 advice; not in the thread)",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(requeue_riw_sync, "requeue", "riw-sync",
+		  "riw + P2-v4 sync branch (spec §7 advice; not in the thread)",
+		  requeue, requeue_riw_sync);

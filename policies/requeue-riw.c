@@ -22,22 +22,9 @@ static void requeue_riw(struct inode *inode, struct bdi_writeback *wb,
 {
 	(void)inode_written;
 	requeue_sync_stamp(inode, wbc);
-	if (requeue_pages_left(inode, wb, wbc, requeue_io_wait))
-		return;
-	if (inode->i_state & I_DIRTY) {
-		requeue_io_wait(inode, wb);
-	} else {
-		list_del_init(&inode->i_wb_list);
-	}
+	requeue_after_sync(inode, wb, wbc, requeue_io_wait, requeue_io_wait);
 }
 
-static void apply(struct wb_policy *pol)
-{
-	pol->requeue = requeue_riw;
-}
-
-const struct wb_variant wb_variant_requeue_riw = {
-	.knob = "requeue", .value = "riw",
-	.source = "seed 000 L1921-1946: requeue_io_wait + b_more_io_wait",
-	.apply = apply,
-};
+DEFINE_WB_VARIANT(requeue_riw, "requeue", "riw",
+		  "seed 000 L1921-1946: requeue_io_wait + b_more_io_wait",
+		  requeue, requeue_riw);

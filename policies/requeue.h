@@ -12,6 +12,9 @@
 #include "policies/policy.h"
 #include "fs/writeback.h"
 
+/* Where a row puts the inode: redirty_tail, requeue_io, requeue_io_wait. */
+typedef void (*requeue_fn)(struct inode *inode, struct bdi_writeback *wb);
+
 /*
  * Sync livelock prevention (L4003-4012): a still-dirty inode under
  * WB_SYNC_ALL or tagged writeback gets dirtied_when = now, so the same
@@ -35,8 +38,7 @@ static inline bool requeue_sync_stamp(struct inode *inode,
 static inline bool requeue_pages_left(struct inode *inode,
 				      struct bdi_writeback *wb,
 				      struct writeback_control *wbc,
-				      void (*blocked)(struct inode *,
-						      struct bdi_writeback *))
+				      requeue_fn blocked)
 {
 	if (!mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
 		return false;
@@ -46,6 +48,38 @@ static inline bool requeue_pages_left(struct inode *inode,
 	else
 		blocked(inode, wb);
 	return true;
+}
+
+/* p2-v3, p2-v4, riw-sync: the sync stamp, then redirty_tail and stop. */
+static inline bool requeue_sync_redirty(struct inode *inode,
+					struct bdi_writeback *wb,
+					struct writeback_control *wbc)
+{
+	if (!requeue_sync_stamp(inode, wbc))
+		return false;
+	redirty_tail(inode, wb);
+	return true;
+}
+
+/* The last rows: inode still dirty → @dirty; clean → off the lists. */
+static inline void requeue_dirty_or_clean(struct inode *inode,
+					  struct bdi_writeback *wb,
+					  requeue_fn dirty)
+{
+	if (inode->i_state & I_DIRTY)
+		dirty(inode, wb);
+	else
+		list_del_init(&inode->i_wb_list);
+}
+
+/* Every row after the sync one, for all but p2-v3 (which never splits). */
+static inline void requeue_after_sync(struct inode *inode,
+				      struct bdi_writeback *wb,
+				      struct writeback_control *wbc,
+				      requeue_fn blocked, requeue_fn dirty)
+{
+	if (!requeue_pages_left(inode, wb, wbc, blocked))
+		requeue_dirty_or_clean(inode, wb, dirty);
 }
 
 #endif /* UF_POLICY_REQUEUE_H */

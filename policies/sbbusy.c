@@ -12,50 +12,15 @@
  */
 #include "policies/policy.h"
 
-static void sbbusy_redirty(struct inode *inode, struct bdi_writeback *wb)
-{
-	redirty_tail(inode, wb);
-}
+/* The hook has redirty_tail()'s signature: each variant is the helper. */
+DEFINE_WB_VARIANT(sbbusy_redirty, "sbbusy", "redirty",
+		  "seed 000 L4080-4086 (base)",
+		  super_busy, redirty_tail);
 
-static void sbbusy_requeue(struct inode *inode, struct bdi_writeback *wb)
-{
-	requeue_io(inode, wb);
-}
+DEFINE_WB_VARIANT(sbbusy_requeue, "sbbusy", "requeue",
+		  "seed 000 L4079-4087 (P2)",
+		  super_busy, requeue_io);
 
-static void sbbusy_requeue_wait(struct inode *inode, struct bdi_writeback *wb)
-{
-	requeue_io_wait(inode, wb);
-}
-
-static void apply_redirty(struct wb_policy *pol)
-{
-	pol->super_busy = sbbusy_redirty;
-}
-
-static void apply_requeue(struct wb_policy *pol)
-{
-	pol->super_busy = sbbusy_requeue;
-}
-
-static void apply_requeue_wait(struct wb_policy *pol)
-{
-	pol->super_busy = sbbusy_requeue_wait;
-}
-
-const struct wb_variant wb_variant_sbbusy_redirty = {
-	.knob = "sbbusy", .value = "redirty",
-	.source = "seed 000 L4080-4086 (base)",
-	.apply = apply_redirty,
-};
-
-const struct wb_variant wb_variant_sbbusy_requeue = {
-	.knob = "sbbusy", .value = "requeue",
-	.source = "seed 000 L4079-4087 (P2)",
-	.apply = apply_requeue,
-};
-
-const struct wb_variant wb_variant_sbbusy_requeue_wait = {
-	.knob = "sbbusy", .value = "requeue-wait",
-	.source = "seed 000 L1957-1966 (RIW)",
-	.apply = apply_requeue_wait,
-};
+DEFINE_WB_VARIANT(sbbusy_requeue_wait, "sbbusy", "requeue-wait",
+		  "seed 000 L1957-1966 (RIW)",
+		  super_busy, requeue_io_wait);

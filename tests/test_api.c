@@ -42,11 +42,8 @@ static struct {
 
 static void ax_fini(void)
 {
-	if (ax.cache2)
-		uf_cache_close(ax.cache2);
-	if (ax.cache)
-		uf_cache_close(ax.cache);
-	ax.cache = ax.cache2 = NULL;
+	tu_cache_drop(&ax.cache2);
+	tu_cache_drop(&ax.cache);
 	if (ax.fifo[0])
 		unlink(ax.fifo);
 	if (ax.tmpdir[0])
@@ -60,7 +57,6 @@ static void ax_fini(void)
 static void ax_open(size_t nr_pages, unsigned int dev_flags)
 {
 	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = { .flags = dev_flags };
 	int ret;
 
 	ax.path = tu_dev(TU_FILE, TU_DEV_SIZE);
@@ -70,31 +66,18 @@ static void ax_open(size_t nr_pages, unsigned int dev_flags)
 	cfg.dirty_writeback_centisecs = 0;	/* nothing behind our back */
 	ret = uf_cache_open(&cfg, &ax.cache);
 	cr_assert_eq(ret, 0, "uf_cache_open: %s", strerror(-ret));
-	ret = uf_dev_open(ax.cache, ax.path, &dcfg, &ax.dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", ax.path, strerror(-ret));
+	ax.dev = tu_cache_dev(ax.cache, ax.path, dev_flags);
 }
 
 static struct uf_file *ax_file(uint64_t ino, uint64_t off, uint64_t len,
 			       const struct uf_file_ops *ops)
 {
-	struct uf_file *f = NULL;
-	int ret;
-
-	ret = uf_file_open(ax.dev, ino, off, len, ops, NULL, &f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %llu, %llu, %llu): %s",
-		     (unsigned long long)ino, (unsigned long long)off,
-		     (unsigned long long)len, strerror(-ret));
-	cr_assert_not_null(f);
-	return f;
+	return tu_file_open(ax.dev, ino, off, len, ops, NULL);
 }
 
 static void ax_close_all(void)
 {
-	int ret = uf_cache_close(ax.cache);
-
-	ax.cache = NULL;
-	cr_assert_eq(ret, 0, "uf_cache_close: %s", strerror(-ret));
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+	tu_cache_close(&ax.cache);
 }
 
 static void snap(struct uf_cache_stats *st)
@@ -119,39 +102,6 @@ static void expect_same(const struct uf_cache_stats *a, const char *what)
 	SAME(nr_written);
 	SAME(write_errors);
 #undef SAME
-}
-
-/* uf_pread of the whole of [off, off+len) of f must be the pattern of seed
- * at device offset dev_off. */
-static void expect_file(struct uf_file *f, uint64_t off, size_t len,
-			uint64_t dev_off, uint32_t seed, const char *what)
-{
-	char *buf = malloc(len);
-	ssize_t n;
-	long bad;
-
-	cr_assert(buf);
-	n = uf_pread(f, buf, len, off);
-	bad = n == (ssize_t)len ? tu_check(buf, len, dev_off, seed) : -2;
-	free(buf);
-	cr_assert_eq(n, (ssize_t)len, "%s: uf_pread(%zu @ %llu) = %zd", what,
-		     len, (unsigned long long)off, n);
-	cr_assert_eq(bad, -1, "%s: byte %ld is not seed %u's", what, bad,
-		     seed);
-}
-
-static void write_pattern(struct uf_file *f, uint64_t off, size_t len,
-			  uint64_t dev_off, uint32_t seed)
-{
-	char *buf = malloc(len);
-	ssize_t n;
-
-	cr_assert(buf);
-	tu_fill(buf, len, dev_off, seed);
-	n = uf_pwrite(f, buf, len, off);
-	free(buf);
-	cr_assert_eq(n, (ssize_t)len, "uf_pwrite(%zu @ %llu) = %zd", len,
-		     (unsigned long long)off, n);
 }
 
 /*
@@ -195,23 +145,53 @@ Test(api, config_init, .fini = ax_fini)
 	cr_assert_null(cfg.trace_path);
 }
 
+/* A 64-page cache's configuration, with hz unless 0 (the default). */
+static void small_config(struct uf_cache_config *cfg, unsigned int hz)
+{
+	cr_assert_eq(uf_cache_config_init(cfg), 0);
+	cfg->nr_pages = 64;
+	if (hz)
+		cfg->hz = hz;
+}
+
+/*
+ * uf_cache_open() where it should fail: its result, with no cache left
+ * open either way; a failure must have reset *out to NULL.
+ */
+static int open_refused(const struct uf_cache_config *cfg, const char *what)
+{
+	struct uf_cache *c = (struct uf_cache *)cfg;	/* must be reset */
+	int ret = uf_cache_open(cfg, &c);
+
+	if (ret == 0)
+		uf_cache_close(c);
+	else
+		cr_assert_null(c, "uf_cache_open with %s left *out set", what);
+	return ret;
+}
+
+/* uf_cache_open() into ax.cache that must succeed, then a clean close. */
+static void open_then_close(const struct uf_cache_config *cfg,
+			    const char *what)
+{
+	int ret = uf_cache_open(cfg, &ax.cache);
+
+	cr_assert_eq(ret, 0, "uf_cache_open %s: %s", what, strerror(-ret));
+	ax_close_all();
+}
+
 static void bad_config(void (*change)(struct uf_cache_config *),
 		       const char *what)
 {
 	struct uf_cache_config cfg;
-	struct uf_cache *c = (struct uf_cache *)&cfg;	/* must be reset */
 	int ret;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 64;
-	cfg.hz = 250;	/* a leaked hz claim shows in the next open */
+	/* hz 250: a leaked hz claim shows in the next open */
+	small_config(&cfg, 250);
 	change(&cfg);
-	ret = uf_cache_open(&cfg, &c);
-	if (ret == 0)
-		uf_cache_close(c);
+	ret = open_refused(&cfg, what);
 	cr_assert_eq(ret, -EINVAL, "uf_cache_open with %s: %d, want -EINVAL",
 		     what, ret);
-	cr_assert_null(c, "uf_cache_open with %s left *out set", what);
 }
 
 static void cfg_nr_pages_0(struct uf_cache_config *c) { c->nr_pages = 0; }
@@ -228,7 +208,6 @@ static void cfg_max_io_0(struct uf_cache_config *c) { c->max_io_pages = 0; }
 Test(api, cache_open_bad_configs, .fini = ax_fini)
 {
 	struct uf_cache_config cfg;
-	int ret;
 
 	bad_config(cfg_nr_pages_0, "nr_pages 0");
 	bad_config(cfg_dirty_ratio, "dirty_ratio 101");
@@ -240,69 +219,48 @@ Test(api, cache_open_bad_configs, .fini = ax_fini)
 
 	/* nothing was claimed: a cache with another hz opens, and the
 	 * named default policy is accepted */
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 64;
-	cfg.hz = 1000;
+	small_config(&cfg, 1000);
 	cfg.policy = "linux-3.2";
-	ret = uf_cache_open(&cfg, &ax.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open after refused ones: %s",
-		     strerror(-ret));
-	ax_close_all();
+	open_then_close(&cfg, "after refused ones");
 }
 
 Test(api, cache_open_null_out, .fini = ax_fini)
 {
 	struct uf_cache_config cfg;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 64;
+	small_config(&cfg, 0);
 	cr_assert_eq(uf_cache_open(&cfg, NULL), -EINVAL);
 	cr_assert_eq(uf_cache_open(NULL, NULL), -EINVAL);
 	cfg.hz = 300;	/* the refused opens claimed no hz */
-	cr_assert_eq(uf_cache_open(&cfg, &ax.cache), 0);
-	ax_close_all();
+	open_then_close(&cfg, "hz 300 after refused ones");
 }
 
 /* A cache that fails late (after its hz is chosen) must release it too. */
 Test(api, cache_open_failing_trace_path_claims_nothing, .fini = ax_fini)
 {
 	struct uf_cache_config cfg;
-	struct uf_cache *c = NULL;
 	int ret;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 64;
-	cfg.hz = 300;
+	small_config(&cfg, 300);
 	cfg.trace_path = "/nonexistent-uflush-dir/trace";
-	ret = uf_cache_open(&cfg, &c);
-	if (ret == 0)
-		uf_cache_close(c);
+	ret = open_refused(&cfg, "an impossible trace_path");
 	cr_assert_lt(ret, 0, "uf_cache_open with an impossible trace_path succeeded");
-	cr_assert_null(c);
 	cfg.trace_path = NULL;
 	cfg.hz = 1000;
-	ret = uf_cache_open(&cfg, &ax.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open after a failed one: %s",
-		     strerror(-ret));
-	ax_close_all();
+	open_then_close(&cfg, "after a failed one");
 }
 
 Test(api, second_cache_with_another_hz_is_einval, .fini = ax_fini)
 {
 	struct uf_cache_config cfg;
-	struct uf_cache *c = NULL;
 	int ret;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 64;
+	small_config(&cfg, 0);
 	cr_assert_eq(uf_cache_open(&cfg, &ax.cache), 0);
 	cfg.hz = 250;
-	ret = uf_cache_open(&cfg, &c);
-	if (ret == 0)
-		uf_cache_close(c);
+	ret = open_refused(&cfg, "hz 250 beside hz 1000");
 	cr_assert_eq(ret, -EINVAL, "second cache with hz 250 while one with 1000 is open: %d",
 		     ret);
-	cr_assert_null(c);
 	cfg.hz = 1000;
 	cr_assert_eq(uf_cache_open(&cfg, &ax.cache2), 0,
 		     "a second cache with the same hz");
@@ -311,16 +269,12 @@ Test(api, second_cache_with_another_hz_is_einval, .fini = ax_fini)
 	cr_assert_eq(uf_cache_close(ax.cache2), 0);
 	ax.cache2 = NULL;
 	cfg.hz = 250;
-	ret = uf_cache_open(&cfg, &c);
-	if (ret == 0)
-		uf_cache_close(c);
+	ret = open_refused(&cfg, "hz 250 beside hz 1000");
 	cr_assert_eq(ret, -EINVAL, "hz 250 while a hz-1000 cache is still open: %d",
 		     ret);
 	ax_close_all();
 	/* none open: any hz again */
-	cr_assert_eq(uf_cache_open(&cfg, &ax.cache), 0,
-		     "hz 250 once no cache is open");
-	ax_close_all();
+	open_then_close(&cfg, "hz 250 once no cache is open");
 }
 
 Test(api, closed_cache_is_ebadf, .fini = ax_fini)
@@ -445,7 +399,7 @@ Test(api, null_pointers_with_good_handles, .fini = ax_fini)
 
 	ax_open(64, UF_DEV_SHAPED);
 	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
-	write_pattern(f, 0, 100, AX_OFF, 2);
+	tu_file_write(f, 0, 100, AX_OFF, 2, SIZE_MAX);
 	cr_assert_eq(uf_fsync(f), 0);
 	snap(&st0);
 
@@ -467,7 +421,7 @@ Test(api, null_pointers_with_good_handles, .fini = ax_fini)
 	cr_assert_eq(uf_pwrite(f, NULL, 0, 0), 0, "a zero-length write");
 	cr_assert_eq(uf_pread(f, NULL, 0, 0), 0, "a zero-length read");
 	expect_same(&st0, "calls with NULL pointers");
-	expect_file(f, 0, 100, AX_OFF, 2, "the file after them");
+	tu_file_expect(f, 0, 100, AX_OFF, 2, "the file after them");
 
 	/* the refused uf_file_open(ino 2) holds no range nor ino */
 	cr_assert_eq(uf_file_open(ax.dev, 2, 0, TU_PAGE, NULL, NULL, &g), 0);
@@ -525,7 +479,7 @@ Test(api, dev_open_bad_paths_and_configs, .fini = ax_fini)
 	cr_assert_eq(uf_dev_stats(ax.dev, &ds), 0);
 	cr_assert_eq(ds.write_errors, 0);
 	f = ax_file(1, AX_OFF, 4 * TU_PAGE, NULL);
-	write_pattern(f, 10, 5000, AX_OFF + 10, 3);
+	tu_file_write(f, 10, 5000, AX_OFF + 10, 3, SIZE_MAX);
 	cr_assert_eq(uf_fsync(f), 0);
 	cr_assert_eq(uf_file_close(f), 0);
 	tu_raw_expect_any(ax.path, AX_OFF + 10, 5000, 3, "written after");
@@ -579,15 +533,16 @@ Test(api, dev_close_with_open_files_is_ebusy, .fini = ax_fini)
 
 	ax_open(64, 0);
 	f = ax_file(1, AX_OFF, 16 * TU_PAGE, NULL);
-	write_pattern(f, 0, 3 * TU_PAGE, AX_OFF, 4);
+	tu_file_write(f, 0, 3 * TU_PAGE, AX_OFF, 4, SIZE_MAX);
 	cr_assert_eq(uf_dev_close(ax.dev), -EBUSY);
 	cr_assert_eq(uf_dev_close(ax.dev), -EBUSY, "a second time");
 	/* the device, its flusher and the file all still work */
 	cr_assert_eq(uf_dev_stats(ax.dev, &ds), 0);
-	write_pattern(f, 5 * TU_PAGE + 7, 1000, AX_OFF + 5 * TU_PAGE + 7, 4);
+	tu_file_write(f, 5 * TU_PAGE + 7, 1000, AX_OFF + 5 * TU_PAGE + 7, 4,
+		      SIZE_MAX);
 	cr_assert_eq(uf_fsync(f), 0);
 	tu_raw_expect(ax.path, AX_OFF, 3 * TU_PAGE, 4, "data of the busy device");
-	expect_file(f, 0, 3 * TU_PAGE, AX_OFF, 4, "read after -EBUSY");
+	tu_file_expect(f, 0, 3 * TU_PAGE, AX_OFF, 4, "read after -EBUSY");
 	cr_assert_eq(uf_file_close(f), 0);
 	cr_assert_eq(uf_dev_close(ax.dev), 0);
 	ax_close_all();
@@ -686,7 +641,7 @@ Test(api, closed_file_is_ebadf, .fini = ax_fini)
 
 	ax_open(64, 0);
 	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
-	write_pattern(f, 0, 100, AX_OFF, 5);
+	tu_file_write(f, 0, 100, AX_OFF, 5, SIZE_MAX);
 	cr_assert_eq(uf_file_close(f), 0);
 	snap(&st0);
 	memset(buf, 0xee, sizeof(buf));
@@ -722,10 +677,11 @@ Test(api, pwrite_past_the_end_is_efbig_and_writes_nothing, .fini = ax_fini)
 	ax_open(64, 0);
 	a = ax_file(1, AX_OFF, len, NULL);
 	b = ax_file(2, AX_OFF + len, len, NULL);
-	write_pattern(b, 0, len, AX_OFF + len, 6);
+	tu_file_write(b, 0, len, AX_OFF + len, 6, SIZE_MAX);
 	cr_assert_eq(uf_fsync(b), 0);
 	tu_raw_expect(ax.path, AX_OFF + len, len, 6, "neighbour b, written");
-	expect_file(a, 0, len, AX_OFF, 1, "a before");	/* a's pages cached */
+	/* a's pages cached */
+	tu_file_expect(a, 0, len, AX_OFF, 1, "a before");
 	snap(&st0);
 
 	junk = malloc(2 * TU_PAGE);
@@ -749,8 +705,9 @@ Test(api, pwrite_past_the_end_is_efbig_and_writes_nothing, .fini = ax_fini)
 	expect_same(&st0, "refused writes");
 
 	cr_assert_eq(uf_sync(ax.cache), 0);
-	expect_file(a, 0, len, AX_OFF, 1, "a after refused writes");
-	expect_file(b, 0, len, AX_OFF + len, 6, "b after refused writes to a");
+	tu_file_expect(a, 0, len, AX_OFF, 1, "a after refused writes");
+	tu_file_expect(b, 0, len, AX_OFF + len, 6,
+		       "b after refused writes to a");
 	tu_raw_expect(ax.path, AX_OFF, len, 1, "a on the device");
 	tu_raw_expect(ax.path, AX_OFF + len, len, 6, "b on the device");
 	tu_raw_expect(ax.path, AX_OFF + 2 * len, 64 << 10, 1,
@@ -879,7 +836,8 @@ Test(api, page_get_bad_arguments, .fini = ax_fini)
 	cr_assert_eq(tu_check(uf_page_data(p), TU_PAGE, AX_OFF + 4 * TU_PAGE,
 			      1), -1, "page 4 is not the device's");
 	cr_assert_eq(uf_page_get(f, 4, UF_PAGE_NOCREATE, &q), 0);
-	cr_assert_eq(p, q, "NOCREATE found another page");
+	cr_assert_eq(uf_page_data(p), uf_page_data(q),
+		     "NOCREATE found another page");
 	cr_assert_eq(uf_page_put(q), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 	snap(&st);

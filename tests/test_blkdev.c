@@ -116,42 +116,20 @@ Test(blkdev, open_bad_arguments_is_einval, .fini = tu_fini)
 	cr_assert_null(b);
 }
 
-static int run_quiet(const char *cmd)
-{
-	int st = system(cmd);
-
-	if (st == -1 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 /*
  * A mounted filesystem's device is refused; UF_BDEV_FORCE opens it anyway.
  * Nothing is written to it: the forced handle only reads the superblock.
  */
 Test(blkdev, mounted_device_is_ebusy, .fini = tu_fini)
 {
-	char cmd[512];
+	const char *why;
 	uint8_t *buf;
 	int ret;
 
 	tu_dev(TU_LOOP, TU_DEV_SIZE);
-	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1",
-		 tu.td.path);
-	ret = run_quiet(cmd);
-	if (ret == 127)
-		tu_skip("mkfs.ext4 not available");
-	cr_assert_eq(ret, 0, "mkfs.ext4 %s failed (%d)", tu.td.path, ret);
-
-	snprintf(tu.mnt, sizeof(tu.mnt), "/var/tmp/uflush-mnt.XXXXXX");
-	cr_assert_not_null(mkdtemp(tu.mnt));
-	if (mount(tu.td.path, tu.mnt, "ext4", 0, NULL)) {
-		ret = errno;
-		rmdir(tu.mnt);
-		tu.mnt[0] = '\0';
-		tu_skip("cannot mount ext4 on %s: %s", tu.td.path,
-			strerror(ret));
-	}
+	why = tu_mount_ext4(tu.td.path, tu.mnt, sizeof(tu.mnt));
+	if (why)
+		tu_skip("%s", why);
 
 	cr_assert_eq(try_open(tu.td.path, 0), -EBUSY,
 		     "mounted %s was not refused", tu.td.path);

@@ -15,7 +15,6 @@
  * is at the tail), the end b_io is consumed from and the old end of
  * b_dirty.
  */
-#include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -23,56 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
-#include "kernel/sched.h"
+#include "fixture.h"
 #include "testutil.h"
-#include "uflush-internal.h"
-#include "fs/writeback.h"
 
-#define FX_POOL_PAGES	4096
-/* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */
-#define FX_DIRTY_BYTES	(8ul << 20)
-#define FX_DEV_SIZE	(128ull << 20)
-#define FX_SLOT		(8ull << 20)	/* device space per ino */
-#define FX_MAX_FILES	15
-#define PG		4096ul
-
-/* ------------------------------------------------------------------ */
-/* Fixture                                                             */
-
-struct tf;
-typedef int (*tf_write_inode_fn)(struct tf *t, int sync);
-typedef void (*tf_writepages_fn)(struct tf *t, enum uf_wb_kind kind);
-
-/* A test file: its handle, its inode and its hooks' behaviour. */
-struct tf {
-	struct uf_file *f;
-	struct inode *inode;
-	unsigned long ino;
-	uint64_t off;			/* device offset of byte 0 */
-	int nr_write_inode;		/* atomic */
-	int nr_writepages;		/* atomic */
-	tf_write_inode_fn on_write_inode;
-	tf_writepages_fn on_writepages;
-	long arg;			/* per-test knob */
-};
-
-static struct {
-	struct uf_testdev td;
-	bool have_td;
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct backing_dev_info *bdi;
-	struct bdi_writeback *wb;
-	char trace[64];
-	bool closing;			/* hooks do nothing once set */
-	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
-} fx;
 
 /* Record of what a hook saw, checked by the test afterwards. */
 static struct {
@@ -84,393 +37,16 @@ static struct {
 	int starts[16];
 } seen;
 
-static int tf_write_inode(struct uf_file *f, void *priv, int sync)
+/* Virtual clock at @start, the base policy; @trace: tracepoints to a file. */
+static void base_setup(unsigned long start, bool trace)
 {
-	struct tf *t = priv;
-
-	(void)f;
-	__atomic_add_fetch(&t->nr_write_inode, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) ||
-	    !t->on_write_inode)
-		return 0;
-	return t->on_write_inode(t, sync);
-}
-
-/* Never vetoes: used as the "writepages is being called" hook. */
-static int tf_writepages_veto(struct uf_file *f, void *priv,
-			      enum uf_wb_kind kind)
-{
-	struct tf *t = priv;
-
-	(void)f;
-	__atomic_add_fetch(&t->nr_writepages, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE) &&
-	    t->on_writepages)
-		t->on_writepages(t, kind);
-	return 0;
-}
-
-static const struct uf_file_ops tf_ops = {
-	.write_inode = tf_write_inode,
-	.writepages_veto = tf_writepages_veto,
-};
-
-/*
- * The flusher this device lacks, for uf_cache_close() only: closing a
- * device queues sync works and waits for them (dev_sync), and without a
- * flusher nobody would run them.
- */
-struct closer {
-	pthread_t th;
-	bool stop;
-	struct backing_dev_info *bdi;
-};
-
-static void *closer_fn(void *arg)
-{
-	struct closer *cl = arg;
-	struct timespec ts = { 0, 1000000 };
-
-	while (!__atomic_load_n(&cl->stop, __ATOMIC_ACQUIRE)) {
-		bool pending;
-
-		spin_lock(&cl->bdi->wb_lock);
-		pending = !list_empty(&cl->bdi->work_list);
-		spin_unlock(&cl->bdi->wb_lock);
-		if (pending)
-			wb_do_writeback(&cl->bdi->wb, 0);
-		else
-			nanosleep(&ts, NULL);
-	}
-	return NULL;
+	FX_SETUP(.start = start, .policy = "linux-3.1", .trace = trace);
 }
 
 static void fx_fini(void)
 {
-	__atomic_store_n(&fx.closing, true, __ATOMIC_RELEASE);
-	if (fx.cache) {
-		struct closer cl = { .bdi = fx.bdi };
-		bool closer = fx.bdi &&
-			!pthread_create(&cl.th, NULL, closer_fn, &cl);
-
-		uf_cache_close(fx.cache);
-		if (closer) {
-			__atomic_store_n(&cl.stop, true, __ATOMIC_RELEASE);
-			pthread_join(cl.th, NULL);
-		}
-		fx.cache = NULL;
-	}
-	if (fx.have_td)
-		uf_testdev_destroy(&fx.td);
-	fx.have_td = false;
-	if (fx.trace[0])
-		unlink(fx.trace);
-	fx.trace[0] = '\0';
-	uf_clock_set_real();
-}
-
-/*
- * Virtual clock at @start, a cache of FX_POOL_PAGES with the base policy,
- * a flusher-less device.  @trace: write the tracepoints to a file.
- */
-static void fx_setup(unsigned long start, bool trace)
-{
-	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
-	int ret;
-
-	memset(&fx, 0, sizeof(fx));
+	fx_teardown(NULL);
 	memset(&seen, 0, sizeof(seen));
-	/* a plain file: these tests need no loop device, and leave the
-	 * host's loop devices to the tests that do */
-	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
-	if (ret)
-		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
-			     fx.td.why_not_loop);
-	fx.have_td = true;
-
-	uf_clock_set_virtual(start);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_POOL_PAGES;
-	cfg.policy = "linux-3.1";	/* the pre-series base */
-	cfg.dirty_bytes = FX_DIRTY_BYTES;
-	if (trace) {
-		int fd;
-
-		snprintf(fx.trace, sizeof(fx.trace),
-			 "/tmp/uflush-fswb-trace.XXXXXX");
-		fd = mkstemp(fx.trace);
-		cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
-		close(fd);
-		cfg.trace_path = fx.trace;
-	}
-	ret = uf_cache_open(&cfg, &fx.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open: %s", strerror(-ret));
-	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
-		     strerror(-ret));
-	fx.bdi = uf_dev_bdi(fx.dev);
-	cr_assert_not_null(fx.bdi);
-	fx.wb = &fx.bdi->wb;
-	cr_assert_null(fx.wb->task, "UF_DEV_NO_FLUSHER device has a flusher");
-	cr_assert_eq(jiffies, start);
-}
-
-/* Open file @ino: @pages pages at device offset ino * FX_SLOT. */
-static struct tf *tf_open(unsigned long ino, unsigned long pages)
-{
-	struct tf *t = &fx.tf[ino];
-	int ret;
-
-	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
-	cr_assert(pages * PG <= FX_SLOT);
-	memset(t, 0, sizeof(*t));
-	t->ino = ino;
-	t->off = ino * FX_SLOT;
-	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
-			   &t->f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
-	t->inode = uf_file_inode(t->f);
-	cr_assert_not_null(t->inode);
-	return t;
-}
-
-/*
- * Write pages [first, first + nr) of @t with the pattern of @seed.  Returns
- * 0 or -errno rather than asserting: hooks call it on engine threads.
- */
-static int tf_write(struct tf *t, unsigned long first, unsigned long nr,
-		    uint32_t seed)
-{
-	size_t len = nr * PG;
-	uint64_t off = first * PG;
-	void *buf = malloc(len);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	tu_fill(buf, len, t->off + off, seed);
-	n = uf_pwrite(t->f, buf, len, off);
-	free(buf);
-	return n == (ssize_t)len ? 0 : (n < 0 ? (int)n : -EIO);
-}
-
-static void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
-		     uint32_t seed)
-{
-	int ret = tf_write(t, first, nr, seed);
-
-	cr_assert_eq(ret, 0, "uf_pwrite(ino %lu): %s", t->ino, strerror(-ret));
-}
-
-/* Wait for the file's writeback I/O, then demand @seed on the device. */
-static void tf_expect_on_dev(struct tf *t, unsigned long first,
-			     unsigned long nr, uint32_t seed, const char *what)
-{
-	filemap_fdatawait(t->inode->i_mapping);
-	tu_raw_expect(fx.td.path, t->off + first * PG, nr * PG, seed, what);
-}
-
-/* Demand zeros (never written) on the device. */
-static void expect_zero_on_dev(uint64_t off, size_t len, const char *what)
-{
-	uint8_t *buf = tu_alloc(len);
-	size_t i;
-	int ret;
-
-	ret = tu_raw_read(fx.td.path, off, buf, len);
-	for (i = 0; !ret && i < len && !buf[i]; i++)
-		;
-	free(buf);
-	cr_assert_eq(ret, 0, "%s: raw read: %s", what, strerror(-ret));
-	cr_assert_eq(i, len, "%s: device byte %llu is written", what,
-		     (unsigned long long)(off + i));
-}
-
-static void tf_expect_unwritten(struct tf *t, unsigned long first,
-				unsigned long nr, const char *what)
-{
-	filemap_fdatawait(t->inode->i_mapping);
-	expect_zero_on_dev(t->off + first * PG, nr * PG, what);
-}
-
-static unsigned long istate(struct tf *t)
-{
-	return __atomic_load_n(&t->inode->i_state, __ATOMIC_SEQ_CST);
-}
-
-/* ------------------------------------------------------------------ */
-/* Lists                                                               */
-
-/* The inos on @head, tail first, as "1,2,3", into @buf. */
-static char *__list_str(struct list_head *head, char *buf, size_t len)
-{
-	struct list_head *pos;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
-
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%lu",
-				      n ? "," : "", inode->i_ino);
-	}
-	return buf;
-}
-
-static char *list_str(struct list_head *head, char *buf, size_t len)
-{
-	spin_lock(&fx.wb->list_lock);
-	__list_str(head, buf, len);
-	spin_unlock(&fx.wb->list_lock);
-	return buf;
-}
-
-static bool on_list(struct list_head *head, struct inode *inode)
-{
-	struct list_head *pos;
-
-	list_for_each(pos, head)
-		if (pos == &inode->i_wb_list)
-			return true;
-	return false;
-}
-
-/* Which wb list the inode is on: "b_dirty", ..., or "none". */
-static const char *which_list(struct tf *t)
-{
-	struct bdi_writeback *wb = fx.wb;
-	const char *name = "none";
-
-	spin_lock(&wb->list_lock);
-	if (on_list(&wb->b_dirty, t->inode))
-		name = "b_dirty";
-	else if (on_list(&wb->b_io, t->inode))
-		name = "b_io";
-	else if (on_list(&wb->b_more_io, t->inode))
-		name = "b_more_io";
-	else if (on_list(&wb->b_more_io_wait, t->inode))
-		name = "b_more_io_wait";
-	else if (!list_empty(&t->inode->i_wb_list))
-		name = "a foreign list";
-	spin_unlock(&wb->list_lock);
-	return name;
-}
-
-#define expect_list(head, want) do {					\
-	char __buf[128];						\
-	list_str(&fx.wb->head, __buf, sizeof(__buf));			\
-	cr_assert_str_eq(__buf, want, #head " (tail first) is \"%s\", want \"%s\"", \
-			 __buf, want);					\
-} while (0)
-
-#define expect_on(t, want)						\
-	cr_assert_str_eq(which_list(t), want, "ino %lu is on %s, want %s", \
-			 (t)->ino, which_list(t), want)
-
-/* I15: dirtied_when never decreases from the tail of b_dirty to its head. */
-static void expect_b_dirty_ordered(void)
-{
-	struct list_head *head = &fx.wb->b_dirty, *pos;
-	unsigned long prev = 0;
-	bool first = true, ok = true;
-	char buf[128];
-
-	spin_lock(&fx.wb->list_lock);
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
-
-		if (!first && time_before(inode->dirtied_when, prev))
-			ok = false;
-		prev = inode->dirtied_when;
-		first = false;
-	}
-	__list_str(head, buf, sizeof(buf));
-	spin_unlock(&fx.wb->list_lock);
-	cr_assert(ok, "b_dirty (tail first: %s) is not time-ordered", buf);
-}
-
-/* ------------------------------------------------------------------ */
-/* Works                                                               */
-
-enum wkind { W_KUPDATE, W_BACKGROUND, W_NONE, W_SYNC };
-
-/* A work as the kernel builds each kind (fs-writeback.c of 3.2). */
-static struct wb_writeback_work mkwork(enum wkind k)
-{
-	struct wb_writeback_work w;
-
-	memset(&w, 0, sizeof(w));
-	INIT_LIST_HEAD(&w.list);
-	switch (k) {
-	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_kupdate = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_PERIODIC;
-		break;
-	case W_BACKGROUND:	/* wb_check_background_flush */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_background = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_BACKGROUND;
-		break;
-	case W_NONE:		/* wakeup_flusher_threads */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.range_cyclic = 0;
-		w.reason = WB_REASON_TRY_TO_FREE_PAGES;
-		break;
-	case W_SYNC:		/* sync_inodes_sb */
-		w.nr_pages = LONG_MAX;
-		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_ALL;
-		w.range_cyclic = 0;
-		w.reason = WB_REASON_SYNC;
-		break;
-	}
-	return w;
-}
-
-static long run(struct wb_writeback_work *w)
-{
-	return wb_writeback(fx.wb, w);
-}
-
-static unsigned long expire_jiffies(void)
-{
-	return msecs_to_jiffies((unsigned int)fx.cache->vm.dirty_expire_interval
-				* 10);
-}
-
-static void advance(unsigned long d)
-{
-	cr_assert_eq(uf_clock_advance(d), 0);
-}
-
-static void set_bg_thresh_pages(unsigned long pages)
-{
-	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_background_bytes",
-					  pages * PG), 0);
-}
-
-/* Lines of @event in the trace so far. */
-static int trace_count(const char *event)
-{
-	char line[1024], pat[64];
-	FILE *f = fopen(fx.trace, "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	snprintf(pat, sizeof(pat), ": %s: ", event);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, pat))
-			n++;
-	fclose(f);
-	return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -498,7 +74,7 @@ Test(fs_writeback, mark_dirty_new_at_head_redirty_keeps_place_and_time,
 	struct tf *a, *b;
 	unsigned long t0;
 
-	fx_setup(1000000, false);
+	base_setup(1000000, false);
 	a = tf_open(1, 8);
 	b = tf_open(2, 8);
 	t0 = jiffies;
@@ -516,7 +92,7 @@ Test(fs_writeback, mark_dirty_new_at_head_redirty_keeps_place_and_time,
 	/* again dirty: more pages, then metadata: no move, no new time */
 	advance(7);
 	tf_dirty(a, 1, 2, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	cr_assert_eq(uf_file_mark_inode_dirty(b->f, UF_I_DIRTY_DATASYNC), 0);
 	expect_list(b_dirty, "1,2");
 	cr_assert_eq(a->inode->dirtied_when, t0,
@@ -560,13 +136,13 @@ Test(fs_writeback, mark_dirty_under_i_sync_only_sets_flags,
 	struct tf *a, *b, *c;
 	unsigned long t0;
 
-	fx_setup(2000000, false);
+	base_setup(2000000, false);
 	c = tf_open(3, 8);
 	a = tf_open(1, 8);
 	b = tf_open(2, 8);
 	t0 = jiffies;
 	tf_dirty(c, 0, 1, 3);
-	cr_assert_eq(uf_file_mark_inode_dirty(c->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(c);
 	advance(5);
 	tf_dirty(a, 0, 1, 1);
 	advance(5);
@@ -626,7 +202,7 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
 	unsigned long t0;
 	long chunk, ret;
 
-	fx_setup(3000000, false);
+	base_setup(3000000, false);
 	chunk = writeback_chunk_size(fx.bdi, &w1);
 	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
 	m = tf_open(4, (unsigned long)chunk + 8);
@@ -674,6 +250,9 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
 /* ================================================================== */
 /* kupdate (I1), with the clock about to wrap                          */
 
+#define KUPDATE_EXPIRY(name, ...)					\
+	FX_TEST(fs_writeback, name, 60, kupdate_expiry(__VA_ARGS__))
+
 /*
  * Spec I1 (L763-767): in a for_kupdate work an inode leaves b_dirty only
  * if dirtied_when <= now - dirty_expire_interval: A dirtied exactly one
@@ -683,12 +262,11 @@ Test(fs_writeback, queue_io_serves_more_io_first_then_oldest,
  */
 static void kupdate_expiry(unsigned long start)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b, *c;
 	unsigned long t0, e;
 	long ret;
 
-	fx_setup(start, false);
+	base_setup(start, false);
 	e = expire_jiffies();
 	cr_assert_eq(e, 30UL * (unsigned long)HZ);
 	a = tf_open(1, 8);
@@ -704,8 +282,7 @@ static void kupdate_expiry(unsigned long start)
 	cr_assert_eq(jiffies, t0 + e);
 	expect_list(b_dirty, "1,3,2");
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 3, "kupdate wrote %ld pages, want A's 3", ret);
 	expect_on(a, "none");
 	cr_assert_eq(istate(a) & I_DIRTY, 0);
@@ -719,37 +296,25 @@ static void kupdate_expiry(unsigned long start)
 	tf_expect_unwritten(b, 0, 1, "B (not expired)");
 
 	advance(1);
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 2, "kupdate wrote %ld pages, want C's 2", ret);
 	expect_list(b_dirty, "2");
 	tf_expect_on_dev(c, 0, 2, 3, "C (expired now)");
 	tf_expect_unwritten(b, 0, 1, "B (still not expired)");
 }
 
-Test(fs_writeback, kupdate_writes_only_expired, .fini = fx_fini,
-     .timeout = 60)
-{
-	kupdate_expiry(1000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired, 1000)
 
 /*
  * Seed 000 L526: dirtied_when=4294869658, just before 2^32.  B is dirtied
  * after 2^32 while A and C, and the cutoffs, are before it: a plain "<"
  * would take B (on a 32-bit target this is the wrap itself).
  */
-Test(fs_writeback, kupdate_writes_only_expired_across_32bit_boundary,
-     .fini = fx_fini, .timeout = 60)
-{
-	kupdate_expiry(4294967296UL - 5000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired_across_32bit_boundary,
+	       4294967296UL - 5000)
 
 /* The same across the wrap of unsigned long itself. */
-Test(fs_writeback, kupdate_writes_only_expired_across_ulong_wrap,
-     .fini = fx_fini, .timeout = 60)
-{
-	kupdate_expiry(ULONG_MAX - 5000);
-}
+KUPDATE_EXPIRY(kupdate_writes_only_expired_across_ulong_wrap, ULONG_MAX - 5000)
 
 /* ================================================================== */
 /* background                                                          */
@@ -763,11 +328,10 @@ Test(fs_writeback, kupdate_writes_only_expired_across_ulong_wrap,
 Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b, *c;
 	long ret;
 
-	fx_setup(4000000, false);
+	base_setup(4000000, false);
 	set_bg_thresh_pages(8);
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
@@ -777,8 +341,7 @@ Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
 	tf_dirty(b, 0, 4, 2);
 
 	/* 8 dirty pages: not over 8 */
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_writepages + b->nr_writepages, 0);
 	expect_list(b_dirty, "1,2");
@@ -789,8 +352,7 @@ Test(fs_writeback, background_stops_below_threshold, .fini = fx_fini,
 	tf_dirty(c, 0, 4, 3);
 	a->arg = (unsigned long)HZ / 10 + 1;
 	a->on_writepages = hook_advance;
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 4, "background work wrote %ld pages, want A's 4",
 		     ret);
 	cr_assert_eq(b->nr_writepages + c->nr_writepages, 0,
@@ -822,12 +384,11 @@ static void hook_dirty_other(struct tf *t, enum uf_wb_kind kind)
 Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *n;
 	unsigned long t0;
 	long ret;
 
-	fx_setup(5000000, false);
+	base_setup(5000000, false);
 	set_bg_thresh_pages(8);
 	a = tf_open(1, 16);
 	n = tf_open(9, 16);
@@ -837,8 +398,7 @@ Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
 	a->arg = (unsigned long)HZ / 10 + 1;
 	a->on_writepages = hook_dirty_other;
 
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, 16, "wrote %ld pages, want A's 16 only", ret);
 	cr_assert_eq(n->nr_writepages, 0,
@@ -861,12 +421,11 @@ Test(fs_writeback, background_base_does_not_take_inodes_dirtied_after_start,
  */
 static void fixed_cutoff(enum wkind k)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *z, *n;
 	unsigned long t0;
 	long ret;
 
-	fx_setup(6000000, false);
+	base_setup(6000000, false);
 	a = tf_open(1, 4);
 	z = tf_open(2, 4);
 	n = tf_open(9, 16);
@@ -877,8 +436,7 @@ static void fixed_cutoff(enum wkind k)
 	a->arg = 1;
 	a->on_writepages = hook_dirty_other;
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, 8, "wrote %ld pages, want A's and Z's 8", ret);
 	expect_on(a, "none");
@@ -892,17 +450,11 @@ static void fixed_cutoff(enum wkind k)
 	tf_expect_unwritten(n, 0, 16, "N");
 }
 
-Test(fs_writeback, sync_none_work_has_fixed_cutoff, .fini = fx_fini,
-     .timeout = 60)
-{
-	fixed_cutoff(W_NONE);
-}
+FX_TEST(fs_writeback, sync_none_work_has_fixed_cutoff, 60,
+	fixed_cutoff(W_NONE))
 
-Test(fs_writeback, sync_all_work_has_fixed_cutoff, .fini = fx_fini,
-     .timeout = 60)
-{
-	fixed_cutoff(W_SYNC);
-}
+FX_TEST(fs_writeback, sync_all_work_has_fixed_cutoff, 60,
+	fixed_cutoff(W_SYNC))
 
 /* ================================================================== */
 /* Yielding to queued works (I4)                                       */
@@ -924,11 +476,10 @@ static void drain_work_list(void)
 Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a;
 	long ret;
 
-	fx_setup(7000000, false);
+	base_setup(7000000, false);
 	set_bg_thresh_pages(2);
 	a = tf_open(1, 4);
 	tf_dirty(a, 0, 4, 1);
@@ -940,21 +491,18 @@ Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
 	cr_assert(!list_empty(&fx.bdi->work_list));
 	spin_unlock(&fx.bdi->wb_lock);
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0, "kupdate did not yield: wrote %ld", ret);
 	expect_list(b_dirty, "1");
 	expect_list(b_io, "");
 
-	w = mkwork(W_BACKGROUND);
-	ret = run(&w);
+	ret = run_kind(W_BACKGROUND);
 	cr_assert_eq(ret, 0, "background did not yield: wrote %ld", ret);
 	expect_list(b_dirty, "1");
 	expect_list(b_io, "");
 	cr_assert_eq(a->nr_writepages, 0);
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 4, "a plain WB_SYNC_NONE work yielded");
 	expect_on(a, "none");
 	tf_expect_on_dev(a, 0, 4, 1, "A");
@@ -973,25 +521,26 @@ static void hook_queue_work(struct tf *t, enum uf_wb_kind kind)
 	uf_clock_advance((unsigned long)HZ / 10 + 1);
 }
 
+#define YIELD_MIDWAY(name, ...)						\
+	FX_TEST(fs_writeback, name, 60, yield_midway(__VA_ARGS__))
+
 /* I4 and I17 together: the yield happens at the next iteration. */
 static void yield_midway(enum wkind k, long want)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	long ret;
 
-	fx_setup(8000000, false);
+	base_setup(8000000, false);
 	set_bg_thresh_pages(2);
 	a = tf_open(1, 4);
-	b = tf_open(2, 4);
 	tf_dirty(a, 0, 4, 1);
 	advance(1);
+	b = tf_open(2, 4);
 	tf_dirty(b, 0, 4, 2);
 	advance(expire_jiffies());
 	a->on_writepages = hook_queue_work;
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	cr_assert_eq(seen.calls, 1);
 	cr_assert_eq(ret, want, "wrote %ld pages, want %ld", ret, want);
 	if (want == 4) {
@@ -1006,23 +555,11 @@ static void yield_midway(enum wkind k, long want)
 	drain_work_list();
 }
 
-Test(fs_writeback, kupdate_yields_between_passes, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_KUPDATE, 4);
-}
+YIELD_MIDWAY(kupdate_yields_between_passes, W_KUPDATE, 4)
 
-Test(fs_writeback, background_yields_between_passes, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_BACKGROUND, 4);
-}
+YIELD_MIDWAY(background_yields_between_passes, W_BACKGROUND, 4)
 
-Test(fs_writeback, sync_none_work_does_not_yield, .fini = fx_fini,
-     .timeout = 60)
-{
-	yield_midway(W_NONE, 8);
-}
+YIELD_MIDWAY(sync_none_work_does_not_yield, W_NONE, 8)
 
 /* ================================================================== */
 /* HZ/10 (I17)                                                         */
@@ -1036,7 +573,7 @@ static void hook_pass_counter(struct tf *t, enum uf_wb_kind kind)
 	if (i >= 16)
 		return;
 	uf_clock_advance((unsigned long)t->arg);
-	seen.starts[i] = trace_count("writeback_start");
+	seen.starts[i] = trace_count("writeback_start", NULL);
 }
 
 /*
@@ -1048,12 +585,11 @@ static void hook_pass_counter(struct tf *t, enum uf_wb_kind kind)
 Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *t[4];
 	unsigned long i;
 	long ret;
 
-	fx_setup(9000000, true);
+	base_setup(9000000, true);
 	cr_assert_eq(HZ % 20, 0);
 	for (i = 0; i < 4; i++) {
 		t[i] = tf_open(i + 1, 2);
@@ -1063,8 +599,7 @@ Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
 		advance(1);
 	}
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 8);
 	cr_assert_eq(seen.calls, 4);
 	/* A at +HZ/20, B at +HZ/10 (not more: go on), C at +3HZ/20: stop */
@@ -1075,8 +610,8 @@ Test(fs_writeback, pass_returns_after_hz_over_10, .fini = fx_fini,
 	cr_assert_eq(seen.starts[3], 2,
 		     "D was written in the first pass: no HZ/10 bail");
 	/* passes: A-C, D (b_io not refilled), an empty one that ends it */
-	cr_assert_eq(trace_count("writeback_start"), 3);
-	cr_assert_eq(trace_count("writeback_queue_io"), 2);
+	cr_assert_eq(trace_count("writeback_start", NULL), 3);
+	cr_assert_eq(trace_count("writeback_queue_io", NULL), 2);
 	for (i = 0; i < 4; i++)
 		tf_expect_on_dev(t[i], 0, 2, (uint32_t)i + 1, "file");
 }
@@ -1094,29 +629,27 @@ static void hook_note_pass(struct tf *t, enum uf_wb_kind kind)
 {
 	(void)t;
 	(void)kind;
-	seen.starts[0] = trace_count("writeback_start");
+	seen.starts[0] = trace_count("writeback_start", NULL);
 }
 
 /* I17: "once it wrote something" — time alone does not end a pass. */
 Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *e, *f;
 	long ret;
 
-	fx_setup(9500000, true);
+	base_setup(9500000, true);
 	e = tf_open(1, 2);
 	f = tf_open(2, 2);
-	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(e);
 	advance(1);
 	tf_dirty(f, 0, 2, 2);
 	e->arg = (unsigned long)HZ;
 	e->on_write_inode = hook_eagain_slow;
 	f->on_writepages = hook_note_pass;
 
-	w = mkwork(W_NONE);
-	ret = run(&w);
+	ret = run_kind(W_NONE);
 	cr_assert_eq(ret, 2);
 	cr_assert_eq(seen.starts[0], 1,
 		     "F was not written in E's pass: the pass ended without progress");
@@ -1126,18 +659,25 @@ Test(fs_writeback, pass_goes_on_after_hz_over_10_without_progress,
 /* ================================================================== */
 /* Slice exhaustion (I13)                                              */
 
+/* Note where @x is, its dirtied_when and state, the first time only. */
+static bool note_first(struct tf *x)
+{
+	if (seen.calls++)
+		return false;
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(x));
+	seen.dirtied_when[0] = x->inode->dirtied_when;
+	seen.state[0] = istate(x);
+	return true;
+}
+
 static void hook_note_m(struct tf *t, enum uf_wb_kind kind)
 {
 	struct tf *m = &fx.tf[4];
 
 	(void)t;
 	(void)kind;
-	if (seen.calls++)
-		return;
-	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(m));
-	seen.dirtied_when[0] = m->inode->dirtied_when;
-	seen.state[0] = istate(m);
-	seen.starts[0] = m->nr_writepages;
+	if (note_first(m))
+		seen.starts[0] = m->nr_writepages;
 }
 
 /*
@@ -1155,7 +695,7 @@ Test(fs_writeback, slice_exhausted_inode_goes_to_more_io,
 	unsigned long t0, pages;
 	long chunk, ret;
 
-	fx_setup(10000000, false);
+	base_setup(10000000, false);
 	chunk = writeback_chunk_size(fx.bdi, &w);
 	cr_assert(chunk > 0 && chunk < 2000, "chunk %ld", chunk);
 	pages = (unsigned long)chunk + 76;
@@ -1206,25 +746,23 @@ static int hook_redirty(struct tf *t, int sync)
 Test(fs_writeback, redirty_tail_keeps_b_dirty_ordered, .fini = fx_fini,
      .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	unsigned long t0, now;
 	long ret;
 
-	fx_setup(11000000, false);
+	base_setup(11000000, false);
 	a = tf_open(1, 4);
-	b = tf_open(2, 4);
 	t0 = jiffies;
 	tf_dirty(a, 0, 1, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(10);
+	b = tf_open(2, 4);
 	tf_dirty(b, 0, 1, 2);
 	advance(expire_jiffies() - 5);	/* A expired, B not */
 	now = jiffies;
 	a->on_write_inode = hook_redirty;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 1);
 	cr_assert_eq(a->nr_write_inode, 1);
 	expect_list(b_dirty, "2,1");
@@ -1259,25 +797,23 @@ static int hook_eagain(struct tf *t, int sync)
 Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a, *b;
 	unsigned long t0, now, e;
 	long ret;
 
-	fx_setup(12000000, false);
+	base_setup(12000000, false);
 	e = expire_jiffies();
 	a = tf_open(1, 4);
 	b = tf_open(2, 4);
 	t0 = jiffies;
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(10);
 	tf_dirty(b, 0, 1, 2);
 	advance(e - 5);			/* A expired, B not */
 	now = jiffies;
 	a->on_write_inode = hook_eagain;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_write_inode, 1, "write_inode tried %d times",
 		     a->nr_write_inode);
@@ -1291,16 +827,14 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 
 	/* B expires before A now: A waits a whole interval more */
 	advance(e - 1);
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 1);
 	expect_on(b, "none");
 	cr_assert_eq(a->nr_write_inode, 1, "A retried before it expired again");
 	expect_list(b_dirty, "1");
 
 	advance(1);
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(a->nr_write_inode, 2);
 	tf_expect_on_dev(b, 0, 1, 2, "B");
 }
@@ -1312,20 +846,18 @@ Test(fs_writeback, write_inode_eagain_puts_inode_off_a_full_expire_interval,
 Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *a;
 	unsigned long t0;
 	long ret;
 
-	fx_setup(12500000, false);
+	base_setup(12500000, false);
 	a = tf_open(1, 4);
 	t0 = jiffies;
-	cr_assert_eq(uf_file_mark_inode_dirty(a->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(a);
 	advance(expire_jiffies());
 	a->on_write_inode = hook_eagain;
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(a->nr_write_inode, 1);
 	expect_list(b_dirty, "1");
@@ -1333,25 +865,12 @@ Test(fs_writeback, write_inode_eagain_alone_keeps_dirtied_when,
 	cr_assert_eq(istate(a) & I_DIRTY, I_DIRTY_SYNC);
 
 	advance((unsigned long)HZ * 5);
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(a->nr_write_inode, 2);
 }
 
 /* ================================================================== */
 /* Sync livelock prevention (I14)                                      */
-
-/* R's write_inode: time passes and R is dirtied again, pages and inode. */
-static int hook_continuous_redirty(struct tf *t, int sync)
-{
-	(void)sync;
-	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
-		return 0;	/* a livelock: end it, the test will fail */
-	uf_clock_advance(1);
-	tf_write(t, 0, 1, 99);
-	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
-	return 0;
-}
 
 /*
  * I14 (L4003-4012, B7; §2.2 Base: "I_DIRTY && (WB_SYNC_ALL or
@@ -1362,55 +881,18 @@ static int hook_continuous_redirty(struct tf *t, int sync)
  */
 static void livelock_prevention(bool tagged)
 {
-	struct wb_writeback_work w;
-	struct tf *r, *s;
 	long ret;
 
-	fx_setup(13000000, false);
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-
-	w = mkwork(W_SYNC);
-	if (tagged) {		/* writeback_inodes_sb_nr */
-		w.sync_mode = WB_SYNC_NONE;
-		w.tagged_writepages = 1;
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.reason = WB_REASON_SYNC;
-	}
-	ret = run(&w);
-	cr_assert_eq(r->nr_write_inode, 1,
-		     "the work wrote the redirtied inode %d times",
-		     r->nr_write_inode);
+	ret = sync_livelock_case("linux-3.1", 13000000,
+				 tagged ? W_TAGGED : W_SYNC);
 	cr_assert_eq(ret, 8 + 4);
-	expect_on(r, "b_dirty");
-	cr_assert_eq(r->inode->dirtied_when, jiffies,
-		     "R's dirtied_when %lu, want now %lu",
-		     r->inode->dirtied_when, jiffies);
-	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
-		     I_DIRTY_PAGES | I_DIRTY_SYNC);
-	expect_on(s, "none");
-	/* the work wrote all of R as it was; the redirtied page is cached */
-	tf_expect_on_dev(r, 0, 8, 1, "R");
-	tf_expect_on_dev(s, 0, 4, 2, "S");
 }
 
-Test(fs_writeback, sync_all_terminates_against_continuous_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	livelock_prevention(false);
-}
+FX_TEST(fs_writeback, sync_all_terminates_against_continuous_redirtier, 60,
+	livelock_prevention(false))
 
-Test(fs_writeback, tagged_work_terminates_against_continuous_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	livelock_prevention(true);
-}
+FX_TEST(fs_writeback, tagged_work_terminates_against_continuous_redirtier, 60,
+	livelock_prevention(true))
 
 /* ================================================================== */
 /* I_SYNC inodes under WB_SYNC_NONE (I18)                              */
@@ -1461,15 +943,9 @@ static void *fsync_thread(void *arg)
 
 static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
 {
-	struct tf *r = &fx.tf[1];
-
 	(void)t;
 	(void)kind;
-	if (seen.calls++)
-		return;
-	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(r));
-	seen.dirtied_when[0] = r->inode->dirtied_when;
-	seen.state[0] = istate(r);
+	note_first(&fx.tf[1]);
 }
 
 /*
@@ -1485,22 +961,15 @@ static void hook_note_r(struct tf *t, enum uf_wb_kind kind)
  */
 static void i_sync_inode(enum wkind k)
 {
-	struct wb_writeback_work w;
 	struct tf *r, *a;
 	unsigned long t0;
 	pthread_t th;
 	void *thret;
 	long ret;
 
-	fx_setup(14000000, false);
-	r = tf_open(1, 4);
-	a = tf_open(2, 4);
-	t0 = jiffies;
-	tf_dirty(r, 0, 2, 1);
-	cr_assert_eq(uf_file_mark_inode_dirty(r->f, UF_I_DIRTY_SYNC), 0);
-	advance(1);
-	tf_dirty(a, 0, 1, 2);
-	advance(5);
+	r = r_then_s("linux-3.1", 14000000, 4, 2, 1);
+	a = &fx.tf[2];
+	t0 = dirtied_when(r);
 	r->on_write_inode = hook_hold_i_sync;
 	a->on_writepages = hook_note_r;
 	hs.main_task = current;
@@ -1512,8 +981,7 @@ static void i_sync_inode(enum wkind k)
 	pthread_mutex_unlock(&hs.lock);
 	cr_assert(istate(r) & I_SYNC);
 
-	w = mkwork(k);
-	ret = run(&w);
+	ret = run_kind(k);
 	pthread_join(th, &thret);
 	cr_assert_eq((int)(intptr_t)thret, 0, "fsync: %s",
 		     strerror(-(int)(intptr_t)thret));
@@ -1549,17 +1017,11 @@ static void i_sync_inode(enum wkind k)
 	tf_expect_on_dev(a, 0, 1, 2, "A");
 }
 
-Test(fs_writeback, i_sync_inode_is_requeued_under_sync_none,
-     .fini = fx_fini, .timeout = 60)
-{
-	i_sync_inode(W_NONE);
-}
+FX_TEST(fs_writeback, i_sync_inode_is_requeued_under_sync_none, 60,
+	i_sync_inode(W_NONE))
 
-Test(fs_writeback, i_sync_inode_is_waited_for_under_sync_all,
-     .fini = fx_fini, .timeout = 60)
-{
-	i_sync_inode(W_SYNC);
-}
+FX_TEST(fs_writeback, i_sync_inode_is_waited_for_under_sync_all, 60,
+	i_sync_inode(W_SYNC))
 
 /* ================================================================== */
 /* Data                                                                */
@@ -1573,13 +1035,12 @@ Test(fs_writeback, i_sync_inode_is_waited_for_under_sync_all,
 Test(fs_writeback, written_data_reaches_device_byte_for_byte,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
 	struct tf *f1, *f2, *f3;
 	uint64_t base2;
 	uint8_t *buf;
 	long ret, bad[3];
 
-	fx_setup(15000000, false);
+	base_setup(15000000, false);
 	f1 = tf_open(1, 10);
 	f2 = tf_open(2, 3);
 	f3 = tf_open(3, 2);
@@ -1596,8 +1057,7 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 	tf_dirty(f3, 1, 1, 14);
 	advance(expire_jiffies());
 
-	w = mkwork(W_KUPDATE);
-	ret = run(&w);
+	ret = run_kind(W_KUPDATE);
 	cr_assert_eq(ret, 10 + 3 + 2);
 	expect_list(b_dirty, "");
 	tf_expect_on_dev(f1, 0, 10, 11, "F1");
@@ -1619,8 +1079,7 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 
 	/* rewritten after a sync: the next sync writes the new bytes */
 	tf_dirty(f1, 3, 2, 15);
-	w = mkwork(W_SYNC);
-	ret = run(&w);
+	ret = run_kind(W_SYNC);
 	cr_assert_eq(ret, 2);
 	tf_expect_on_dev(f1, 0, 3, 11, "F1 pages 0-2");
 	tf_expect_on_dev(f1, 3, 2, 15, "F1 pages 3-4 (rewritten)");

@@ -37,6 +37,13 @@
 
 #define IG_DEV_SIZE	(64ull << 20)
 #define IG_MIB		(1ull << 20)
+/*
+ * How long to wait for the flusher to do what takes it well under a second
+ * here (kupdate every 100 ms): a liveness bound, not a speed check, so it
+ * is generous enough for a loaded machine; a flusher that never writes
+ * still fails it.
+ */
+#define IG_FLUSHER_WAIT_MS	20000
 
 /* One test's resources, released by ig_fini() whatever happened. */
 static struct {
@@ -44,7 +51,6 @@ static struct {
 	pid_t child;
 	struct uf_testdev td2;
 	bool td2_made;
-	char mnt2[256];
 	void *wi_priv;
 	struct uf_file *wi_file;
 	unsigned int wi_sync, wi_nosync, wi_bad;
@@ -57,19 +63,12 @@ static void ig_fini(void)
 		waitpid(ig.child, NULL, 0);
 		ig.child = 0;
 	}
-	if (ig.cache)
-		uf_cache_close(ig.cache);
-	ig.cache = NULL;
-	if (ig.mnt2[0]) {
-		if (umount(ig.mnt2))
-			umount2(ig.mnt2, MNT_DETACH);
-		rmdir(ig.mnt2);
-		ig.mnt2[0] = '\0';
-	}
+	tu_cache_drop(&ig.cache);
+	/* first: it unmounts tu.mnt, which may be on td2 */
+	tu_fini();
 	if (ig.td2_made)
 		uf_testdev_destroy(&ig.td2);
 	ig.td2_made = false;
-	tu_fini();
 }
 
 static void ig_config(struct uf_cache_config *cfg, size_t nr_pages)
@@ -87,80 +86,17 @@ static void ig_open_cache(const struct uf_cache_config *cfg)
 
 static struct uf_dev *ig_dev(const char *path, unsigned int flags)
 {
-	struct uf_dev_config dcfg = { .flags = flags };
-	struct uf_dev *d = NULL;
-	int ret;
-
-	ret = uf_dev_open(ig.cache, path, &dcfg, &d);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", path, strerror(-ret));
-	return d;
-}
-
-static struct uf_file *ig_file(struct uf_dev *d, uint64_t ino, uint64_t off,
-			       uint64_t len, const struct uf_file_ops *ops,
-			       void *priv)
-{
-	struct uf_file *f = NULL;
-	int ret;
-
-	ret = uf_file_open(d, ino, off, len, ops, priv, &f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %llu @ %llu +%llu): %s",
-		     (unsigned long long)ino, (unsigned long long)off,
-		     (unsigned long long)len, strerror(-ret));
-	return f;
+	return tu_cache_dev(ig.cache, path, flags);
 }
 
 static void ig_close_cache(void)
 {
-	int ret = uf_cache_close(ig.cache);
-
-	ig.cache = NULL;
-	cr_assert_eq(ret, 0, "uf_cache_close: %s", strerror(-ret));
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+	tu_cache_close(&ig.cache);
 }
 
 static void ig_stats(struct uf_cache_stats *st)
 {
 	cr_assert_eq(uf_cache_stats(ig.cache, st), 0);
-}
-
-/* Write the pattern of seed over [off, off+len) of f (at dev_off), in
- * unaligned pieces of at most chunk bytes. */
-static void ig_write(struct uf_file *f, uint64_t off, size_t len,
-		     uint64_t dev_off, uint32_t seed, size_t chunk)
-{
-	char *buf = malloc(len);
-	size_t done, n;
-	ssize_t ret;
-
-	cr_assert(buf);
-	tu_fill(buf, len, dev_off, seed);
-	for (done = 0; done < len; done += n) {
-		n = len - done < chunk ? len - done : chunk;
-		ret = uf_pwrite(f, buf + done, n, off + done);
-		if (ret != (ssize_t)n)
-			free(buf);
-		cr_assert_eq(ret, (ssize_t)n, "uf_pwrite(%zu @ %llu) = %zd",
-			     n, (unsigned long long)(off + done), ret);
-	}
-	free(buf);
-}
-
-static void ig_expect(struct uf_file *f, uint64_t off, size_t len,
-		      uint64_t dev_off, uint32_t seed, const char *what)
-{
-	char *buf = malloc(len);
-	ssize_t n;
-	long bad;
-
-	cr_assert(buf);
-	n = uf_pread(f, buf, len, off);
-	bad = n == (ssize_t)len ? tu_check(buf, len, dev_off, seed) : -2;
-	free(buf);
-	cr_assert_eq(n, (ssize_t)len, "%s: uf_pread(%zu @ %llu) = %zd", what,
-		     len, (unsigned long long)off, n);
-	cr_assert_eq(bad, -1, "%s: byte %ld of the range is not seed %u's",
-		     what, bad, seed);
 }
 
 static void sleep_ms(unsigned int ms)
@@ -273,8 +209,9 @@ static void mw_open_files(struct mw *mw, struct uf_dev *d)
 	unsigned int i;
 
 	for (i = 0; i < MW_FILES; i++)
-		mw->files[i].f = ig_file(d, 100 + i, mw->files[i].off,
-					 mw->files[i].open_len, NULL, NULL);
+		mw->files[i].f = tu_file_open(d, 100 + i, mw->files[i].off,
+					      mw->files[i].open_len, NULL,
+					      NULL);
 }
 
 static void *mw_worker(void *arg)
@@ -525,7 +462,7 @@ Test(integration, page_api_zero_copy, .fini = ig_fini)
 	cfg.dirty_writeback_centisecs = 0;
 	ig_open_cache(&cfg);
 	d = ig_dev(path, 0);
-	f = ig_file(d, 1, PG_OFF, 16 * TU_PAGE, NULL, NULL);
+	f = tu_file_open(d, 1, PG_OFF, 16 * TU_PAGE, NULL, NULL);
 
 	/* page 3: read from the device, change 200 bytes in place */
 	cr_assert_eq(uf_page_get(f, 3, UF_PAGE_WRITE, &p), 0);
@@ -540,9 +477,9 @@ Test(integration, page_api_zero_copy, .fini = ig_fini)
 	ig_stats(&st);
 	cr_assert_eq(st.nr_dirty, 1, "nr_dirty after one page: %lu",
 		     st.nr_dirty);
-	ig_expect(f, 3 * TU_PAGE + 100, 200, PG_OFF + 3 * TU_PAGE + 100, 2,
+	tu_file_expect(f, 3 * TU_PAGE + 100, 200, PG_OFF + 3 * TU_PAGE + 100, 2,
 		  "uf_pread of the bytes changed in place");
-	ig_expect(f, 3 * TU_PAGE, 100, PG_OFF + 3 * TU_PAGE, 1,
+	tu_file_expect(f, 3 * TU_PAGE, 100, PG_OFF + 3 * TU_PAGE, 1,
 		  "uf_pread of the bytes before them");
 
 	/* NOREAD on a miss: zeroed, whatever the device holds */
@@ -572,7 +509,7 @@ Test(integration, page_api_zero_copy, .fini = ig_fini)
 		     "NOREAD on a cached page lost its data");
 	/* NOCREATE finds the same frame */
 	cr_assert_eq(uf_page_get(f, 3, UF_PAGE_NOCREATE, &q), 0);
-	cr_assert_eq(p, q);
+	cr_assert_eq(uf_page_data(p), uf_page_data(q));
 	cr_assert_eq(uf_page_put(q), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 
@@ -758,8 +695,9 @@ Test(integration, fsynced_data_survives_kill_9, .fini = ig_fini)
 	if (i)
 		cr_log_info("the device was busy for %u ms after kill -9",
 			    i * 10);
-	a = ig_file(d, 1, DU_A_OFF, DU_LEN, NULL, NULL);
-	ig_expect(a, 0, DU_LEN, DU_A_OFF, 9, "read by a new process' cache");
+	a = tu_file_open(d, 1, DU_A_OFF, DU_LEN, NULL, NULL);
+	tu_file_expect(a, 0, DU_LEN, DU_A_OFF, 9,
+		       "read by a new process' cache");
 	ig_close_cache();
 }
 
@@ -786,7 +724,7 @@ static struct uf_file *er_setup(struct uf_dev **dp, unsigned int writeback_cs,
 		cfg.dirty_expire_centisecs = expire_cs;
 	ig_open_cache(&cfg);
 	*dp = ig_dev(path, UF_DEV_SHAPED);
-	return ig_file(*dp, 1, ER_OFF, ER_PAGES * TU_PAGE, NULL, NULL);
+	return tu_file_open(*dp, 1, ER_OFF, ER_PAGES * TU_PAGE, NULL, NULL);
 }
 
 static void er_fail_range(struct uf_dev *d, uint64_t off, uint64_t len)
@@ -811,7 +749,7 @@ Test(integration, write_error_reaches_fsync_once, .fini = ig_fini)
 	int ret;
 
 	f = er_setup(&d, 0, 0);
-	ig_write(f, 0, ER_PAGES * TU_PAGE, ER_OFF, 3, 10000);
+	tu_file_write(f, 0, ER_PAGES * TU_PAGE, ER_OFF, 3, 10000);
 	er_fail_range(d, bad_off, bad_len);
 
 	ret = uf_fsync(f);
@@ -837,12 +775,12 @@ Test(integration, write_error_reaches_fsync_once, .fini = ig_fini)
 		      (ER_PAGES - ER_BAD_FIRST - ER_BAD_NR) * TU_PAGE, 3,
 		      "pages after the failed range");
 	/* in the cache: everything, the failed pages included */
-	ig_expect(f, 0, ER_PAGES * TU_PAGE, ER_OFF, 3,
+	tu_file_expect(f, 0, ER_PAGES * TU_PAGE, ER_OFF, 3,
 		  "the cache after the failed writeback");
 
 	/* the device heals; rewriting the range sticks */
 	cr_assert_eq(uf_dev_set_shape(d, &clear), 0);
-	ig_write(f, ER_BAD_FIRST * TU_PAGE, bad_len, bad_off, 4, bad_len);
+	tu_file_write(f, ER_BAD_FIRST * TU_PAGE, bad_len, bad_off, 4, bad_len);
 	cr_assert_eq(uf_fsync(f), 0, "uf_fsync after the device healed");
 	tu_raw_expect(tu.td.path, bad_off, bad_len, 4, "the rewritten range");
 	ig_stats(&st);
@@ -863,16 +801,17 @@ Test(integration, flusher_write_error_reaches_fsync, .fini = ig_fini)
 
 	f = er_setup(&d, 10, 20);
 	er_fail_range(d, ER_OFF, ER_PAGES * TU_PAGE);
-	ig_write(f, 0, 16 * TU_PAGE, ER_OFF, 5, 16 * TU_PAGE);
-	cr_assert(wait_clean(5000, &st),
-		  "kupdate did not write the pages in 5 s (%lu dirty, %lu writeback)",
-		  st.nr_dirty, st.nr_writeback);
+	tu_file_write(f, 0, 16 * TU_PAGE, ER_OFF, 5, 16 * TU_PAGE);
+	cr_assert(wait_clean(IG_FLUSHER_WAIT_MS, &st),
+		  "kupdate did not write the pages in %d ms (%lu dirty, %lu writeback)",
+		  IG_FLUSHER_WAIT_MS, st.nr_dirty, st.nr_writeback);
 	cr_assert_gt(st.write_errors, 0, "the flusher met no error");
 	ret = uf_fsync(f);
 	cr_assert_eq(ret, -EIO, "uf_fsync after the flusher's failed writes: %d",
 		     ret);
 	cr_assert_eq(uf_fsync(f), 0, "reported twice");
-	ig_expect(f, 0, 16 * TU_PAGE, ER_OFF, 5, "the cache after the error");
+	tu_file_expect(f, 0, 16 * TU_PAGE, ER_OFF, 5,
+		       "the cache after the error");
 	cr_assert_eq(uf_file_close(f), 0);
 	ig_close_cache();
 }
@@ -885,7 +824,7 @@ Test(integration, write_error_reaches_close, .fini = ig_fini)
 	int ret;
 
 	f = er_setup(&d, 0, 0);
-	ig_write(f, 0, 8 * TU_PAGE, ER_OFF, 6, 3000);
+	tu_file_write(f, 0, 8 * TU_PAGE, ER_OFF, 6, 3000);
 	er_fail_range(d, ER_OFF + 2 * TU_PAGE, TU_PAGE);
 	ret = uf_file_close(f);
 	cr_assert_eq(ret, -EIO, "uf_file_close with an unreported error: %d",
@@ -933,7 +872,7 @@ Test(integration, write_inode_under_fsync_and_fdatasync, .fini = ig_fini)
 	ig_open_cache(&cfg);
 	d = ig_dev(path, 0);
 	ig.wi_priv = &cookie;
-	f = ig_file(d, 1, IG_MIB, 16 * TU_PAGE, &ops, &cookie);
+	f = tu_file_open(d, 1, IG_MIB, 16 * TU_PAGE, &ops, &cookie);
 	ig.wi_file = f;
 
 	cr_assert_eq(uf_fsync(f), 0);
@@ -963,7 +902,7 @@ Test(integration, write_inode_under_fsync_and_fdatasync, .fini = ig_fini)
 	cr_assert_eq(wi_sync(), 3, "the inode was written again while clean");
 
 	/* with data too: once per fsync, after the data */
-	ig_write(f, 100, 5000, IG_MIB + 100, 7, 5000);
+	tu_file_write(f, 100, 5000, IG_MIB + 100, 7, 5000);
 	cr_assert_eq(uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC), 0);
 	cr_assert_eq(uf_fsync(f), 0);
 	cr_assert_eq(wi_sync(), 4, "fsync of dirty data + inode");
@@ -996,13 +935,13 @@ static struct uf_file *ku_setup(unsigned int writeback_cs,
 	cfg.dirty_writeback_centisecs = writeback_cs;
 	cfg.dirty_expire_centisecs = expire_cs;
 	ig_open_cache(&cfg);
-	f = ig_file(ig_dev(path, 0), 1, IG_MIB, 2 * IG_MIB, NULL, NULL);
+	f = tu_file_open(ig_dev(path, 0), 1, IG_MIB, 2 * IG_MIB, NULL, NULL);
 	ig_stats(&st);
 	/* the premise: 101 pages are far below the background threshold,
 	 * so only kupdate may write them */
 	cr_assert_gt(st.background_thresh, 200, "background_thresh %lu",
 		     st.background_thresh);
-	ig_write(f, KU_OFF - IG_MIB, KU_LEN, KU_OFF, 8, 9000);
+	tu_file_write(f, KU_OFF - IG_MIB, KU_LEN, KU_OFF, 8, 9000);
 	ig_stats(&st);
 	cr_assert_geq(st.nr_dirtied, 100);
 	return f;
@@ -1015,9 +954,9 @@ Test(integration, kupdate_writes_expired_pages, .fini = ig_fini,
 	struct uf_file *f;
 
 	f = ku_setup(10, 20);
-	cr_assert(wait_clean(5000, &st),
-		  "still %lu dirty and %lu under writeback 5 s after writing, with kupdate every 100 ms",
-		  st.nr_dirty, st.nr_writeback);
+	cr_assert(wait_clean(IG_FLUSHER_WAIT_MS, &st),
+		  "still %lu dirty and %lu under writeback %d ms after writing, with kupdate every 100 ms",
+		  st.nr_dirty, st.nr_writeback, IG_FLUSHER_WAIT_MS);
 	cr_assert_geq(st.nr_written, 100);
 	tu_raw_expect_any(tu.td.path, KU_OFF, KU_LEN, 8,
 			  "the device after kupdate");
@@ -1045,23 +984,14 @@ Test(integration, no_kupdate_no_writeback, .fini = ig_fini)
 /* ------------------------------------------------------------------ */
 /* Mounted devices                                                     */
 
-static int run_quiet(const char *cmd)
-{
-	int st = system(cmd);
-
-	if (st < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 Test(integration, mounted_device_is_ebusy_unless_forced, .fini = ig_fini)
 {
 	struct uf_dev_config force = { .flags = UF_DEV_FORCE };
 	struct uf_cache_config cfg;
 	struct uf_dev *d, *m = NULL;
 	struct uf_file *f;
+	const char *why;
 	uint8_t *sb;
-	char cmd[600];
 	int ret;
 
 	tu_dev(TU_LOOP, IG_DEV_SIZE);
@@ -1075,23 +1005,10 @@ Test(integration, mounted_device_is_ebusy_unless_forced, .fini = ig_fini)
 			     why);
 	}
 	ig.td2_made = true;
-	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1",
-		 ig.td2.path);
-	ret = run_quiet(cmd);
-	if (ret == 127) {
+	why = tu_mount_ext4(ig.td2.path, tu.mnt, sizeof(tu.mnt));
+	if (why) {
 		ig_fini();
-		cr_skip_test("mkfs.ext4 not available");
-	}
-	cr_assert_eq(ret, 0, "mkfs.ext4 %s failed (%d)", ig.td2.path, ret);
-	snprintf(ig.mnt2, sizeof(ig.mnt2), "/var/tmp/uflush-it-mnt.XXXXXX");
-	cr_assert_not_null(mkdtemp(ig.mnt2));
-	if (mount(ig.td2.path, ig.mnt2, "ext4", 0, NULL)) {
-		ret = errno;
-		rmdir(ig.mnt2);
-		ig.mnt2[0] = '\0';
-		ig_fini();
-		cr_skip_test("cannot mount ext4 on %s: %s", ig.td2.path,
-			     strerror(ret));
+		cr_skip_test("%s", why);
 	}
 
 	ig_config(&cfg, 256);
@@ -1105,8 +1022,8 @@ Test(integration, mounted_device_is_ebusy_unless_forced, .fini = ig_fini)
 	cr_assert_null(m);
 
 	/* the cache and its other device are unaffected */
-	f = ig_file(d, 1, IG_MIB, 4 * TU_PAGE, NULL, NULL);
-	ig_write(f, 0, 3 * TU_PAGE, IG_MIB, 11, 3 * TU_PAGE);
+	f = tu_file_open(d, 1, IG_MIB, 4 * TU_PAGE, NULL, NULL);
+	tu_file_write(f, 0, 3 * TU_PAGE, IG_MIB, 11, 3 * TU_PAGE);
 	cr_assert_eq(uf_fsync(f), 0);
 	tu_raw_expect(tu.td.path, IG_MIB, 3 * TU_PAGE, 11, "the other device");
 	cr_assert_eq(uf_file_close(f), 0);
@@ -1126,9 +1043,9 @@ Test(integration, mounted_device_is_ebusy_unless_forced, .fini = ig_fini)
 	ret = sb[1024 + 56] == 0x53 && sb[1024 + 57] == 0xef;
 	free(sb);
 	cr_assert(ret, "the ext4 superblock is gone after the forced open");
-	cr_assert_eq(umount(ig.mnt2), 0, "umount: %s", strerror(errno));
-	rmdir(ig.mnt2);
-	ig.mnt2[0] = '\0';
+	cr_assert_eq(umount(tu.mnt), 0, "umount: %s", strerror(errno));
+	rmdir(tu.mnt);
+	tu.mnt[0] = '\0';
 
 	/* unmounted, it is accepted without force */
 	m = ig_dev(ig.td2.path, 0);

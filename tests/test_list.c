@@ -54,6 +54,18 @@ static void expect_order(struct list_head *head, const int *ids, int n)
 	expect_order(head, __ids, sizeof(__ids) / sizeof(__ids[0]));	\
 } while (0)
 
+/* list_add_tail() the items with these ids to @head, in this order. */
+static void add_tail_ids(struct list_head *head, const int *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+		list_add_tail(&items[ids[i]].node, head);
+}
+
+#define ADD_TAIL(head, ...) do {					\
+	const int __ids[] = { __VA_ARGS__ };				\
+	add_tail_ids(head, __ids, sizeof(__ids) / sizeof(__ids[0]));	\
+} while (0)
+
 TestSuite(list, .init = init_items);
 
 Test(list, empty_head)
@@ -151,17 +163,14 @@ Test(list, splice_init_order)
 	LIST_HEAD(dst);
 	LIST_HEAD(src);
 
-	list_add_tail(&items[0].node, &dst);
-	list_add_tail(&items[1].node, &dst);
-	list_add_tail(&items[2].node, &src);
-	list_add_tail(&items[3].node, &src);
+	ADD_TAIL(&dst, 0, 1);
+	ADD_TAIL(&src, 2, 3);
 
 	list_splice_init(&src, &dst);
 	EXPECT(&dst, 2, 3, 0, 1);
 	cr_assert(list_empty(&src));
 
-	list_add_tail(&items[4].node, &src);
-	list_add_tail(&items[5].node, &src);
+	ADD_TAIL(&src, 4, 5);
 	list_splice_tail_init(&src, &dst);
 	EXPECT(&dst, 2, 3, 0, 1, 4, 5);
 	cr_assert(list_empty(&src));
@@ -177,9 +186,8 @@ Test(list, splice_without_init)
 	LIST_HEAD(dst);
 	LIST_HEAD(src);
 
-	list_add_tail(&items[0].node, &dst);
-	list_add_tail(&items[1].node, &src);
-	list_add_tail(&items[2].node, &src);
+	ADD_TAIL(&dst, 0);
+	ADD_TAIL(&src, 1, 2);
 	list_splice(&src, &dst);
 	EXPECT(&dst, 1, 2, 0);
 	INIT_LIST_HEAD(&src);

@@ -15,7 +15,6 @@
  * device's stall): while held, each page under writeback points at its
  * request (page->private), which shows how the pages were grouped.
  */
-#include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -23,35 +22,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
+#include "fixture.h"
+#include "lib/proportions.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
-#include "lib/proportions.h"
-#include "kernel/sched.h"
-#include "uflush-internal.h"
-#include "uflush.h"
-#include "fs/writeback.h"
+#include "testutil.h"
 
 #define FX_CACHE_PAGES	1024UL
 #define FX_FILE_PAGES	64UL
-#define FX_FILE_OFF	(1UL << 20)	/* the file starts 1 MiB into the device */
+#define FX_FILE_OFF	FX_SLOT		/* ino 1: 8 MiB into the device */
 #define STALL_MS	5000U
 
 /* ------------------------------------------------------------------ */
 /* A hand-made cache and devices, for the pure functions               */
 
-struct hand {
+struct limits_hand {
 	struct uf_cache c;
 	struct backing_dev_info bdi[2];
 };
 
-static struct hand *hand_new(unsigned long nr_pages)
+static struct limits_hand *limits_hand_new(unsigned long nr_pages)
 {
-	struct hand *h = calloc(1, sizeof(*h));
+	struct limits_hand *h = calloc(1, sizeof(*h));
 	int i;
 
 	cr_assert(h);
@@ -66,7 +58,7 @@ static struct hand *hand_new(unsigned long nr_pages)
 	return h;
 }
 
-static void hand_free(struct hand *h)
+static void limits_hand_free(struct limits_hand *h)
 {
 	page_writeback_exit(&h->c);
 	free(h);
@@ -74,60 +66,36 @@ static void hand_free(struct hand *h)
 }
 
 /* ------------------------------------------------------------------ */
-/* A real cache, device and file                                       */
+/* A real cache, device and file (tests/fixture.h), on the real clock  */
 
 static struct {
-	struct uf_cache *c;
-	struct uf_dev *d;
-	struct uf_file *f;
-	struct inode *inode;
+	struct tf *t;			/* the file, ino 1 */
 	struct address_space *m;
-	struct backing_dev_info *bdi;
-} fx;
+} pw;
 
 static void fx_fini(void)
 {
-	if (fx.f)
-		uf_file_close(fx.f);
-	if (fx.d)
-		uf_dev_close(fx.d);
-	if (fx.c)
-		uf_cache_close(fx.c);
-	memset(&fx, 0, sizeof(fx));
-	tu_fini();
+	fx_teardown(NULL);
+	memset(&pw, 0, sizeof(pw));
 }
 
-static void fx_open_kind(enum tu_kind kind, unsigned int max_io_pages,
+static void fx_open_kind(bool loop, unsigned int max_io_pages,
 			 const struct uf_file_ops *ops, void *priv)
 {
-	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = {
-		.flags = UF_DEV_NO_FLUSHER | UF_DEV_SHAPED,
-	};
-	int ret;
-
-	tu_dev(kind, TU_DEV_SIZE);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_CACHE_PAGES;
-	cfg.max_io_pages = max_io_pages;
-	cfg.dirty_writeback_centisecs = 0;	/* no kupdate */
-	cr_assert_eq(uf_cache_open(&cfg, &fx.c), 0);
-	ret = uf_dev_open(fx.c, tu.td.path, &dcfg, &fx.d);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", tu.td.path,
-		     strerror(-ret));
-	ret = uf_file_open(fx.d, 1, FX_FILE_OFF, FX_FILE_PAGES * PAGE_SIZE,
-			   ops, priv, &fx.f);
-	cr_assert_eq(ret, 0, "uf_file_open: %s", strerror(-ret));
-	fx.inode = uf_file_inode(fx.f);
-	fx.m = fx.inode->i_mapping;
-	fx.bdi = uf_dev_bdi(fx.d);
-	cr_assert_eq(fx.bdi->max_io_pages, max_io_pages);
+	FX_SETUP(.real_clock = true, .loop = loop, .shaped = true,
+		 .nr_pages = FX_CACHE_PAGES, .max_io_pages = max_io_pages,
+		 .set_dwi = true, .dwi = 0);	/* no kupdate */
+	if (ops)
+		pw.t = tf_open_ops(1, FX_FILE_PAGES, ops, priv);
+	else
+		pw.t = tf_open(1, FX_FILE_PAGES);
+	pw.m = pw.t->inode->i_mapping;
 }
 
 static void fx_open_ops(unsigned int max_io_pages,
 			const struct uf_file_ops *ops, void *priv)
 {
-	fx_open_kind(TU_FILE, max_io_pages, ops, priv);
+	fx_open_kind(false, max_io_pages, ops, priv);
 }
 
 static void fx_open(unsigned int max_io_pages)
@@ -138,24 +106,16 @@ static void fx_open(unsigned int max_io_pages)
 /* Write pattern @seed over pages [first, first+nr) of the file. */
 static void dirty_pages(unsigned long first, unsigned long nr, uint32_t seed)
 {
-	size_t len = nr * PAGE_SIZE;
-	void *buf = tu_alloc(len);
-	uint64_t off = first * PAGE_SIZE;
-	ssize_t n;
-
-	tu_fill(buf, len, FX_FILE_OFF + off, seed);
-	n = uf_pwrite(fx.f, buf, len, off);
-	free(buf);
-	cr_assert_eq(n, (ssize_t)len, "uf_pwrite: %zd", n);
+	tf_dirty(pw.t, first, nr, seed);
 }
 
 /* The cached page at @index (the page cache keeps it alive). */
 static struct page *page_at(unsigned long index)
 {
-	struct page *page = find_get_page(fx.m, index);
+	struct page *page = find_get_page(pw.m, index);
 
 	cr_assert(page, "page %lu is not cached", index);
-	put_page(fx.c, page);
+	put_page(uf_cache_obj(fx.cache), page);
 	return page;
 }
 
@@ -163,15 +123,15 @@ static bool tagged(unsigned long index, int tag)
 {
 	int ret;
 
-	spin_lock(&fx.m->tree_lock);
-	ret = radix_tree_tag_get(&fx.m->page_tree, index, (unsigned)tag);
-	spin_unlock(&fx.m->tree_lock);
+	spin_lock(&pw.m->tree_lock);
+	ret = radix_tree_tag_get(&pw.m->page_tree, index, (unsigned)tag);
+	spin_unlock(&pw.m->tree_lock);
 	return ret != 0;
 }
 
 static unsigned long vm(enum vm_stat_item i)
 {
-	return global_page_state(fx.c, i);
+	return global_page_state(uf_cache_obj(fx.cache), i);
 }
 
 static unsigned long bs(enum bdi_stat_item i)
@@ -186,13 +146,13 @@ static uint64_t dirty_mask(void)
 	unsigned long i;
 
 	for (i = 0; i < FX_FILE_PAGES; i++) {
-		struct page *page = find_get_page(fx.m, i);
+		struct page *page = find_get_page(pw.m, i);
 
 		if (!page)
 			continue;
 		if (PageDirty(page))
 			mask |= 1ULL << i;
-		put_page(fx.c, page);
+		put_page(uf_cache_obj(fx.cache), page);
 	}
 	return mask;
 }
@@ -217,7 +177,7 @@ static struct writeback_control wbc_make(enum writeback_sync_modes mode,
 
 static void wait_written(void)
 {
-	int ret = filemap_fdatawait(fx.m);
+	int ret = filemap_fdatawait(pw.m);
 
 	cr_assert_eq(ret, 0, "filemap_fdatawait: %s", strerror(-ret));
 	cr_assert_eq(vm(NR_WRITEBACK), 0);
@@ -227,79 +187,73 @@ static void wait_written(void)
 /* ------------------------------------------------------------------ */
 /* global_dirty_limits                                                 */
 
+/* global_dirty_limits() of @h must give @bg and @dirty pages. */
+static void expect_limits(struct limits_hand *h, unsigned long bg,
+			  unsigned long dirty)
+{
+	unsigned long got_bg, got_dirty;
+
+	global_dirty_limits(&h->c, &got_bg, &got_dirty);
+	cr_assert_eq(got_dirty, dirty, "dirty limit %lu, want %lu",
+		     got_dirty, dirty);
+	cr_assert_eq(got_bg, bg, "background limit %lu, want %lu", got_bg,
+		     bg);
+}
+
 Test(page_writeback, dirty_limits_from_ratios)
 {
-	struct hand *h = hand_new(1000);
-	unsigned long bg, dirty;
+	struct limits_hand *h = limits_hand_new(1000);
 
 	/* dirtyable = free + file pages (+1, never 0) */
 	h->c.vm_stat[NR_FILE_PAGES] = 999;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 20 * 2000 / 100);
-	cr_assert_eq(bg, 10 * 2000 / 100);
+	expect_limits(h, 10 * 2000 / 100, 20 * 2000 / 100);
 
 	/* dirty pages are not subtracted: they are file pages */
 	h->c.vm_stat[NR_FILE_DIRTY] = 500;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 400);
+	expect_limits(h, 200, 400);
 
 	h->c.vm.vm_dirty_ratio = 50;
 	h->c.vm.dirty_background_ratio = 1;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 1000);
-	cr_assert_eq(bg, 20);
-	hand_free(h);
+	expect_limits(h, 20, 1000);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, dirty_limits_bytes_win_over_ratios)
 {
-	struct hand *h = hand_new(10000);
-	unsigned long bg, dirty;
+	struct limits_hand *h = limits_hand_new(10000);
 
 	h->c.vm.vm_dirty_bytes = 100 * PAGE_SIZE + 1;	/* rounds up */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 101);
-	cr_assert_eq(bg, 50);	/* 10% of 10001 is over 101: halved */
+	/* 10% of 10001 is over 101: halved */
+	expect_limits(h, 50, 101);
 
 	h->c.vm.dirty_background_bytes = 40 * PAGE_SIZE;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 40);
-	cr_assert_eq(dirty, 101);
+	expect_limits(h, 40, 101);
 
 	/* bytes alone: the ratios do not matter any more */
 	h->c.vm.vm_dirty_ratio = 90;
 	h->c.vm.dirty_background_ratio = 80;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 101);
-	cr_assert_eq(bg, 40);
-	hand_free(h);
+	expect_limits(h, 40, 101);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, background_at_or_over_dirty_is_halved)
 {
-	struct hand *h = hand_new(999);
-	unsigned long bg, dirty;
+	struct limits_hand *h = limits_hand_new(999);
 
 	h->c.vm.vm_dirty_ratio = 20;
 	h->c.vm.dirty_background_ratio = 20;	/* equal: halved */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 200);
-	cr_assert_eq(bg, 100);
+	expect_limits(h, 100, 200);
 
 	h->c.vm.dirty_background_ratio = 30;	/* over */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 100);
+	expect_limits(h, 100, 200);
 
 	h->c.vm.dirty_background_ratio = 19;	/* under: kept */
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(bg, 190);
+	expect_limits(h, 190, 200);
 
 	h->c.vm.vm_dirty_bytes = 64 * PAGE_SIZE;
 	h->c.vm.dirty_background_bytes = 64 * PAGE_SIZE;
-	global_dirty_limits(&h->c, &bg, &dirty);
-	cr_assert_eq(dirty, 64);
-	cr_assert_eq(bg, 32);
-	hand_free(h);
+	expect_limits(h, 32, 64);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -313,19 +267,19 @@ static void completions(struct backing_dev_info *bdi, unsigned long nr)
 
 Test(page_writeback, share_single_device_is_whole)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 
 	/* no history at all: the whole limit */
 	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 1000), 1000);
 	completions(&h->bdi[0], 12345);
 	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 1000), 1000);
 	cr_assert_eq(bdi_stat(&h->bdi[0], BDI_WRITTEN), 12345);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, share_splits_between_two_devices)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 	struct backing_dev_info *a = &h->bdi[0], *b = &h->bdi[1];
 	long num, den;
 
@@ -352,12 +306,12 @@ Test(page_writeback, share_splits_between_two_devices)
 	cr_assert_eq(bdi_set_min_ratio(a, 94), 0);
 	cr_assert_eq(bdi_set_max_ratio(a, 50), -EINVAL);
 	cr_assert_eq(bdi_set_max_ratio(a, 101), -EINVAL);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 Test(page_writeback, share_follows_recent_completions)
 {
-	struct hand *h = hand_new(100000);
+	struct limits_hand *h = limits_hand_new(100000);
 	struct backing_dev_info *a = &h->bdi[0], *b = &h->bdi[1];
 	unsigned long prev, now;
 	int round;
@@ -377,7 +331,7 @@ Test(page_writeback, share_follows_recent_completions)
 		prev = now;
 	}
 	cr_assert_lt(prev, 1000000 / 20, "a still holds %lu", prev);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -385,7 +339,7 @@ Test(page_writeback, share_follows_recent_completions)
 
 Test(page_writeback, chunk_size_rules)
 {
-	struct hand *h = hand_new(1000000);
+	struct limits_hand *h = limits_hand_new(1000000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	struct wb_writeback_work work = {
 		.nr_pages = LONG_MAX,
@@ -420,7 +374,7 @@ Test(page_writeback, chunk_size_rules)
 	work.tagged_writepages = 0;
 	work.sync_mode = WB_SYNC_ALL;
 	cr_assert_eq(writeback_chunk_size(bdi, &work), LONG_MAX);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -428,7 +382,7 @@ Test(page_writeback, chunk_size_rules)
 
 Test(page_writeback, bandwidth_tracks_completions)
 {
-	struct hand *h = hand_new(1000);
+	struct limits_hand *h = limits_hand_new(1000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	unsigned long start, stamp, bw;
 	int i;
@@ -475,7 +429,7 @@ Test(page_writeback, bandwidth_tracks_completions)
 	cr_assert_eq(bdi->bw_time_stamp, stamp);
 	cr_assert_eq(bdi->written_stamp, bdi_stat(bdi, BDI_WRITTEN));
 	uf_clock_set_real();
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -491,7 +445,7 @@ Test(page_writeback, dirty_and_writeback_accounting, .fini = fx_fini)
 	cr_assert_eq(vm(NR_DIRTIED), 3);
 	cr_assert_eq(bs(BDI_RECLAIMABLE), 3);
 	cr_assert_eq(bs(BDI_DIRTIED), 3);
-	cr_assert(fx.inode->i_state & I_DIRTY_PAGES);
+	cr_assert(pw.t->inode->i_state & I_DIRTY_PAGES);
 	cr_assert(tagged(0, PAGECACHE_TAG_DIRTY) &&
 		  tagged(1, PAGECACHE_TAG_DIRTY) &&
 		  tagged(2, PAGECACHE_TAG_DIRTY));
@@ -511,7 +465,7 @@ Test(page_writeback, dirty_and_writeback_accounting, .fini = fx_fini)
 	cr_assert(tagged(0, PAGECACHE_TAG_DIRTY));
 
 	/* under writeback: WRITEBACK tag, DIRTY and TOWRITE tags gone */
-	tag_pages_for_writeback(fx.m, 0, 10);
+	tag_pages_for_writeback(pw.m, 0, 10);
 	cr_assert(tagged(0, PAGECACHE_TAG_TOWRITE));
 	cr_assert_eq(test_set_page_writeback(p0), 0);
 	unlock_page(p0);
@@ -547,7 +501,7 @@ Test(page_writeback, dirty_and_writeback_accounting, .fini = fx_fini)
 	{
 		struct writeback_control wbc = wbc_make(WB_SYNC_ALL, LONG_MAX);
 
-		cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+		cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	}
 	wait_written();
 	cr_assert_eq(vm(NR_FILE_DIRTY), 0);
@@ -555,9 +509,9 @@ Test(page_writeback, dirty_and_writeback_accounting, .fini = fx_fini)
 	cr_assert_eq(vm(NR_DIRTIED), 4);
 	cr_assert_eq(vm(NR_WRITTEN), 4);
 	cr_assert_eq(bs(BDI_DIRTIED), bs(BDI_WRITTEN));
-	cr_assert(!mapping_tagged(fx.m, PAGECACHE_TAG_DIRTY));
-	cr_assert(!mapping_tagged(fx.m, PAGECACHE_TAG_TOWRITE));
-	cr_assert(!mapping_tagged(fx.m, PAGECACHE_TAG_WRITEBACK));
+	cr_assert(!mapping_tagged(pw.m, PAGECACHE_TAG_DIRTY));
+	cr_assert(!mapping_tagged(pw.m, PAGECACHE_TAG_TOWRITE));
+	cr_assert(!mapping_tagged(pw.m, PAGECACHE_TAG_WRITEBACK));
 	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
 }
 
@@ -605,16 +559,16 @@ Test(page_writeback, nr_to_write_stops_only_sync_none, .fini = fx_fini)
 	dirty_pages(0, 10, 2);
 
 	wbc = wbc_make(WB_SYNC_NONE, 4);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(wbc.nr_to_write, 0);
 	cr_assert_eq(dirty_mask(), bits(4, 6));
 	cr_assert_eq(vm(NR_FILE_DIRTY), 6);
 	/* not range_cyclic and the slice ran out: writeback_index stays */
-	cr_assert_eq(fx.m->writeback_index, 0);
+	cr_assert_eq(pw.m->writeback_index, 0);
 
 	/* integrity writeback writes everything it tagged, slice or not */
 	wbc = wbc_make(WB_SYNC_ALL, 4);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(wbc.nr_to_write, -2);
 	cr_assert_eq(dirty_mask(), 0);
 	wait_written();
@@ -629,7 +583,7 @@ Test(page_writeback, range_limits_the_walk, .fini = fx_fini)
 	dirty_pages(0, 10, 3);
 	wbc.range_start = 2 * PAGE_SIZE + 100;	/* page 2 */
 	wbc.range_end = 6 * PAGE_SIZE - 1;	/* page 5 */
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 4);
 	cr_assert_eq(dirty_mask(), bits(0, 2) | bits(6, 4));
 	wait_written();
@@ -644,35 +598,35 @@ Test(page_writeback, range_cyclic_resumes_and_wraps, .fini = fx_fini)
 
 	wbc = wbc_make(WB_SYNC_NONE, 4);
 	wbc.range_cyclic = 1;
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(dirty_mask(), bits(4, 6));
 	/* 3.2: the index of the last page written */
-	cr_assert_eq(fx.m->writeback_index, 3);
+	cr_assert_eq(pw.m->writeback_index, 3);
 
 	wbc.nr_to_write = 4;
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(dirty_mask(), bits(8, 2));
-	cr_assert_eq(fx.m->writeback_index, 7);
+	cr_assert_eq(pw.m->writeback_index, 7);
 
 	/* a page before the cursor is redirtied: reached by wrapping */
 	dirty_pages(1, 1, 5);
 	wbc.nr_to_write = 4;
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(dirty_mask(), 0);
 	cr_assert_eq(wbc.nr_to_write, 1);
-	cr_assert_eq(fx.m->writeback_index, 1);
+	cr_assert_eq(pw.m->writeback_index, 1);
 	wait_written();
 
 	/* the first pass runs from the cursor to the end, the wrap from 0 up
 	 * to the cursor; writeback_index ends on the last page written */
 	dirty_pages(0, 1, 6);
 	dirty_pages(5, 1, 6);
-	fx.m->writeback_index = 3;
+	pw.m->writeback_index = 3;
 	wbc.nr_to_write = LONG_MAX;
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(dirty_mask(), 0);
 	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 2);
-	cr_assert_eq(fx.m->writeback_index, 0);
+	cr_assert_eq(pw.m->writeback_index, 0);
 	wait_written();
 }
 
@@ -740,7 +694,7 @@ static void *walker_fn(void *arg)
 	struct walker *w = arg;
 
 	helper_started(&w->h);
-	w->ret = write_cache_pages(fx.m, &w->wbc);
+	w->ret = write_cache_pages(pw.m, &w->wbc);
 	helper_finished(&w->h);
 	return NULL;
 }
@@ -758,7 +712,7 @@ static bool page_dirtied_during_walk_survives(struct writeback_control wbc)
 
 	fx_open(256);
 	dirty_pages(0, 4, 7);
-	p2 = find_lock_page(fx.m, 2);
+	p2 = find_lock_page(pw.m, 2);
 	cr_assert(p2);
 	cr_assert_eq(pthread_create(&w.h.thread, NULL, walker_fn, &w), 0);
 	/* the walker has tagged, written 0-1 and sleeps on page 2's lock */
@@ -769,7 +723,7 @@ static bool page_dirtied_during_walk_survives(struct writeback_control wbc)
 	dirty_pages(6, 1, 8);
 	cr_assert(tagged(6, PAGECACHE_TAG_DIRTY));
 	unlock_page(p2);
-	put_page(fx.c, p2);
+	put_page(uf_cache_obj(fx.cache), p2);
 	helper_join(&w.h);
 	cr_assert_eq(w.ret, 0);
 	survived = PageDirty(page_at(6));
@@ -821,17 +775,17 @@ static void write_and_group(char *out, size_t outlen)
 	size_t used = 0;
 
 	out[0] = '\0';
-	cr_assert_eq(uf_dev_stall(fx.d, STALL_MS), 0);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(uf_dev_stall(fx.dev, STALL_MS), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	for (i = 0; i <= FX_FILE_PAGES; i++) {
 		struct page *page = i < FX_FILE_PAGES ?
-				    find_get_page(fx.m, i) : NULL;
+				    find_get_page(pw.m, i) : NULL;
 		void *req = NULL;
 
 		if (page) {
 			if (PageWriteback(page))
 				req = page->private;
-			put_page(fx.c, page);
+			put_page(uf_cache_obj(fx.cache), page);
 		}
 		if (req && req == cur && i == first + nr) {
 			nr++;
@@ -845,41 +799,46 @@ static void write_and_group(char *out, size_t outlen)
 		first = i;
 		nr = 1;
 	}
-	cr_assert_eq(uf_dev_stall(fx.d, 0), 0);
+	cr_assert_eq(uf_dev_stall(fx.dev, 0), 0);
 	wait_written();
+}
+
+/* Write the dirty pages; demand the requests @want ("first+nr" ...). */
+static void expect_requests(const char *want)
+{
+	char groups[256];
+
+	write_and_group(groups, sizeof(groups));
+	cr_assert_str_eq(groups, want);
+}
+
+/* Pages [first, first + nr) dirty, requests of at most @max_io_pages. */
+static void one_run(unsigned int max_io_pages, unsigned long first,
+		    unsigned long nr, uint32_t seed, const char *want)
+{
+	fx_open(max_io_pages);
+	dirty_pages(first, nr, seed);
+	expect_requests(want);
 }
 
 Test(page_writeback, contiguous_pages_merge_up_to_the_cap, .fini = fx_fini)
 {
-	char groups[256];
-
-	fx_open(4);
-	dirty_pages(0, 10, 9);
-	write_and_group(groups, sizeof(groups));
-	cr_assert_str_eq(groups, "0+4 4+4 8+2");
+	one_run(4, 0, 10, 9, "0+4 4+4 8+2");
 }
 
 Test(page_writeback, one_request_for_a_contiguous_run, .fini = fx_fini)
 {
-	char groups[256];
-
-	fx_open(256);
-	dirty_pages(3, 40, 10);
-	write_and_group(groups, sizeof(groups));
-	cr_assert_str_eq(groups, "3+40");
+	one_run(256, 3, 40, 10, "3+40");
 }
 
 Test(page_writeback, a_discontiguity_splits_requests, .fini = fx_fini)
 {
-	char groups[256];
-
 	fx_open(4);
 	dirty_pages(0, 3, 11);
 	dirty_pages(5, 2, 11);
 	dirty_pages(9, 6, 11);
 	dirty_pages(20, 1, 11);
-	write_and_group(groups, sizeof(groups));
-	cr_assert_str_eq(groups, "0+3 5+2 9+4 13+2 20+1");
+	expect_requests("0+3 5+2 9+4 13+2 20+1");
 }
 
 /*
@@ -894,9 +853,9 @@ Test(page_writeback, writeback_pages_skipped_or_waited, .fini = fx_fini)
 
 	fx_open(256);
 	dirty_pages(0, 4, 12);
-	cr_assert_eq(uf_dev_stall(fx.d, 1000), 0);
+	cr_assert_eq(uf_dev_stall(fx.dev, 1000), 0);
 	wbc = wbc_make(WB_SYNC_NONE, LONG_MAX);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	p1 = page_at(1);
 	lock_page(p1);
 	cr_assert_eq(set_page_dirty(p1), 1);
@@ -904,12 +863,12 @@ Test(page_writeback, writeback_pages_skipped_or_waited, .fini = fx_fini)
 	cr_assert(PageWriteback(p1) && PageDirty(p1));
 
 	wbc = wbc_make(WB_SYNC_NONE, LONG_MAX);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(wbc.nr_to_write, LONG_MAX, "wrote a page in flight");
 	cr_assert(PageDirty(p1));
 
 	wbc = wbc_make(WB_SYNC_ALL, LONG_MAX);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
 	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 1);
 	/*
 	 * It waited: page 1's held request had to complete first.  Its pages
@@ -920,44 +879,44 @@ Test(page_writeback, writeback_pages_skipped_or_waited, .fini = fx_fini)
 	cr_assert(!PageDirty(p1));
 	wait_written();
 	cr_assert_eq(vm(NR_WRITTEN), 5);
-	tu_raw_expect(tu.td.path, FX_FILE_OFF, 4 * PAGE_SIZE, 12, "pages 0-3");
+	tu_raw_expect(fx.td.path, FX_FILE_OFF, 4 * PAGE_SIZE, 12, "pages 0-3");
 }
 
 /* ------------------------------------------------------------------ */
 /* write_cache_pages: the device                                       */
 
-static void device_bytes_equal_page_bytes(enum tu_kind kind)
+static void device_bytes_equal_page_bytes(bool loop)
 {
 	struct writeback_control wbc = wbc_make(WB_SYNC_ALL, LONG_MAX);
 
-	fx_open_kind(kind, 7, NULL, NULL);	/* requests of 7 and a short one */
-	tu_raw_fill(tu.td.path, FX_FILE_OFF - PAGE_SIZE,
+	fx_open_kind(loop, 7, NULL, NULL);	/* requests of 7 and a short one */
+	tu_raw_fill(fx.td.path, FX_FILE_OFF - PAGE_SIZE,
 		    (FX_FILE_PAGES + 2) * PAGE_SIZE, 99);
 	dirty_pages(0, 40, 14);
 	dirty_pages(45, 3, 15);
-	cr_assert_eq(do_writepages(fx.m, &wbc), 0);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
 	wait_written();
-	tu_raw_expect(tu.td.path, FX_FILE_OFF, 40 * PAGE_SIZE, 14, "pages 0-39");
-	tu_raw_expect(tu.td.path, FX_FILE_OFF + 45 * PAGE_SIZE,
+	tu_raw_expect(fx.td.path, FX_FILE_OFF, 40 * PAGE_SIZE, 14, "pages 0-39");
+	tu_raw_expect(fx.td.path, FX_FILE_OFF + 45 * PAGE_SIZE,
 		      3 * PAGE_SIZE, 15, "pages 45-47");
 	/* nothing else touched: around the file and in the hole */
-	tu_raw_expect(tu.td.path, FX_FILE_OFF - PAGE_SIZE, PAGE_SIZE, 99,
+	tu_raw_expect(fx.td.path, FX_FILE_OFF - PAGE_SIZE, PAGE_SIZE, 99,
 		      "before the file");
-	tu_raw_expect(tu.td.path, FX_FILE_OFF + 40 * PAGE_SIZE,
+	tu_raw_expect(fx.td.path, FX_FILE_OFF + 40 * PAGE_SIZE,
 		      5 * PAGE_SIZE, 99, "the hole");
-	tu_raw_expect(tu.td.path, FX_FILE_OFF + FX_FILE_PAGES * PAGE_SIZE,
+	tu_raw_expect(fx.td.path, FX_FILE_OFF + FX_FILE_PAGES * PAGE_SIZE,
 		      PAGE_SIZE, 99, "after the file");
 	cr_assert_eq(fx.bdi->write_errors, 0);
 }
 
 Test(page_writeback, device_bytes_equal_page_bytes_file, .fini = fx_fini)
 {
-	device_bytes_equal_page_bytes(TU_FILE);
+	device_bytes_equal_page_bytes(false);
 }
 
 Test(page_writeback, device_bytes_equal_page_bytes_loop, .fini = fx_fini)
 {
-	device_bytes_equal_page_bytes(TU_LOOP);
+	device_bytes_equal_page_bytes(true);
 }
 
 Test(page_writeback, write_error_sets_the_mapping_error, .fini = fx_fini)
@@ -971,16 +930,16 @@ Test(page_writeback, write_error_sets_the_mapping_error, .fini = fx_fini)
 	int ret;
 
 	fx_open(4);
-	cr_assert_eq(uf_dev_set_shape(fx.d, &shape), 0);
+	cr_assert_eq(uf_dev_set_shape(fx.dev, &shape), 0);
 	dirty_pages(0, 12, 16);
-	cr_assert_eq(write_cache_pages(fx.m, &wbc), 0);
-	ret = filemap_fdatawait(fx.m);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
+	ret = filemap_fdatawait(pw.m);
 	cr_assert_eq(ret, -EIO, "fdatawait: %d", ret);
 	cr_assert_eq(vm(NR_WRITEBACK), 0);
 
 	/* one failed request (pages 4-7), counted once per request */
 	cr_assert_eq(fx.bdi->write_errors, 1);
-	cr_assert_eq(fx.c->write_errors, 1);
+	cr_assert_eq(uf_cache_obj(fx.cache)->write_errors, 1);
 	for (i = 0; i < 12; i++) {
 		struct page *page = page_at(i);
 		bool bad = i >= 4 && i < 8;
@@ -991,12 +950,12 @@ Test(page_writeback, write_error_sets_the_mapping_error, .fini = fx_fini)
 			  i);
 	}
 	cr_assert_eq(vm(NR_FILE_DIRTY), 0);
-	tu_raw_expect(tu.td.path, FX_FILE_OFF, 4 * PAGE_SIZE, 16, "pages 0-3");
-	tu_raw_expect(tu.td.path, FX_FILE_OFF + 8 * PAGE_SIZE, 4 * PAGE_SIZE,
+	tu_raw_expect(fx.td.path, FX_FILE_OFF, 4 * PAGE_SIZE, 16, "pages 0-3");
+	tu_raw_expect(fx.td.path, FX_FILE_OFF + 8 * PAGE_SIZE, 4 * PAGE_SIZE,
 		      16, "pages 8-11");
 	/* fsync reports it, once */
-	cr_assert_eq(uf_fsync(fx.f), -EIO);
-	cr_assert_eq(uf_fsync(fx.f), 0);
+	cr_assert_eq(uf_fsync(pw.t->f), -EIO);
+	cr_assert_eq(uf_fsync(pw.t->f), 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1013,7 +972,7 @@ static int veto_fn(struct uf_file *file, void *priv, enum uf_wb_kind kind)
 {
 	struct veto *v = priv;
 
-	if ((struct inode *)file != fx.inode)
+	if (file != pw.t->f)
 		v->wrong_file = true;
 	v->asked |= 1u << kind;
 	return (v->decline >> kind) & 1;
@@ -1031,24 +990,24 @@ Test(page_writeback, veto_declines_a_kind_of_writeback, .fini = fx_fini)
 
 	wbc = wbc_make(WB_SYNC_NONE, 1024);
 	wbc.for_kupdate = 1;
-	cr_assert_eq(do_writepages(fx.m, &wbc), 0);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
 	cr_assert_eq(v.asked, 1u << UF_WB_KUPDATE);
 	cr_assert_eq(wbc.nr_to_write, 1024);
 	cr_assert_eq(dirty_mask(), bits(0, 4));
 
 	wbc = wbc_make(WB_SYNC_ALL, LONG_MAX);
-	cr_assert_eq(do_writepages(fx.m, &wbc), -EAGAIN);
+	cr_assert_eq(do_writepages(pw.m, &wbc), -EAGAIN);
 	cr_assert_eq(dirty_mask(), bits(0, 4));
 
 	/* nothing to write: not even asked */
 	v.asked = 0;
 	wbc = wbc_make(WB_SYNC_NONE, 0);
-	cr_assert_eq(do_writepages(fx.m, &wbc), 0);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
 	cr_assert_eq(v.asked, 0);
 
 	wbc = wbc_make(WB_SYNC_NONE, 1024);
 	wbc.for_background = 1;
-	cr_assert_eq(do_writepages(fx.m, &wbc), 0);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
 	cr_assert_eq(v.asked, 1u << UF_WB_BACKGROUND);
 	cr_assert_eq(wbc.nr_to_write, 1020);
 	cr_assert_eq(dirty_mask(), 0);
@@ -1057,7 +1016,7 @@ Test(page_writeback, veto_declines_a_kind_of_writeback, .fini = fx_fini)
 	v.decline = 0;
 	dirty_pages(0, 1, 18);
 	wbc = wbc_make(WB_SYNC_NONE, 1024);
-	cr_assert_eq(do_writepages(fx.m, &wbc), 0);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
 	cr_assert(v.asked & (1u << UF_WB_OTHER_NONE));
 	wait_written();
 	cr_assert(!v.wrong_file);
@@ -1083,7 +1042,7 @@ static void *writer_fn(void *arg)
 		ssize_t n;
 
 		tu_fill(buf, PAGE_SIZE, FX_FILE_OFF + i * PAGE_SIZE, 19);
-		n = uf_pwrite(fx.f, buf, PAGE_SIZE, i * PAGE_SIZE);
+		n = uf_pwrite(pw.t->f, buf, PAGE_SIZE, i * PAGE_SIZE);
 		if (n != (ssize_t)PAGE_SIZE)
 			w->err = n < 0 ? n : -EIO;
 	}
@@ -1101,17 +1060,22 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	uint64_t t0;
 
 	fx_open(256);
-	cr_assert_eq(uf_cache_set_tunable(fx.c, "dirty_bytes",
+	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_bytes",
 					  16 * PAGE_SIZE), 0);
 	cr_assert_eq(pthread_create(&w.h.thread, NULL, writer_fn, &w), 0);
 	cr_assert_eq(helper_wait_sleeping(&w.h, TU_WAIT_MS), 0,
 		     "the writer was never throttled");
 	cr_assert(!helper_done(&w.h));
-	/* it stopped just over the limit, and stays there */
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	/*
+	 * 3.2's IO-less throttle (the default preset's bdp=3.2) checks at
+	 * the limit, where bdi_position_ratio() is 0, and the writer sleeps
+	 * there until writeback makes room (the old simple throttle let one
+	 * page more through before it slept).
+	 */
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 	usleep(300 * 1000);
 	cr_assert(!helper_done(&w.h));
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 
 	/* each round of writeback lets it go on */
 	t0 = uf_now_ns();
@@ -1121,11 +1085,18 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 
 		cr_assert_lt(tu_ms_since(t0), (double)TU_WAIT_MS,
 			     "the writer never finished");
-		write_cache_pages(fx.m, &wbc);
-		filemap_fdatawait(fx.m);
+		write_cache_pages(pw.m, &wbc);
+		filemap_fdatawait(pw.m);
 		helper_wait_sleeping(&w.h, 50);
 	}
 	helper_join(&w.h);
 	cr_assert_eq(w.err, 0, "uf_pwrite: %zd", w.err);
-	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16);
+	/*
+	 * 3.2's limit is soft: after a max_pause sleep the writer is checked
+	 * again only after nr_dirtied_pause pages, at most the pages it had
+	 * dirtied before the sleep (1 | clamp(.., pages_dirtied -
+	 * pages_dirtied / 8)), so between checks it may pass the limit by up
+	 * to that much (24 here: 15 pages, a short pause, 9 more).
+	 */
+	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16 + 16);
 }

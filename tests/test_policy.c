@@ -7,24 +7,14 @@
  * from a shared object and really changes the no-progress wait (HZ/10
  * sleeps, on the virtual clock).
  */
-#include <criterion/criterion.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "uflush.h"
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
-#include "policies/policy.h"
-#include "kernel/sched.h"
-#include "io/testdev.h"
-#include "uflush-internal.h"
-#include "fs/writeback.h"
+#include "fixture.h"
 
 static void expect_spec(const char *spec, const char *want)
 {
@@ -42,34 +32,47 @@ Test(policy, presets_resolve_to_their_knobs)
 {
 	expect_spec("linux-3.1", "linux-3.1: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=fixed "
-		    "kupdate=fixed progress=pages");
+		    "kupdate=fixed progress=pages"
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1");
 	expect_spec("linux-3.2", "linux-3.2: nowait=b0 requeue=base "
+		    "skipped=redirty sbbusy=redirty cutoff=fixed "
+		    "kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+	expect_spec("linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=bg-all "
-		    "kupdate=fixed progress=pages");
+		    "kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
 	expect_spec("kara-v4.2", "kara-v4.2: nowait=v4.2 requeue=p2-v4 "
 		    "skipped=removed sbbusy=requeue cutoff=v4.2 "
-		    "kupdate=fixed progress=pages");
+		    "kupdate=fixed progress=pages"
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
 	expect_spec("wu-riw", "wu-riw: nowait=b0 requeue=riw "
 		    "skipped=requeue-wait sbbusy=requeue-wait cutoff=bg-all "
-		    "kupdate=early progress=total");
+		    "kupdate=early progress=total"
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
 	expect_spec("mainline", "mainline: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
-		    "cutoff=bg-all kupdate=fixed progress=pages");
-	expect_spec(NULL, "linux-3.2: nowait=b0 requeue=base "
-		    "skipped=redirty sbbusy=redirty cutoff=bg-all "
-		    "kupdate=fixed progress=pages");
+		    "cutoff=bg-all kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
+	/* no policy: today's kernel */
+	expect_spec(NULL, "mainline: nowait=mainline "
+		    "requeue=mainline skipped=removed sbbusy=redirty "
+		    "cutoff=bg-all kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
 }
 
 Test(policy, overrides_apply_in_order)
 {
-	expect_spec("linux-3.2,nowait=v3b,requeue=p2-v3",
-		    "linux-3.2: nowait=v3b requeue=p2-v3 skipped=redirty "
+	expect_spec("linux-3.3,nowait=v3b,requeue=p2-v3",
+		    "linux-3.3: nowait=v3b requeue=p2-v3 skipped=redirty "
 		    "sbbusy=redirty cutoff=bg-all kupdate=fixed "
-		    "progress=pages");
-	expect_spec("kara-v4.2,nowait=v4,nowait=v4.1,cutoff=bg-all",
+		    "progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+	expect_spec("kara-v4.2,nowait=v4.1,cutoff=bg-all",
 		    "kara-v4.2: nowait=v4.1 requeue=p2-v4 skipped=removed "
 		    "sbbusy=requeue cutoff=bg-all kupdate=fixed "
-		    "progress=pages");
+		    "progress=pages"
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
 }
 
 Test(policy, hooks_follow_the_knobs)
@@ -124,7 +127,8 @@ Test(policy, cache_records_resolved_policy)
 	cr_assert_str_eq(uf_cache_policy(c), "wu-riw: nowait=v4.2 "
 			 "requeue=riw skipped=requeue-wait "
 			 "sbbusy=requeue-wait cutoff=bg-all kupdate=early "
-			 "progress=total");
+			 "progress=total"
+			 " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
 	cr_assert_eq(uf_cache_close(c), 0);
 	cr_assert_null(uf_cache_policy(c));
 }
@@ -138,8 +142,9 @@ static void plugin_path(char *buf, size_t len)
 	cr_assert_gt(n, 0);
 	exe[n] = '\0';
 	snprintf(buf, len, "%s/plugins/congestion-wait.so", dirname(exe));
+	/* make build always builds it: missing means broken */
 	if (access(buf, R_OK))
-		cr_skip_test("plugin not built: %s", buf);
+		cr_assert_fail("plugin not built: %s", buf);
 }
 
 Test(policy, plugin_replaces_the_hook)
@@ -158,109 +163,66 @@ Test(policy, plugin_replaces_the_hook)
 	cr_assert_null(pol.plugin_handle);
 }
 
+static void fx_fini(void)
+{
+	fx_teardown(NULL);
+}
+
 /*
  * The plugin's wait really runs: an inode whose write_inode keeps failing
  * sits on b_more_io (requeue=p2-v4), the work makes no progress and sleeps
  * HZ/10 per round — not 1, 2, 4... as kara-v4.2's own v4.2 would.
  */
-static int eagain_write_inode(struct uf_file *f, void *priv, int sync)
+static int eagain_write_inode(struct tf *t, int sync)
 {
-	(void)f;
-	(void)priv;
+	(void)t;
 	(void)sync;
 	return -EAGAIN;
 }
 
-static const struct uf_file_ops eagain_ops = {
-	.write_inode = eagain_write_inode,
-};
-
-struct runner {
-	struct bdi_writeback *wb;
-	struct task_struct *task;
-	long ret;
-	bool done;
-};
-
-static void *run_work(void *arg)
-{
-	struct runner *r = arg;
-	struct wb_writeback_work work = {
-		.nr_pages = 1024, .sync_mode = WB_SYNC_NONE,
-		.range_cyclic = 1, .reason = WB_REASON_SYNC,
-	};
-
-	__atomic_store_n(&r->task, current, __ATOMIC_RELEASE);
-	r->ret = wb_writeback(r->wb, &work);
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static unsigned long next_sleep(struct runner *r)
+/* The runner's next sleep: how long its timer has to go. */
+static unsigned long next_sleep(void)
 {
 	unsigned long t;
 
-	cr_assert_eq(uf_wait_task_sleeping(r->task, 10000), 0,
+	cr_assert_eq(wait_asleep(rn.task, &rn.done), 1,
 		     "the work did not go to sleep");
 	cr_assert_eq(uf_clock_next_expiry(&t), 0);
 	return t - jiffies;
 }
 
-Test(policy, plugin_wait_runs_on_the_clock, .timeout = 60)
+Test(policy, plugin_wait_runs_on_the_clock, .fini = fx_fini, .timeout = 60)
 {
+	struct wb_writeback_work work = {
+		.nr_pages = 1024, .sync_mode = WB_SYNC_NONE,
+		.range_cyclic = 1, .reason = WB_REASON_SYNC,
+	};
 	char path[PATH_MAX], spec[PATH_MAX + 64];
-	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
-	struct uf_cache_config cfg;
-	struct uf_testdev td;
-	struct runner r = { 0 };
-	struct uf_cache *c;
-	struct uf_dev *d;
-	struct uf_file *f;
-	pthread_t th;
+	struct tf *t;
 	int i;
 
 	plugin_path(path, sizeof(path));
-	if (uf_testdev_create(16 << 20, UF_TESTDEV_FILE_ONLY, &td))
-		cr_skip_test("no scratch file: %s", td.why_not_loop);
-	uf_clock_set_virtual(100000);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 256;
 	snprintf(spec, sizeof(spec), "kara-v4.2,plugin=%s", path);
-	cfg.policy = spec;
-	cr_assert_eq(uf_cache_open(&cfg, &c), 0);
-	cr_assert_eq(uf_dev_open(c, td.path, &dcfg, &d), 0);
-	cr_assert_eq(uf_file_open(d, 1, 0, 1 << 20, &eagain_ops, NULL, &f), 0);
-	cr_assert_eq(uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC), 0);
+	FX_SETUP(.start = 100000, .policy = spec);
+	t = tf_open(1, 256);
+	t->on_write_inode = eagain_write_inode;
+	mark_sync(t);
 
-	r.wb = &uf_dev_bdi(d)->wb;
-	pthread_create(&th, NULL, run_work, &r);
-	while (!__atomic_load_n(&r.task, __ATOMIC_ACQUIRE))
-		sched_yield();
+	runner_start(RUN_WORK, &work);
 	/* v4.2 would sleep 1, 2, 4; the plugin sleeps HZ/10 each time */
 	for (i = 0; i < 3; i++) {
-		unsigned long s = next_sleep(&r);
+		unsigned long s = next_sleep();
 
 		cr_assert_eq(s, (unsigned long)HZ / 10,
 			     "sleep %d: %lu jiffies", i, s);
 		uf_clock_advance(s);
 	}
 	/* let the inode be written: the work then ends */
-	{
-		struct inode *inode = uf_file_inode(f);
-
-		inode->ops = NULL;
-	}
-	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
-		unsigned long t;
-
-		if (!uf_wait_task_sleeping(r.task, 100) &&
-		    !uf_clock_next_expiry(&t))
-			uf_clock_advance(t - jiffies);
-	}
-	pthread_join(th, NULL);
-	cr_assert_eq(uf_cache_close(c), 0);
-	uf_testdev_destroy(&td);
-	uf_clock_set_real();
+	__atomic_store_n(&t->on_write_inode, NULL, __ATOMIC_RELEASE);
+	cr_assert(rn_drive(jiffies + 10UL * (unsigned long)HZ),
+		  "the work did not end once the inode could be written");
+	runner_join();
+	cr_assert_eq(fx_teardown(NULL), 0);
 }
 
 /*
@@ -269,58 +231,31 @@ Test(policy, plugin_wait_runs_on_the_clock, .timeout = 60)
  * as progress; wb_writeback returns pages (base, v4: nr_pages - what is
  * left) or total progress (kupdate-early/RIW: progress=total).
  */
-static int ok_write_inode(struct uf_file *f, void *priv, int sync)
-{
-	(void)f;
-	(void)sync;
-	__atomic_add_fetch((int *)priv, 1, __ATOMIC_RELAXED);
-	return 0;
-}
-
-static const struct uf_file_ops ok_ops = { .write_inode = ok_write_inode };
-
 static long progress_of(const char *spec, unsigned int data_pages,
 			int *nr_write_inode)
 {
-	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
 	struct wb_writeback_work work = {
 		.nr_pages = 1024, .sync_mode = WB_SYNC_NONE,
 		.range_cyclic = 1, .reason = WB_REASON_SYNC,
 	};
-	struct uf_cache_config cfg;
-	struct uf_testdev td;
-	struct uf_cache *c;
-	struct uf_dev *d;
-	struct uf_file *meta, *data;
-	static char buf[64 << 10];
+	struct tf *meta, *data;
 	long ret;
 
-	if (uf_testdev_create(16 << 20, UF_TESTDEV_FILE_ONLY, &td))
-		cr_skip_test("no scratch file: %s", td.why_not_loop);
-	uf_clock_set_virtual(200000);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 256;
-	cfg.policy = spec;
-	cr_assert_eq(uf_cache_open(&cfg, &c), 0);
-	cr_assert_eq(uf_dev_open(c, td.path, &dcfg, &d), 0);
-	cr_assert_eq(uf_file_open(d, 1, 0, 1 << 20, &ok_ops, nr_write_inode,
-				  &meta), 0);
-	cr_assert_eq(uf_file_open(d, 2, 1 << 20, 1 << 20, NULL, NULL, &data),
-		     0);
-	cr_assert_eq(uf_file_mark_inode_dirty(meta, UF_I_DIRTY_SYNC), 0);
-	memset(buf, 0x5a, sizeof(buf));
+	FX_SETUP(.start = 200000, .policy = spec);
+	meta = tf_open(1, 256);
+	data = tf_open(2, 256);
+	mark_sync(meta);
 	if (data_pages)
-		cr_assert_eq(uf_pwrite(data, buf, data_pages * 4096, 0),
-			     (ssize_t)data_pages * 4096);
-	uf_clock_advance(10);
-	ret = wb_writeback(&uf_dev_bdi(d)->wb, &work);
-	cr_assert_eq(uf_cache_close(c), 0);
-	uf_testdev_destroy(&td);
-	uf_clock_set_real();
+		tf_dirty(data, 0, data_pages, 0x5a);
+	advance(10);
+	ret = run(&work);
+	cr_assert_eq(fx_teardown(NULL), 0);
+	/* its write_inode calls, closing included */
+	*nr_write_inode = meta->nr_write_inode;
 	return ret;
 }
 
-Test(policy, progress_counts_pages_or_total)
+Test(policy, progress_counts_pages_or_total, .fini = fx_fini)
 {
 	int n = 0;
 

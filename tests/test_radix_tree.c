@@ -382,6 +382,24 @@ static unsigned long tag_for_writeback(struct radix_tree_root *root,
 	return total;
 }
 
+/*
+ * One radix_tree_range_tag_if_tagged() over [first, last], at most nr,
+ * DIRTY -> to: demand that it tagged want and said to resume at next.
+ */
+static void range_tag_once(struct radix_tree_root *root, unsigned long first,
+			   unsigned long last, unsigned long nr,
+			   unsigned int to, unsigned long want,
+			   unsigned long next, const char *what)
+{
+	unsigned long n;
+
+	n = radix_tree_range_tag_if_tagged(root, &first, last, nr,
+					   PAGECACHE_TAG_DIRTY, to);
+	cr_assert_eq(n, want, "%s: tagged %lu, want %lu", what, n, want);
+	cr_assert_eq(first, next, "%s: resume at %lu, want %lu", what, first,
+		     next);
+}
+
 Test(radix_tree, range_tag_if_tagged_exact_range)
 {
 	RADIX_TREE(root);
@@ -395,15 +413,12 @@ Test(radix_tree, range_tag_if_tagged_exact_range)
 	}
 
 	/* One batch: stops after nr_to_tag and says where to go on. */
-	first = 100;
-	n = radix_tree_range_tag_if_tagged(&root, &first, 1500, 5,
-					   PAGECACHE_TAG_DIRTY,
-					   PAGECACHE_TAG_TOWRITE);
-	cr_assert_eq(n, 5);
-	cr_assert_eq(first, 114 + 1, "resume just past the 5th (114)");
+	range_tag_once(&root, 100, 1500, 5, PAGECACHE_TAG_TOWRITE, 5, 114 + 1,
+		       "resume just past the 5th (114)");
 	verify_ok(&root);
 
-	n = tag_for_writeback(&root, first, 1500, 7, &calls);
+	/* ... from there on, in batches */
+	n = tag_for_writeback(&root, 114 + 1, 1500, 7, &calls);
 	cr_assert_eq(n, (1500 - 117) / 3 + 1);
 	cr_assert_gt(calls, 1);
 	verify_ok(&root);
@@ -416,12 +431,9 @@ Test(radix_tree, range_tag_if_tagged_exact_range)
 	}
 
 	/* Finishing the range leaves first at last + 1. */
-	first = 1990;
-	n = radix_tree_range_tag_if_tagged(&root, &first, 1995, 100,
-					   PAGECACHE_TAG_DIRTY,
-					   PAGECACHE_TAG_TOWRITE);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(first, 1996);
+	range_tag_once(&root, 1990, 1995, 100, PAGECACHE_TAG_TOWRITE, 2, 1996,
+		       "the end of the range");
+	first = 1996;
 	cr_assert_eq(radix_tree_range_tag_if_tagged(&root, &first, 1995, 0,
 						    PAGECACHE_TAG_DIRTY,
 						    PAGECACHE_TAG_TOWRITE), 0);
@@ -431,7 +443,7 @@ Test(radix_tree, range_tag_if_tagged_exact_range)
 Test(radix_tree, range_tag_if_tagged_to_ulong_max)
 {
 	RADIX_TREE(root);
-	unsigned long first, n;
+	unsigned long n;
 	unsigned int calls;
 
 	insert_ok(&root, 5);
@@ -451,23 +463,15 @@ Test(radix_tree, range_tag_if_tagged_to_ulong_max)
 					 PAGECACHE_TAG_TOWRITE));
 	verify_ok(&root);
 
-	first = 6;
-	n = radix_tree_range_tag_if_tagged(&root, &first, ULONG_MAX, 10,
-					   PAGECACHE_TAG_DIRTY,
-					   PAGECACHE_TAG_WRITEBACK);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(first, 0, "finishing at ULONG_MAX wraps to 0");
+	range_tag_once(&root, 6, ULONG_MAX, 10, PAGECACHE_TAG_WRITEBACK, 2, 0,
+		       "finishing at ULONG_MAX wraps to 0");
 	radix_tree_destroy(&root);
 
 	/* Height 0 tree: the root item. */
 	insert_ok(&root, 0);
 	radix_tree_tag_set(&root, 0, PAGECACHE_TAG_DIRTY);
-	first = 0;
-	n = radix_tree_range_tag_if_tagged(&root, &first, 10, 10,
-					   PAGECACHE_TAG_DIRTY,
-					   PAGECACHE_TAG_TOWRITE);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(first, 11);
+	range_tag_once(&root, 0, 10, 10, PAGECACHE_TAG_TOWRITE, 1, 11,
+		       "the root item");
 	cr_assert(radix_tree_tag_get(&root, 0, PAGECACHE_TAG_TOWRITE));
 	radix_tree_delete(&root, 0);
 	cr_assert_not(radix_tree_tagged(&root, PAGECACHE_TAG_TOWRITE));

@@ -26,56 +26,36 @@
  * Each variant is run next to a neighbour that must behave differently,
  * so each test can fail.
  */
-#include <criterion/criterion.h>
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
-#include "policies/policy.h"
-#include "kernel/sched.h"
-#include "testutil.h"
+#include "fixture.h"
 #include "kernel/timer.h"
-#include "uflush-internal.h"
-#include "fs/writeback.h"
 
-#define FX_POOL_PAGES	4096
-#define FX_DIRTY_BYTES	(8ul << 20)	/* dirty limit 2048 pages */
-#define FX_DEV_SIZE	(64ull << 20)
-#define FX_SLOT		(4ull << 20)	/* device space per ino */
-#define FX_MAX_FILES	7
-#define PG		4096ul
 #define WAIT_MS		30000u	/* bound of a handshake, real ms */
 #define T0		7000000ul	/* virtual clock at setup */
 #define FX_FSIZE_MAX	(512ul << 20)	/* largest file a test may write */
 
-/* ------------------------------------------------------------------ */
-/* Fixture                                                             */
 
-/* A test file: E (unwritable metadata), F (fails, then not), D (pages). */
-struct tf {
-	struct uf_file *f;
-	struct inode *inode;
-	unsigned long ino;
-	uint64_t off;
-	/* under ev.lock */
+/* ------------------------------------------------------------------ */
+/* Fixture: E (unwritable metadata), F (fails, then not), D (pages)    */
+
+/* What the write_inode hook of a file does and saw, under ev.lock. */
+struct nw_file {
 	int nr_write_inode;	/* WB_SYNC_NONE write_inode calls: passes */
 	int nr_not_running;	/* ... seeing !writeback_in_progress() */
 	bool fail;		/* write_inode returns -EAGAIN */
 	int succeed_at;		/* ... but from call N on (0: never) */
-	bool veto;		/* decline WB_SYNC_NONE writepages */
 	bool hold_fsync;	/* fsync's write_inode holds I_SYNC */
 };
+
+static struct nw_file nw[FX_MAX_FILES + 1];	/* by ino */
 
 /* Events between the hooks, the worker and the test; one lock for all. */
 static struct {
@@ -89,22 +69,13 @@ static struct {
 };
 
 static struct {
-	struct uf_testdev td;
-	bool have_td;
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct backing_dev_info *bdi;
-	struct bdi_writeback *wb;
-	char trace[64];
-	bool closing;			/* atomic: hooks give way */
 	int hook_calls;			/* atomic: wb_nowait_test_hook */
 	int hook_fire_at;		/* the call that queues a work */
 	bool hook_foreign_wb;		/* atomic: got another wb */
 	pthread_t fsync_th;
 	bool have_fsync_th;
 	int fsync_ret;
-	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
-} fx;
+} nx;
 
 /* The thread that plays the flusher and runs one work. */
 static struct {
@@ -118,11 +89,6 @@ static struct {
 	long ret;
 	bool exit;			/* atomic */
 } wk;
-
-static bool closing(void)
-{
-	return __atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE);
-}
 
 /*
  * fsync's write_inode of E (sync = 1): E is under I_SYNC.  Dirty E again,
@@ -140,63 +106,39 @@ static int hold_in_fsync(struct tf *t)
 	pthread_mutex_lock(&ev.lock);
 	ev.fsync_inside = true;
 	pthread_cond_broadcast(&ev.cond);
-	while (!ev.fsync_release && !closing() && err != ETIMEDOUT)
+	while (!ev.fsync_release && !fx_closing() && err != ETIMEDOUT)
 		err = pthread_cond_timedwait(&ev.cond, &ev.lock, &ts);
 	pthread_mutex_unlock(&ev.lock);
 	return 0;
 }
 
-static int tf_write_inode(struct uf_file *f, void *priv, int sync)
+static int nw_write_inode(struct tf *t, int sync)
 {
-	struct tf *t = priv;
+	struct nw_file *w = &nw[t->ino];
 	int n, ret = 0;
 
-	(void)f;
-	if (closing())
-		return 0;
 	if (sync) {
-		if (t->hold_fsync)
+		if (w->hold_fsync)
 			return hold_in_fsync(t);
 		return 0;
 	}
 	pthread_mutex_lock(&ev.lock);
-	n = ++t->nr_write_inode;
+	n = ++w->nr_write_inode;
 	if (!writeback_in_progress(fx.bdi))
-		t->nr_not_running++;
-	if (t->fail && !(t->succeed_at && n >= t->succeed_at))
+		w->nr_not_running++;
+	if (w->fail && !(w->succeed_at && n >= w->succeed_at))
 		ret = -EAGAIN;
 	pthread_cond_broadcast(&ev.cond);
 	pthread_mutex_unlock(&ev.lock);
 	return ret;
 }
 
-/* D declines background and other async writeback, as btrfs did. */
-static int tf_writepages_veto(struct uf_file *f, void *priv,
-			      enum uf_wb_kind kind)
-{
-	struct tf *t = priv;
-	bool veto;
-
-	(void)f;
-	if (closing() || kind == UF_WB_SYNC)
-		return 0;
-	pthread_mutex_lock(&ev.lock);
-	veto = t->veto;
-	pthread_mutex_unlock(&ev.lock);
-	return veto;
-}
-
-static const struct uf_file_ops tf_ops = {
-	.write_inode = tf_write_inode,
-	.writepages_veto = tf_writepages_veto,
-};
-
 static int passes_of(struct tf *t)
 {
 	int n;
 
 	pthread_mutex_lock(&ev.lock);
-	n = t->nr_write_inode;
+	n = nw[t->ino].nr_write_inode;
 	pthread_mutex_unlock(&ev.lock);
 	return n;
 }
@@ -210,8 +152,8 @@ static int passes(void)
 static void set_fail(struct tf *t, bool fail, int succeed_at)
 {
 	pthread_mutex_lock(&ev.lock);
-	t->fail = fail;
-	t->succeed_at = succeed_at;
+	nw[t->ino].fail = fail;
+	nw[t->ino].succeed_at = succeed_at;
 	pthread_mutex_unlock(&ev.lock);
 }
 
@@ -317,29 +259,21 @@ static void worker_stop(void)
 	memset(&wk, 0, sizeof(wk));
 }
 
-static void fx_fini(void)
+static void nw_stop(void)
 {
-	__atomic_store_n(&fx.closing, true, __ATOMIC_RELEASE);
 	wb_nowait_test_hook = NULL;
 	pthread_mutex_lock(&ev.lock);
 	pthread_cond_broadcast(&ev.cond);
 	pthread_mutex_unlock(&ev.lock);
 	worker_stop();
-	if (fx.have_fsync_th)
-		pthread_join(fx.fsync_th, NULL);
-	fx.have_fsync_th = false;
-	/* whatever still sleeps on a timeout ends in real time */
-	uf_clock_set_real();
-	if (fx.cache)
-		uf_cache_close(fx.cache);
-	fx.cache = NULL;
-	if (fx.have_td)
-		uf_testdev_destroy(&fx.td);
-	fx.have_td = false;
-	if (fx.trace[0])
-		unlink(fx.trace);
-	fx.trace[0] = '\0';
-	uf_clock_set_real();
+	if (nx.have_fsync_th)
+		pthread_join(nx.fsync_th, NULL);
+	nx.have_fsync_th = false;
+}
+
+static void fx_fini(void)
+{
+	fx_teardown(nw_stop);
 }
 
 /*
@@ -347,17 +281,12 @@ static void fx_fini(void)
  * dirty_writeback_centisecs @dwi and dirty_expire_centisecs @expire_cs, a
  * device (without its flusher unless @flusher), tracepoints to a file.
  */
-static void fx_setup_opts(const char *policy, unsigned int hz,
+static void nw_setup_opts(const char *policy, unsigned int hz,
 			  unsigned int dwi, unsigned int expire_cs,
 			  bool flusher)
 {
-	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = {
-		.flags = flusher ? 0 : UF_DEV_NO_FLUSHER,
-	};
-	int ret, fd;
-
-	memset(&fx, 0, sizeof(fx));
+	memset(nw, 0, sizeof(nw));
+	memset(&nx, 0, sizeof(nx));
 	memset(&wk, 0, sizeof(wk));
 	pthread_mutex_lock(&ev.lock);
 	ev.fsync_inside = false;
@@ -373,178 +302,46 @@ static void fx_setup_opts(const char *policy, unsigned int hz,
 	signal(SIGXFSZ, SIG_IGN);
 	setrlimit(RLIMIT_FSIZE, &(struct rlimit){ FX_FSIZE_MAX, FX_FSIZE_MAX });
 
-	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
-	if (ret)
-		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
-			     fx.td.why_not_loop);
-	fx.have_td = true;
-
-	uf_clock_set_virtual(T0);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_POOL_PAGES;
-	cfg.hz = hz;
-	cfg.policy = policy;
-	cfg.dirty_bytes = FX_DIRTY_BYTES;
-	cfg.dirty_writeback_centisecs = dwi;
-	cfg.dirty_expire_centisecs = expire_cs;
-	snprintf(fx.trace, sizeof(fx.trace), "/tmp/uflush-s000nw.XXXXXX");
-	fd = mkstemp(fx.trace);
-	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
-	close(fd);
-	cfg.trace_path = fx.trace;
-	ret = uf_cache_open(&cfg, &fx.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open(policy \"%s\"): %s", policy,
-		     strerror(-ret));
+	FX_SETUP(.start = T0, .policy = policy, .hz = hz, .set_dwi = true,
+		 .dwi = dwi, .expire_cs = expire_cs, .trace = true,
+		 .flusher = flusher);
 	cr_assert_eq(HZ, (int)hz);
-	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
-		     strerror(-ret));
-	fx.bdi = uf_dev_bdi(fx.dev);
-	cr_assert_not_null(fx.bdi);
-	fx.wb = &fx.bdi->wb;
-	cr_assert_eq(jiffies, T0);
 }
 
-static void fx_setup(const char *policy, unsigned int dwi)
+static void nw_setup(const char *policy, unsigned int dwi)
 {
-	fx_setup_opts(policy, 1000, dwi, 3000, false);
+	nw_setup_opts(policy, 1000, dwi, 3000, false);
 }
 
-static struct tf *tf_open(unsigned long ino, unsigned long pages)
+/* A file whose write_inode is nw_write_inode(). */
+static struct tf *nw_open(unsigned long ino, unsigned long pages)
 {
-	struct tf *t = &fx.tf[ino];
-	int ret;
+	struct tf *t = tf_open(ino, pages);
 
-	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
-	memset(t, 0, sizeof(*t));
-	t->ino = ino;
-	t->off = ino * FX_SLOT;
-	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
-			   &t->f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
-	t->inode = uf_file_inode(t->f);
-	cr_assert_not_null(t->inode);
+	memset(&nw[ino], 0, sizeof(nw[ino]));
+	t->on_write_inode = nw_write_inode;
 	return t;
 }
 
 /* A file whose metadata is dirty and whose write_inode fails (-EAGAIN). */
 static struct tf *tf_open_unwritable(unsigned long ino)
 {
-	struct tf *t = tf_open(ino, 1);
+	struct tf *t = nw_open(ino, 1);
 
 	set_fail(t, true, 0);
-	cr_assert_eq(uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(t);
 	return t;
 }
 
-/* D: @pages dirty pages that async writeback declines to write. */
+/* D: @pages dirty pages that async writeback declines, as btrfs did. */
 static struct tf *tf_open_vetoed(unsigned long ino, unsigned long pages)
 {
-	struct tf *t = tf_open(ino, pages);
-	uint8_t *buf = tu_alloc(pages * PG);
-	ssize_t n;
+	struct tf *t = nw_open(ino, pages);
 
-	t->veto = true;
-	tu_fill(buf, pages * PG, t->off, 3);
-	n = uf_pwrite(t->f, buf, pages * PG, 0);
-	free(buf);
-	cr_assert_eq(n, (ssize_t)(pages * PG), "uf_pwrite: %zd", n);
+	set_veto(t, 1u << UF_WB_KUPDATE | 1u << UF_WB_BACKGROUND |
+		    1u << UF_WB_OTHER_NONE);
+	tf_dirty(t, 0, pages, 3);
 	return t;
-}
-
-static void advance(unsigned long d)
-{
-	cr_assert_eq(uf_clock_advance(d), 0);
-}
-
-static void set_tunable(const char *name, unsigned long v)
-{
-	cr_assert_eq(uf_cache_set_tunable(fx.cache, name, v), 0, "%s", name);
-}
-
-static bool work_queued(void)
-{
-	bool ret;
-
-	spin_lock(&fx.bdi->wb_lock);
-	ret = !list_empty(&fx.bdi->work_list);
-	spin_unlock(&fx.bdi->wb_lock);
-	return ret;
-}
-
-static bool on_more_io(struct tf *t)
-{
-	struct list_head *pos;
-	bool ret = false;
-
-	spin_lock(&fx.wb->list_lock);
-	list_for_each(pos, &fx.wb->b_more_io)
-		if (pos == &t->inode->i_wb_list)
-			ret = true;
-	spin_unlock(&fx.wb->list_lock);
-	return ret;
-}
-
-static bool on_b_dirty(struct tf *t)
-{
-	struct list_head *pos;
-	bool ret = false;
-
-	spin_lock(&fx.wb->list_lock);
-	list_for_each(pos, &fx.wb->b_dirty)
-		if (pos == &t->inode->i_wb_list)
-			ret = true;
-	spin_unlock(&fx.wb->list_lock);
-	return ret;
-}
-
-/* Lines of @event in the trace so far. */
-static int trace_count(const char *event)
-{
-	char line[1024], pat[64];
-	FILE *f = fopen(fx.trace, "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	snprintf(pat, sizeof(pat), ": %s: ", event);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, pat))
-			n++;
-	fclose(f);
-	return n;
-}
-
-/* ---- works ---- */
-
-enum wkind { W_NONE, W_BACKGROUND, W_KUPDATE };
-
-static struct wb_writeback_work mkwork(enum wkind k)
-{
-	struct wb_writeback_work w;
-
-	memset(&w, 0, sizeof(w));
-	INIT_LIST_HEAD(&w.list);
-	w.sync_mode = WB_SYNC_NONE;
-	switch (k) {
-	case W_NONE:		/* wakeup_flusher_threads */
-		w.nr_pages = LONG_MAX;
-		w.reason = WB_REASON_TRY_TO_FREE_PAGES;
-		break;
-	case W_BACKGROUND:	/* wb_check_background_flush */
-		w.nr_pages = LONG_MAX;
-		w.for_background = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_BACKGROUND;
-		break;
-	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.for_kupdate = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_PERIODIC;
-		break;
-	}
-	return w;
 }
 
 /*
@@ -655,6 +452,9 @@ static void expect_lens(const unsigned long *got, int n,
 
 #define SPIN_PASSES	10000
 
+#define NO_PROGRESS_LOOP(name, ...)					\
+	FX_TEST(seed000_nowait, name, 120, no_progress_loop(__VA_ARGS__))
+
 /*
  * E fails until its SPIN_PASSES-th write_inode.  A variant that does not
  * really sleep runs all the passes with the virtual clock standing still
@@ -666,7 +466,7 @@ static void no_progress_loop(const char *policy, bool spins)
 	struct tf *e;
 	int waits;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	e = tf_open_unwritable(1);
 	set_fail(e, true, SPIN_PASSES);
 	advance(1);
@@ -680,7 +480,7 @@ static void no_progress_loop(const char *policy, bool spins)
 		cr_assert_eq(jiffies, T0 + 1,
 			     "%s: the clock moved: the loop was not busy",
 			     policy);
-		waits = trace_count("writeback_wait");
+		waits = trace_count("writeback_wait", NULL);
 		cr_assert(waits >= SPIN_PASSES - 1 && waits <= SPIN_PASSES,
 			  "%s: %d writeback_wait lines for %d no-progress passes",
 			  policy, waits, SPIN_PASSES - 1);
@@ -694,8 +494,8 @@ static void no_progress_loop(const char *policy, bool spins)
 	cr_assert_eq(timed_sleep_len(), 1,
 		     "%s: first no-progress sleep of %lu jiffies, want 1",
 		     policy, timed_sleep_len());
-	cr_assert(on_more_io(e));
-	cr_assert_eq(trace_count("writeback_wait"), 1);
+	cr_assert(tf_on(e, "b_more_io"));
+	cr_assert_eq(trace_count("writeback_wait", NULL), 1);
 }
 
 /*
@@ -704,27 +504,15 @@ static void no_progress_loop(const char *policy, bool spins)
  * busyloop prevention busy-loops: 10000 no-progress passes, each traced
  * writeback_wait, in zero virtual time.
  */
-Test(seed000_nowait, b1_v3a_busy_loops, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v3a", true);
-}
+NO_PROGRESS_LOOP(b1_v3a_busy_loops, "kara-v4.2,nowait=v3a", true)
 
 /* B1 fix (L5043: __set_current_state(TASK_INTERRUPTIBLE)): v3b sleeps. */
-Test(seed000_nowait, b1_v3b_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v3b", false);
-}
+NO_PROGRESS_LOOP(b1_v3b_sleeps, "kara-v4.2,nowait=v3b", false)
 
 /* I5 (L87-103): v4 sleeps, and so does the kara-v4.2 preset. */
-Test(seed000_nowait, b1_v4_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=v4", false);
-}
+NO_PROGRESS_LOOP(b1_v4_sleeps, "kara-v4.2,nowait=v4", false)
 
-Test(seed000_nowait, b1_kara_v42_sleeps, .fini = fx_fini, .timeout = 120)
-{
-	no_progress_loop("kara-v4.2", false);
-}
+NO_PROGRESS_LOOP(b1_kara_v42_sleeps, "kara-v4.2", false)
 
 /*
  * B0 (L73-86, removed lines): the pre-series wait is on the I_SYNC of the
@@ -732,11 +520,7 @@ Test(seed000_nowait, b1_kara_v42_sleeps, .fini = fx_fini, .timeout = 120)
  * once.  With P2's requeue_io of a write_inode failure (requeue=p2-v4) that
  * is a busy loop: the combination the series had to fix with P1.
  */
-Test(seed000_nowait, b0_with_p2v4_requeue_busy_loops, .fini = fx_fini,
-     .timeout = 120)
-{
-	no_progress_loop("kara-v4.2,nowait=b0", true);
-}
+NO_PROGRESS_LOOP(b0_with_p2v4_requeue_busy_loops, "kara-v4.2,nowait=b0", true)
 
 /*
  * The neighbours of the busy loop that do not loop, because E never reaches
@@ -748,28 +532,22 @@ static void no_more_io_no_wait(const char *policy)
 {
 	struct tf *e;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	e = tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, false, false);
 	cr_assert(worker_idle(), "%s: the work did not end", policy);
 	cr_assert_eq(passes(), 1, "%s: %d passes", policy, passes());
 	cr_assert_eq(jiffies, T0 + 1);
-	cr_assert(on_b_dirty(e), "%s: E is not back on b_dirty", policy);
-	cr_assert_eq(trace_count("writeback_wait"), 0);
+	cr_assert(tf_on(e, "b_dirty"), "%s: E is not back on b_dirty", policy);
+	cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 }
 
-Test(seed000_nowait, b0_linux31_requeue_base_has_no_busy_loop,
-     .fini = fx_fini, .timeout = 60)
-{
-	no_more_io_no_wait("linux-3.1");
-}
+FX_TEST(seed000_nowait, b0_linux31_requeue_base_has_no_busy_loop, 60,
+	no_more_io_no_wait("linux-3.1"))
 
-Test(seed000_nowait, mainline_preset_has_no_busy_loop, .fini = fx_fini,
-     .timeout = 60)
-{
-	no_more_io_no_wait("mainline");
-}
+FX_TEST(seed000_nowait, mainline_preset_has_no_busy_loop, 60,
+	no_more_io_no_wait("mainline"))
 
 /* ================================================================== */
 /* B0 / mainline: waiting for I_SYNC                                   */
@@ -778,9 +556,12 @@ static void *fsync_fn(void *arg)
 {
 	struct tf *t = arg;
 
-	fx.fsync_ret = uf_fsync(t->f);
+	nx.fsync_ret = uf_fsync(t->f);
 	return NULL;
 }
+
+#define I_SYNC_WAIT(name, ...)						\
+	FX_TEST(seed000_nowait, name, 120, i_sync_wait(__VA_ARGS__))
 
 /*
  * E is under I_SYNC by an fsync (held inside its write_inode, E dirtied
@@ -796,13 +577,13 @@ static void i_sync_wait(const char *policy, bool timed)
 	unsigned long len;
 	struct tf *e;
 
-	fx_setup(policy, 500);
-	e = tf_open(1, 1);
-	e->hold_fsync = true;
-	cr_assert_eq(uf_file_mark_inode_dirty(e->f, UF_I_DIRTY_SYNC), 0);
+	nw_setup(policy, 500);
+	e = nw_open(1, 1);
+	nw[e->ino].hold_fsync = true;
+	mark_sync(e);
 	advance(1);
-	cr_assert_eq(pthread_create(&fx.fsync_th, NULL, fsync_fn, e), 0);
-	fx.have_fsync_th = true;
+	cr_assert_eq(pthread_create(&nx.fsync_th, NULL, fsync_fn, e), 0);
+	nx.have_fsync_th = true;
 	cr_assert(ev_wait(ev.fsync_inside), "fsync did not reach write_inode");
 	cr_assert(e->inode->i_state & I_SYNC);
 
@@ -810,7 +591,7 @@ static void i_sync_wait(const char *policy, bool timed)
 	cr_assert_not(worker_idle(), "%s: the work ended with E under I_SYNC",
 		      policy);
 	cr_assert_eq(passes(), 0, "the worker wrote E under I_SYNC");
-	cr_assert(on_more_io(e), "E (I_SYNC) is not on b_more_io");
+	cr_assert(tf_on(e, "b_more_io"), "E (I_SYNC) is not on b_more_io");
 	len = timed_sleep_len();
 	if (timed) {
 		cr_assert_eq(len, 1, "%s: sleep of %lu jiffies, want 1",
@@ -831,33 +612,21 @@ static void i_sync_wait(const char *policy, bool timed)
 	ev.fsync_release = true;
 	pthread_cond_broadcast(&ev.cond);
 	pthread_mutex_unlock(&ev.lock);
-	pthread_join(fx.fsync_th, NULL);
-	fx.have_fsync_th = false;
-	cr_assert_eq(fx.fsync_ret, 0, "fsync: %s", strerror(-fx.fsync_ret));
+	pthread_join(nx.fsync_th, NULL);
+	nx.have_fsync_th = false;
+	cr_assert_eq(nx.fsync_ret, 0, "fsync: %s", strerror(-nx.fsync_ret));
 	if (timed)
 		wake_after(len);
 	cr_assert(worker_idle(), "%s: the work did not end after the fsync",
 		  policy);
-	cr_assert_eq(trace_count("writeback_wait"), 1);
+	cr_assert_eq(trace_count("writeback_wait", NULL), 1);
 }
 
-Test(seed000_nowait, b0_sleeps_until_i_sync_clears, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("linux-3.1", false);
-}
+I_SYNC_WAIT(b0_sleeps_until_i_sync_clears, "linux-3.1", false)
 
-Test(seed000_nowait, mainline_sleeps_until_i_sync_clears, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("mainline", false);
-}
+I_SYNC_WAIT(mainline_sleeps_until_i_sync_clears, "mainline", false)
 
-Test(seed000_nowait, v4_sleeps_timed_while_i_sync_held, .fini = fx_fini,
-     .timeout = 120)
-{
-	i_sync_wait("linux-3.1,nowait=v4", true);
-}
+I_SYNC_WAIT(v4_sleeps_timed_while_i_sync_held, "linux-3.1,nowait=v4", true)
 
 /* ================================================================== */
 /* Backoff arithmetic (§2.4), I5, I7 timeout                           */
@@ -891,7 +660,7 @@ static void backoff_v4_hz(const char *policy, unsigned int hz,
 	bool done;
 	int n, i;
 
-	fx_setup_opts(policy, hz, dwi, 3000, false);
+	nw_setup_opts(policy, hz, dwi, 3000, false);
 	tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, false, false);
@@ -908,64 +677,37 @@ static void backoff_v4_hz(const char *policy, unsigned int hz,
 		     jiffies - T0 - 1, sum);
 	cr_assert_eq(passes(), nwant + 1, "%s: %d passes, want %d", policy,
 		     passes(), nwant + 1);
-	cr_assert_eq(trace_count("writeback_wait"), nwant);
-	cr_assert(on_more_io(&fx.tf[1]), "E left b_more_io");
+	cr_assert_eq(trace_count("writeback_wait", NULL), nwant);
+	cr_assert(tf_on(&fx.tf[1], "b_more_io"), "E left b_more_io");
 }
+
+#define BACKOFF_V4(name, ...)						\
+	FX_TEST(seed000_nowait, name, 120, backoff_v4(__VA_ARGS__))
 
 static void backoff_v4(const char *policy, unsigned int dwi)
 {
 	backoff_v4_hz(policy, 1000, dwi, dwi ? 4096 : 512);
 }
 
-Test(seed000_nowait, backoff_v4_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4", 500);
-}
+BACKOFF_V4(backoff_v4_1_to_4096_then_ends, "kara-v4.2,nowait=v4", 500)
 
-Test(seed000_nowait, backoff_v4r7_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4-r7", 500);
-}
+BACKOFF_V4(backoff_v4r7_1_to_4096_then_ends, "kara-v4.2,nowait=v4-r7", 500)
 
-Test(seed000_nowait, backoff_v41_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4.1", 500);
-}
+BACKOFF_V4(backoff_v41_1_to_4096_then_ends, "kara-v4.2,nowait=v4.1", 500)
 
-Test(seed000_nowait, backoff_v42_1_to_4096_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2", 500);
-}
+BACKOFF_V4(backoff_v42_1_to_4096_then_ends, "kara-v4.2", 500)
 
-Test(seed000_nowait, backoff_v4_dwi0_max_pause_is_hz, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2,nowait=v4", 0);
-}
+BACKOFF_V4(backoff_v4_dwi0_max_pause_is_hz, "kara-v4.2,nowait=v4", 0)
 
-Test(seed000_nowait, backoff_v42_dwi0_max_pause_is_hz, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4("kara-v4.2", 0);
-}
+BACKOFF_V4(backoff_v42_dwi0_max_pause_is_hz, "kara-v4.2", 0)
 
 /* §2.4: HZ=250, max_pause 1250: sleeps 1 ... 1024 (2047 j ≈ 8.19 s). */
-Test(seed000_nowait, backoff_v42_hz250_1_to_1024_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4_hz("kara-v4.2", 250, 500, 1024);
-}
+FX_TEST(seed000_nowait, backoff_v42_hz250_1_to_1024_then_ends, 120,
+	backoff_v4_hz("kara-v4.2", 250, 500, 1024))
 
 /* §2.4: HZ=100, max_pause 500: sleeps 1 ... 256 (511 j = 5.11 s). */
-Test(seed000_nowait, backoff_v4_hz100_1_to_256_then_ends, .fini = fx_fini,
-     .timeout = 120)
-{
-	backoff_v4_hz("kara-v4.2,nowait=v4", 100, 500, 256);
-}
+FX_TEST(seed000_nowait, backoff_v4_hz100_1_to_256_then_ends, 120,
+	backoff_v4_hz("kara-v4.2,nowait=v4", 100, 500, 256))
 
 /*
  * §2.4 edge case, as policies/nowait-v4.c documents its choice (the
@@ -981,7 +723,7 @@ Test(seed000_nowait, backoff_v4_power_of_two_max_pause_never_times_out,
 	bool done;
 	int n, nwant;
 
-	fx_setup_opts("kara-v4.2,nowait=v4", 100, 512, 3000, false);
+	nw_setup_opts("kara-v4.2,nowait=v4", 100, 512, 3000, false);
 	tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, false, false);
@@ -1009,7 +751,7 @@ Test(seed000_nowait, backoff_v3b_caps_at_128_never_ends, .fini = fx_fini,
 	bool done;
 	int n, i;
 
-	fx_setup("kara-v4.2,nowait=v3b", 500);
+	nw_setup("kara-v4.2,nowait=v3b", 500);
 	tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, false, false);
@@ -1027,6 +769,9 @@ Test(seed000_nowait, backoff_v3b_caps_at_128_never_ends, .fini = fx_fini,
 	cr_assert_eq(timed_sleep_len(), 128);
 }
 
+#define PROGRESS_RESETS_PAUSE(name, ...)				\
+	FX_TEST(seed000_nowait, name, 120, progress_resets_pause(__VA_ARGS__))
+
 /*
  * I6 (L62-66: "if (progress) { pause = 1; continue; }"): E and F fail; F
  * starts to succeed during the 5th sleep (16 jiffies); its pass makes
@@ -1041,7 +786,7 @@ static void progress_resets_pause(const char *policy)
 	bool done;
 	int n;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	f = tf_open_unwritable(2);
 	advance(1);
@@ -1065,26 +810,17 @@ static void progress_resets_pause(const char *policy)
 	cr_assert_eq(timed_sleep_len(), 2);
 }
 
-Test(seed000_nowait, i6_v4_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2,nowait=v4");
-}
+PROGRESS_RESETS_PAUSE(i6_v4_progress_resets_pause, "kara-v4.2,nowait=v4")
 
-Test(seed000_nowait, i6_v42_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2");
-}
+PROGRESS_RESETS_PAUSE(i6_v42_progress_resets_pause, "kara-v4.2")
 
-Test(seed000_nowait, i6_v3b_progress_resets_pause, .fini = fx_fini,
-     .timeout = 120)
-{
-	progress_resets_pause("kara-v4.2,nowait=v3b");
-}
+PROGRESS_RESETS_PAUSE(i6_v3b_progress_resets_pause, "kara-v4.2,nowait=v3b")
 
 /* ================================================================== */
 /* I7: other work, background threshold                                */
+
+#define QUEUED_WORK_ENDS(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, queued_work_ends(__VA_ARGS__))
 
 /*
  * I4/I7 (L87-90, L400-403): a no-progress work ends at once when a work is
@@ -1094,7 +830,7 @@ Test(seed000_nowait, i6_v3b_progress_resets_pause, .fini = fx_fini,
  */
 static void queued_work_ends(const char *policy, bool ends)
 {
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	advance(1);
 	/* no task to wake: the work just sits on work_list */
@@ -1106,7 +842,7 @@ static void queued_work_ends(const char *policy, bool ends)
 			  "%s: a no-progress work went on with work queued",
 			  policy);
 		cr_assert_eq(jiffies, T0 + 1);
-		cr_assert_eq(trace_count("writeback_wait"), 0);
+		cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 	} else {
 		cr_assert_not(worker_idle(), "%s: the work ended", policy);
 		cr_assert_eq(timed_sleep_len(), 1);
@@ -1114,29 +850,17 @@ static void queued_work_ends(const char *policy, bool ends)
 	cr_assert_eq(passes(), 1);
 }
 
-Test(seed000_nowait, i7_v4_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v4", true);
-}
+QUEUED_WORK_ENDS(i7_v4_queued_work_ends_work, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i7_v41_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v4.1", true);
-}
+QUEUED_WORK_ENDS(i7_v41_queued_work_ends_work, "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i7_v42_queued_work_ends_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2", true);
-}
+QUEUED_WORK_ENDS(i7_v42_queued_work_ends_work, "kara-v4.2", true)
 
-Test(seed000_nowait, i7_v3b_queued_work_does_not_end_work, .fini = fx_fini,
-     .timeout = 60)
-{
-	queued_work_ends("kara-v4.2,nowait=v3b", false);
-}
+QUEUED_WORK_ENDS(i7_v3b_queued_work_does_not_end_work,
+		 "kara-v4.2,nowait=v3b", false)
+
+#define OVER_BG_THRESH(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, over_bg_thresh(__VA_ARGS__))
 
 /*
  * I7 (L87-90: "!work->for_background && over_bground_thresh()"): D keeps
@@ -1149,7 +873,7 @@ Test(seed000_nowait, i7_v3b_queued_work_does_not_end_work, .fini = fx_fini,
  */
 static void over_bg_thresh(const char *policy, bool v4)
 {
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	tf_open_vetoed(3, 16);
 	set_tunable("dirty_background_bytes", 4 * PG);
@@ -1163,7 +887,7 @@ static void over_bg_thresh(const char *policy, bool v4)
 			  policy);
 		cr_assert_eq(passes(), 1);
 		cr_assert_eq(jiffies, T0 + 1);
-		cr_assert_eq(trace_count("writeback_wait"), 0);
+		cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 	} else {
 		cr_assert_not(worker_idle(), "%s: the work ended", policy);
 		cr_assert_eq(timed_sleep_len(), 1);
@@ -1178,7 +902,7 @@ static void over_bg_thresh(const char *policy, bool v4)
 		      policy);
 	cr_assert_eq(passes(), 2);
 	cr_assert_eq(timed_sleep_len(), 1);
-	cr_assert_eq(trace_count("writeback_wait"), 1);
+	cr_assert_eq(trace_count("writeback_wait", NULL), 1);
 	bdi_start_writeback(fx.bdi, 1, WB_REASON_SYNC);
 	cr_assert(worker_idle(),
 		  "%s: a work queued during the sleep did not end it", policy);
@@ -1186,32 +910,22 @@ static void over_bg_thresh(const char *policy, bool v4)
 	cr_assert_eq(passes(), 2);
 }
 
-Test(seed000_nowait, i7_v4_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v4", true);
-}
+OVER_BG_THRESH(i7_v4_over_bg_thresh_ends_only_nonbackground,
+	       "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i7_v41_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v4.1", true);
-}
+OVER_BG_THRESH(i7_v41_over_bg_thresh_ends_only_nonbackground,
+	       "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i7_v42_over_bg_thresh_ends_only_nonbackground,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2", true);
-}
+OVER_BG_THRESH(i7_v42_over_bg_thresh_ends_only_nonbackground, "kara-v4.2", true)
 
-Test(seed000_nowait, i7_v3b_over_bg_thresh_does_not_end_work,
-     .fini = fx_fini, .timeout = 60)
-{
-	over_bg_thresh("kara-v4.2,nowait=v3b", false);
-}
+OVER_BG_THRESH(i7_v3b_over_bg_thresh_does_not_end_work,
+	       "kara-v4.2,nowait=v3b", false)
 
 /* ================================================================== */
 /* I8: wakeups, and B5 the lost one                                    */
+
+#define QUEUE_DURING_SLEEP(name, ...)					\
+	FX_TEST(seed000_nowait, name, 60, queue_during_sleep(__VA_ARGS__))
 
 /*
  * I8 (L249-256: "when some work is queued ... we always wakeup flusher
@@ -1227,7 +941,7 @@ static void queue_during_sleep(const char *policy, bool ends)
 	bool done;
 	int n;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, true, false);
@@ -1236,7 +950,7 @@ static void queue_during_sleep(const char *policy, bool ends)
 	cr_assert_eq(timed_sleep_len(), 4);
 	now = jiffies;
 	bdi_start_writeback(fx.bdi, 1, WB_REASON_SYNC);
-	cr_assert(ev_wait(fx.tf[1].nr_write_inode == 4),
+	cr_assert(ev_wait(nw[1].nr_write_inode == 4),
 		  "%s: the queued work did not wake the sleeper", policy);
 	cr_assert_eq(worker_idle(), ends, "%s: the work %s", policy,
 		     ends ? "goes on" : "ended");
@@ -1245,29 +959,15 @@ static void queue_during_sleep(const char *policy, bool ends)
 		cr_assert_eq(timed_sleep_len(), 8);
 }
 
-Test(seed000_nowait, i8_v4_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v4", true);
-}
+QUEUE_DURING_SLEEP(i8_v4_queued_work_wakes_sleeper, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, i8_v41_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v4.1", true);
-}
+QUEUE_DURING_SLEEP(i8_v41_queued_work_wakes_sleeper,
+		   "kara-v4.2,nowait=v4.1", true)
 
-Test(seed000_nowait, i8_v42_queued_work_wakes_sleeper, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2", true);
-}
+QUEUE_DURING_SLEEP(i8_v42_queued_work_wakes_sleeper, "kara-v4.2", true)
 
-Test(seed000_nowait, i8_v3b_queued_work_wakes_but_goes_on, .fini = fx_fini,
-     .timeout = 60)
-{
-	queue_during_sleep("kara-v4.2,nowait=v3b", false);
-}
+QUEUE_DURING_SLEEP(i8_v3b_queued_work_wakes_but_goes_on,
+		   "kara-v4.2,nowait=v3b", false)
 
 /*
  * wb_nowait_test_hook: in the window after the checks and before the
@@ -1276,13 +976,16 @@ Test(seed000_nowait, i8_v3b_queued_work_wakes_but_goes_on, .fini = fx_fini,
  */
 static void hook_queue_work(struct bdi_writeback *wb)
 {
-	int n = __atomic_add_fetch(&fx.hook_calls, 1, __ATOMIC_SEQ_CST);
+	int n = __atomic_add_fetch(&nx.hook_calls, 1, __ATOMIC_SEQ_CST);
 
 	if (wb != fx.wb)
-		__atomic_store_n(&fx.hook_foreign_wb, true, __ATOMIC_RELEASE);
-	if (n == fx.hook_fire_at && !closing())
+		__atomic_store_n(&nx.hook_foreign_wb, true, __ATOMIC_RELEASE);
+	if (n == nx.hook_fire_at && !fx_closing())
 		bdi_start_writeback(fx.bdi, 1, WB_REASON_SYNC);
 }
+
+#define LOST_WAKEUP(name, ...)						\
+	FX_TEST(seed000_nowait, name, 60, lost_wakeup(__VA_ARGS__))
 
 /*
  * B5 / I8 (Jan L257-259 "racy wrt wakeups"; v4 L87-103 vs v4.1 L391-411).
@@ -1300,20 +1003,20 @@ static void lost_wakeup(const char *policy, bool lost)
 	bool done;
 	int n;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	advance(1);
-	fx.hook_fire_at = 3;
+	nx.hook_fire_at = 3;
 	wb_nowait_test_hook = hook_queue_work;
 	worker_start(W_NONE, true, false);
 	/* the 3rd state seen is the lost-wakeup sleep, or the end */
 	n = step_sleeps(10ul * (unsigned long)HZ, lens, 2, &done);
 	expect_lens(lens, n, want, 2, policy);
 	cr_assert_eq(jiffies, T0 + 1 + 3);
-	cr_assert_eq(__atomic_load_n(&fx.hook_calls, __ATOMIC_SEQ_CST), 3,
+	cr_assert_eq(__atomic_load_n(&nx.hook_calls, __ATOMIC_SEQ_CST), 3,
 		     "%s: wb_nowait_test_hook called %d times, want 3",
-		     policy, fx.hook_calls);
-	cr_assert_not(fx.hook_foreign_wb);
+		     policy, nx.hook_calls);
+	cr_assert_not(nx.hook_foreign_wb);
 	cr_assert_eq(passes(), 3 + (done ? 1 : 0));
 	if (!lost) {
 		cr_assert(done,
@@ -1334,28 +1037,19 @@ static void lost_wakeup(const char *policy, bool lost)
 	cr_assert_eq(jiffies, T0 + 1 + 3 + 4);
 }
 
-Test(seed000_nowait, b5_v4_loses_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4", true);
-}
+LOST_WAKEUP(b5_v4_loses_wakeup, "kara-v4.2,nowait=v4", true)
 
-Test(seed000_nowait, b5_v4r7_loses_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4-r7", true);
-}
+LOST_WAKEUP(b5_v4r7_loses_wakeup, "kara-v4.2,nowait=v4-r7", true)
 
-Test(seed000_nowait, b5_v41_keeps_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2,nowait=v4.1", false);
-}
+LOST_WAKEUP(b5_v41_keeps_wakeup, "kara-v4.2,nowait=v4.1", false)
 
-Test(seed000_nowait, b5_v42_keeps_wakeup, .fini = fx_fini, .timeout = 60)
-{
-	lost_wakeup("kara-v4.2", false);
-}
+LOST_WAKEUP(b5_v42_keeps_wakeup, "kara-v4.2", false)
 
 /* ================================================================== */
 /* B4a / I9: writeback_in_progress() during the sleep                  */
+
+#define RUNNING_BIT(name, ...)						\
+	FX_TEST(seed000_nowait, name, 60, running_bit(__VA_ARGS__))
 
 /*
  * B4a / I9 (Wu L515-520; requeue7 L3938-3950; v4.2 L820-826): the worker
@@ -1371,7 +1065,7 @@ static void running_bit(const char *policy, bool cleared)
 {
 	unsigned long now;
 
-	fx_setup(policy, 500);
+	nw_setup(policy, 500);
 	tf_open_unwritable(1);
 	advance(1);
 	worker_start(W_NONE, true, true);
@@ -1387,7 +1081,7 @@ static void running_bit(const char *policy, bool cleared)
 	cr_assert_eq(writeback_in_progress(fx.bdi), !cleared,
 		     "%s: writeback_in_progress() is %d during the 2nd sleep",
 		     policy, !cleared);
-	cr_assert_eq(fx.tf[1].nr_not_running, 0,
+	cr_assert_eq(nw[1].nr_not_running, 0,
 		     "%s: a pass ran with BDI_writeback_running clear", policy);
 
 	/* the throttled dirtier of balance_dirty_pages (L515-520) */
@@ -1395,7 +1089,7 @@ static void running_bit(const char *policy, bool cleared)
 	if (!writeback_in_progress(fx.bdi))
 		bdi_start_background_writeback(fx.bdi);
 	if (cleared) {
-		cr_assert(ev_wait(fx.tf[1].nr_write_inode == 3),
+		cr_assert(ev_wait(nw[1].nr_write_inode == 3),
 			  "%s: the dirtier's kick did not wake the sleeper",
 			  policy);
 		cr_assert_not(worker_idle());
@@ -1414,33 +1108,18 @@ static void running_bit(const char *policy, bool cleared)
 		cr_assert_not(worker_idle());
 		cr_assert_eq(passes(), 3);
 	}
-	cr_assert_eq(fx.tf[1].nr_not_running, 0,
+	cr_assert_eq(nw[1].nr_not_running, 0,
 		     "%s: a pass ran with BDI_writeback_running clear", policy);
 }
 
-Test(seed000_nowait, b4a_v42_not_in_progress_while_sleeping,
-     .fini = fx_fini, .timeout = 60)
-{
-	running_bit("kara-v4.2", true);
-}
+RUNNING_BIT(b4a_v42_not_in_progress_while_sleeping, "kara-v4.2", true)
 
-Test(seed000_nowait, b4a_v4r7_not_in_progress_while_sleeping,
-     .fini = fx_fini, .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4-r7", true);
-}
+RUNNING_BIT(b4a_v4r7_not_in_progress_while_sleeping,
+	    "kara-v4.2,nowait=v4-r7", true)
 
-Test(seed000_nowait, b4a_v4_in_progress_while_sleeping, .fini = fx_fini,
-     .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4", false);
-}
+RUNNING_BIT(b4a_v4_in_progress_while_sleeping, "kara-v4.2,nowait=v4", false)
 
-Test(seed000_nowait, b4a_v41_in_progress_while_sleeping, .fini = fx_fini,
-     .timeout = 60)
-{
-	running_bit("kara-v4.2,nowait=v4.1", false);
-}
+RUNNING_BIT(b4a_v41_in_progress_while_sleeping, "kara-v4.2,nowait=v4.1", false)
 
 /* ================================================================== */
 /* I20 / I21: the flusher's wakeups with an unwritable inode (RIW)     */
@@ -1462,18 +1141,18 @@ static void flusher_wakeups(const char *policy, bool early)
 	unsigned long gaps[40], exp, max_pause;
 	int i, n = 0, nshort = early ? 13 : 0;
 
-	fx_setup_opts(policy, 1000, 500, 100, true);
+	nw_setup_opts(policy, 1000, 500, 100, true);
 	max_pause = msecs_to_jiffies(500 * 10);
 	spin_lock(&fx.bdi->wb_lock);
 	flusher = fx.bdi->wb.task;
 	spin_unlock(&fx.bdi->wb_lock);
 	cr_assert_not_null(flusher);
-	tf_open(1, 1);
+	nw_open(1, 1);
 	cr_assert_eq(uf_wait_task_sleeping(flusher, WAIT_MS), 0);
 	cr_assert_eq(uf_clock_next_expiry(&exp), -ENOENT,
 		     "the idle flusher sleeps with a timeout");
 	set_fail(&fx.tf[1], true, 0);
-	cr_assert_eq(uf_file_mark_inode_dirty(fx.tf[1].f, UF_I_DIRTY_SYNC), 0);
+	mark_sync(&fx.tf[1]);
 
 	/* step the flusher through 60 simulated seconds and more */
 	for (n = 0; n < (int)(sizeof(gaps) / sizeof(gaps[0])); n++) {
@@ -1490,7 +1169,7 @@ static void flusher_wakeups(const char *policy, bool early)
 			advance(gaps[n] - 1);
 		cr_assert_eq(passes(), before, "a retry before the timeout");
 		advance(1);
-		cr_assert(ev_wait(fx.tf[1].nr_write_inode == before + 1),
+		cr_assert(ev_wait(nw[1].nr_write_inode == before + 1),
 			  "%s: wakeup %d did not retry E", policy, n + 1);
 		if (n >= nshort + 12)
 			break;
@@ -1510,14 +1189,8 @@ static void flusher_wakeups(const char *policy, bool early)
 	cr_assert_eq(uf_wait_task_sleeping(flusher, WAIT_MS), 0);
 }
 
-Test(seed000_nowait, i21_wu_riw_kupdate_early_backs_off_to_max_pause,
-     .fini = fx_fini, .timeout = 120)
-{
-	flusher_wakeups("wu-riw", true);
-}
+FX_TEST(seed000_nowait, i21_wu_riw_kupdate_early_backs_off_to_max_pause, 120,
+	flusher_wakeups("wu-riw", true))
 
-Test(seed000_nowait, i20_wu_riw_kupdate_fixed_retries_every_dwi,
-     .fini = fx_fini, .timeout = 120)
-{
-	flusher_wakeups("wu-riw,kupdate=fixed", false);
-}
+FX_TEST(seed000_nowait, i20_wu_riw_kupdate_fixed_retries_every_dwi, 120,
+	flusher_wakeups("wu-riw,kupdate=fixed", false))

@@ -23,79 +23,15 @@
  * with -EAGAIN while a "lock" is held (XFS), redirty, or move the clock.
  * Seed lines are "Lnnn" of shared/seeds/000_c09f24fe54f676db.txt.
  */
-#include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "mm/backing-dev.h"
-#include "fs/fs.h"
-#include "kernel/jiffies.h"
-#include "policies/policy.h"
-#include "kernel/sched.h"
-#include "testutil.h"
-#include "uflush-internal.h"
-#include "fs/writeback.h"
+#include "fixture.h"
 
-#define FX_POOL_PAGES	4096
-/* dirty threshold 2048 pages: writeback_chunk_size() is then 1024 pages */
-#define FX_DIRTY_BYTES	(8ul << 20)
-#define FX_DEV_SIZE	(128ull << 20)
-#define FX_SLOT		(8ull << 20)	/* device space per ino */
-#define FX_MAX_FILES	15
-#define PG		4096ul
-#define REAL_WAIT_S	30		/* real-time bound, handshakes */
-
-/* ------------------------------------------------------------------ */
-/* Fixture                                                             */
-
-struct tf;
-typedef int (*tf_write_inode_fn)(struct tf *t, int sync);
-typedef void (*tf_writepages_fn)(struct tf *t, enum uf_wb_kind kind);
-
-/* A test file: its handle, its inode and its hooks' behaviour. */
-struct tf {
-	struct uf_file *f;
-	struct inode *inode;
-	unsigned long ino;
-	uint64_t off;			/* device offset of byte 0 */
-	int nr_write_inode;		/* atomic: write_inode calls */
-	int nr_writepages;		/* atomic: writepages not declined */
-	int nr_vetoed;			/* atomic: writepages declined */
-	unsigned int veto;		/* atomic: 1 << uf_wb_kind declined */
-	tf_write_inode_fn on_write_inode;
-	tf_writepages_fn on_writepages;
-	long arg;			/* per-test knob */
-};
-
-struct fx_opts {
-	unsigned long start;		/* virtual clock at setup */
-	const char *policy;		/* cfg.policy */
-	bool trace;			/* tracepoints to a file */
-	bool flusher;			/* the device's own flusher */
-};
-
-static struct {
-	struct uf_testdev td;
-	bool have_td;
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct backing_dev_info *bdi;
-	struct bdi_writeback *wb;
-	const struct wb_policy *pol;
-	const char *spec;
-	bool flusher;
-	bool umount_held;
-	char trace[64];
-	bool closing;			/* hooks do nothing once set */
-	struct tf tf[FX_MAX_FILES + 1];	/* by ino */
-} fx;
 
 /* What the hooks saw; the test checks it afterwards. */
 static struct {
@@ -107,497 +43,14 @@ static struct {
 	int starts, waits;
 } seen;
 
-static bool fx_closing(void)
-{
-	return __atomic_load_n(&fx.closing, __ATOMIC_ACQUIRE);
-}
-
-static int tf_write_inode(struct uf_file *f, void *priv, int sync)
-{
-	struct tf *t = priv;
-
-	(void)f;
-	__atomic_add_fetch(&t->nr_write_inode, 1, __ATOMIC_SEQ_CST);
-	if (fx_closing() || !t->on_write_inode)
-		return 0;
-	return t->on_write_inode(t, sync);
-}
-
-static int tf_writepages_veto(struct uf_file *f, void *priv,
-			      enum uf_wb_kind kind)
-{
-	struct tf *t = priv;
-
-	(void)f;
-	if (fx_closing())
-		return 0;
-	if (__atomic_load_n(&t->veto, __ATOMIC_SEQ_CST) & (1u << kind)) {
-		__atomic_add_fetch(&t->nr_vetoed, 1, __ATOMIC_SEQ_CST);
-		return 1;
-	}
-	__atomic_add_fetch(&t->nr_writepages, 1, __ATOMIC_SEQ_CST);
-	if (t->on_writepages)
-		t->on_writepages(t, kind);
-	return 0;
-}
-
-static const struct uf_file_ops tf_ops = {
-	.write_inode = tf_write_inode,
-	.writepages_veto = tf_writepages_veto,
-};
-
-/* ---- a thread running one work, or the flusher's round of works ---- */
-
-enum run_what {
-	RUN_WORK,	/* wb_writeback(rn.work) */
-	RUN_FLUSH,	/* wb_do_writeback() until no work is queued, as the
-			 * flusher thread loops (bdi_writeback_thread) */
-};
-
-static struct {
-	pthread_t th;
-	bool live;			/* not joined yet */
-	enum run_what what;
-	struct wb_writeback_work work;
-	struct task_struct *task;	/* referenced while live */
-	long ret;
-	bool done;			/* atomic */
-	unsigned long done_at;
-} rn;
-
-static bool work_queued(void)
-{
-	bool ret;
-
-	spin_lock(&fx.bdi->wb_lock);
-	ret = !list_empty(&fx.bdi->work_list);
-	spin_unlock(&fx.bdi->wb_lock);
-	return ret;
-}
-
-static void *runner_fn(void *arg)
-{
-	struct task_struct *me = current;
-	long ret = 0;
-
-	(void)arg;
-	get_task_struct(me);
-	__atomic_store_n(&rn.task, me, __ATOMIC_RELEASE);
-	if (rn.what == RUN_WORK) {
-		ret = wb_writeback(fx.wb, &rn.work);
-	} else {
-		do {
-			ret += wb_do_writeback(fx.wb, 0);
-		} while (work_queued());
-	}
-	rn.ret = ret;
-	rn.done_at = jiffies;
-	__atomic_store_n(&rn.done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static long real_secs_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec);
-}
-
-static bool rn_done(void)
-{
-	return __atomic_load_n(&rn.done, __ATOMIC_ACQUIRE);
-}
-
-static void runner_start(enum run_what what,
-			 const struct wb_writeback_work *w)
-{
-	struct timespec t0;
-
-	memset(&rn, 0, sizeof(rn));
-	rn.what = what;
-	if (w)
-		rn.work = *w;
-	INIT_LIST_HEAD(&rn.work.list);
-	cr_assert_eq(pthread_create(&rn.th, NULL, runner_fn, NULL), 0);
-	rn.live = true;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!__atomic_load_n(&rn.task, __ATOMIC_ACQUIRE)) {
-		cr_assert_lt(real_secs_since(&t0), REAL_WAIT_S,
-			     "the runner thread did not start");
-		sched_yield();
-	}
-}
-
-static void runner_join(void)
-{
-	if (!rn.live)
-		return;
-	pthread_join(rn.th, NULL);
-	put_task_struct(rn.task);
-	rn.live = false;
-}
-
-/*
- * Block until @p sleeps in schedule() (1), or *@done is set (0); -1 after
- * REAL_WAIT_S of real time.
- */
-static int wait_asleep(struct task_struct *p, bool *done)
-{
-	struct timespec t0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		if (done && __atomic_load_n(done, __ATOMIC_ACQUIRE))
-			return 0;
-		if (!uf_wait_task_sleeping(p, 10))
-			return 1;
-		if (real_secs_since(&t0) >= REAL_WAIT_S)
-			return -1;
-	}
-}
-
-/* Someone sleeps: move the clock to the next timer, at most to @limit. */
-static void clock_step(unsigned long limit)
-{
-	unsigned long t;
-
-	if (uf_clock_next_expiry(&t) || time_after(t, limit))
-		t = limit;
-	uf_clock_advance(time_after(t, jiffies) ? t - jiffies : 0);
-}
-
-/*
- * Let the runner go on, stepping the clock each time it sleeps, until it
- * is done (true) or the clock reached @limit with the runner asleep
- * (false).
- */
-static bool rn_drive(unsigned long limit)
-{
-	for (;;) {
-		int r = wait_asleep(rn.task, &rn.done);
-
-		cr_assert_geq(r, 0,
-			      "the work neither slept nor ended within %d s of real time",
-			      REAL_WAIT_S);
-		if (!r)
-			return true;
-		if (!time_before(jiffies, limit))
-			return false;
-		clock_step(limit);
-	}
-}
-
-/* After a failed test: hooks relent; let the runner finish. */
-static void runner_reap(void)
-{
-	struct timespec t0;
-
-	if (!rn.live)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!rn_done() && real_secs_since(&t0) < 2 * REAL_WAIT_S)
-		if (wait_asleep(rn.task, &rn.done) == 1)
-			clock_step(jiffies + 10UL * (unsigned long)HZ);
-	runner_join();
-}
-
-/*
- * The flusher a UF_DEV_NO_FLUSHER device lacks, for uf_cache_close()
- * only: closing a device queues sync works and waits for them.
- */
-struct closer {
-	pthread_t th;
-	bool stop;
-	struct backing_dev_info *bdi;
-};
-
-static void *closer_fn(void *arg)
-{
-	struct closer *cl = arg;
-	struct timespec ts = { 0, 1000000 };
-
-	while (!__atomic_load_n(&cl->stop, __ATOMIC_ACQUIRE)) {
-		bool pending;
-
-		spin_lock(&cl->bdi->wb_lock);
-		pending = !list_empty(&cl->bdi->work_list);
-		spin_unlock(&cl->bdi->wb_lock);
-		if (pending)
-			wb_do_writeback(&cl->bdi->wb, 0);
-		else
-			nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
+/* Also between the cases of one test. */
 static void fx_fini(void)
 {
-	__atomic_store_n(&fx.closing, true, __ATOMIC_RELEASE);
-	if (fx.umount_held)
-		uf_dev_release_umount(fx.dev);
-	fx.umount_held = false;
-	runner_reap();
-	if (fx.cache) {
-		struct closer cl = { .bdi = fx.bdi };
-		bool closer = fx.bdi && !fx.flusher &&
-			!pthread_create(&cl.th, NULL, closer_fn, &cl);
-
-		uf_cache_close(fx.cache);
-		if (closer) {
-			__atomic_store_n(&cl.stop, true, __ATOMIC_RELEASE);
-			pthread_join(cl.th, NULL);
-		}
-		fx.cache = NULL;
-	}
-	if (fx.have_td)
-		uf_testdev_destroy(&fx.td);
-	fx.have_td = false;
-	if (fx.trace[0])
-		unlink(fx.trace);
-	fx.trace[0] = '\0';
-	uf_clock_set_real();
-}
-
-static void fx_setup(const struct fx_opts *o)
-{
-	struct uf_cache_config cfg;
-	struct uf_dev_config dcfg = {
-		.flags = o->flusher ? 0 : UF_DEV_NO_FLUSHER,
-	};
-	int ret;
-
-	memset(&fx, 0, sizeof(fx));
+	fx_teardown(NULL);
 	memset(&seen, 0, sizeof(seen));
-	memset(&rn, 0, sizeof(rn));
-	ret = uf_testdev_create(FX_DEV_SIZE, UF_TESTDEV_FILE_ONLY, &fx.td);
-	if (ret)
-		cr_skip_test("no scratch device: %s (%s)", strerror(-ret),
-			     fx.td.why_not_loop);
-	fx.have_td = true;
-	fx.spec = o->policy;
-	fx.flusher = o->flusher;
-
-	uf_clock_set_virtual(o->start);
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = FX_POOL_PAGES;
-	cfg.policy = o->policy;
-	cfg.dirty_bytes = FX_DIRTY_BYTES;
-	if (o->trace) {
-		int fd;
-
-		snprintf(fx.trace, sizeof(fx.trace),
-			 "/tmp/uflush-seed000-trace.XXXXXX");
-		fd = mkstemp(fx.trace);
-		cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
-		close(fd);
-		cfg.trace_path = fx.trace;
-	}
-	ret = uf_cache_open(&cfg, &fx.cache);
-	cr_assert_eq(ret, 0, "uf_cache_open(%s): %s", o->policy,
-		     strerror(-ret));
-	fx.pol = fx.cache->policy;
-	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
-		     strerror(-ret));
-	fx.bdi = uf_dev_bdi(fx.dev);
-	cr_assert_not_null(fx.bdi);
-	fx.wb = &fx.bdi->wb;
-	if (o->flusher)
-		cr_assert_not_null(fx.wb->task);
-	else
-		cr_assert_null(fx.wb->task);
 }
 
-#define FX_SETUP(...) fx_setup(&(const struct fx_opts){ __VA_ARGS__ })
-
-/* Open file @ino: @pages pages at device offset ino * FX_SLOT. */
-static struct tf *tf_open(unsigned long ino, unsigned long pages)
-{
-	struct tf *t = &fx.tf[ino];
-	int ret;
-
-	cr_assert(ino >= 1 && ino <= FX_MAX_FILES);
-	cr_assert(pages * PG <= FX_SLOT);
-	memset(t, 0, sizeof(*t));
-	t->ino = ino;
-	t->off = ino * FX_SLOT;
-	ret = uf_file_open(fx.dev, ino, t->off, pages * PG, &tf_ops, t,
-			   &t->f);
-	cr_assert_eq(ret, 0, "uf_file_open(ino %lu): %s", ino, strerror(-ret));
-	t->inode = uf_file_inode(t->f);
-	cr_assert_not_null(t->inode);
-	return t;
-}
-
-/* Write pages [first, first + nr) of @t with @seed; hooks call it too. */
-static int tf_write(struct tf *t, unsigned long first, unsigned long nr,
-		    uint32_t seed)
-{
-	size_t len = nr * PG;
-	uint64_t off = first * PG;
-	void *buf = malloc(len);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	tu_fill(buf, len, t->off + off, seed);
-	n = uf_pwrite(t->f, buf, len, off);
-	free(buf);
-	return n == (ssize_t)len ? 0 : (n < 0 ? (int)n : -EIO);
-}
-
-static void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
-		     uint32_t seed)
-{
-	int ret = tf_write(t, first, nr, seed);
-
-	cr_assert_eq(ret, 0, "uf_pwrite(ino %lu): %s", t->ino, strerror(-ret));
-}
-
-static void mark_sync(struct tf *t)
-{
-	cr_assert_eq(uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC), 0);
-}
-
-static void set_veto(struct tf *t, unsigned int kinds)
-{
-	__atomic_store_n(&t->veto, kinds, __ATOMIC_SEQ_CST);
-}
-
-static void tf_expect_on_dev(struct tf *t, unsigned long first,
-			     unsigned long nr, uint32_t seed, const char *what)
-{
-	filemap_fdatawait(t->inode->i_mapping);
-	tu_raw_expect(fx.td.path, t->off + first * PG, nr * PG, seed, what);
-}
-
-static void tf_expect_unwritten(struct tf *t, unsigned long first,
-				unsigned long nr, const char *what)
-{
-	size_t len = nr * PG, i;
-	uint8_t *buf = tu_alloc(len);
-	int ret;
-
-	filemap_fdatawait(t->inode->i_mapping);
-	ret = tu_raw_read(fx.td.path, t->off + first * PG, buf, len);
-	for (i = 0; !ret && i < len && !buf[i]; i++)
-		;
-	free(buf);
-	cr_assert_eq(ret, 0, "%s: raw read: %s", what, strerror(-ret));
-	cr_assert_eq(i, len, "%s: written to the device", what);
-}
-
-static unsigned long istate(struct tf *t)
-{
-	return __atomic_load_n(&t->inode->i_state, __ATOMIC_SEQ_CST);
-}
-
-static unsigned long dirtied_when(struct tf *t)
-{
-	unsigned long ret;
-
-	spin_lock(&fx.wb->list_lock);
-	ret = t->inode->dirtied_when;
-	spin_unlock(&fx.wb->list_lock);
-	return ret;
-}
-
-static bool on_list(struct list_head *head, struct inode *inode)
-{
-	struct list_head *pos;
-
-	list_for_each(pos, head)
-		if (pos == &inode->i_wb_list)
-			return true;
-	return false;
-}
-
-/* Which wb list the inode is on: "b_dirty", ..., or "none". */
-static const char *which_list(struct tf *t)
-{
-	struct bdi_writeback *wb = fx.wb;
-	const char *name = "none";
-
-	spin_lock(&wb->list_lock);
-	if (on_list(&wb->b_dirty, t->inode))
-		name = "b_dirty";
-	else if (on_list(&wb->b_io, t->inode))
-		name = "b_io";
-	else if (on_list(&wb->b_more_io, t->inode))
-		name = "b_more_io";
-	else if (on_list(&wb->b_more_io_wait, t->inode))
-		name = "b_more_io_wait";
-	else if (!list_empty(&t->inode->i_wb_list))
-		name = "a foreign list";
-	spin_unlock(&wb->list_lock);
-	return name;
-}
-
-#define expect_on(t, want)						\
-	cr_assert_str_eq(which_list(t), want, "%s: ino %lu is on %s, want %s", \
-			 fx.spec, (t)->ino, which_list(t), want)
-
-enum wkind { W_KUPDATE, W_BACKGROUND, W_SYNC, W_TAGGED };
-
-/* A work as the kernel builds each kind (fs-writeback.c of 3.2). */
-static struct wb_writeback_work mkwork(enum wkind k)
-{
-	struct wb_writeback_work w;
-
-	memset(&w, 0, sizeof(w));
-	INIT_LIST_HEAD(&w.list);
-	switch (k) {
-	case W_KUPDATE:		/* wb_check_old_data_flush */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_kupdate = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_PERIODIC;
-		break;
-	case W_BACKGROUND:	/* wb_check_background_flush */
-		w.nr_pages = LONG_MAX;
-		w.sync_mode = WB_SYNC_NONE;
-		w.for_background = 1;
-		w.range_cyclic = 1;
-		w.reason = WB_REASON_BACKGROUND;
-		break;
-	case W_SYNC:		/* sync_inodes_sb */
-		w.nr_pages = LONG_MAX;
-		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_ALL;
-		w.reason = WB_REASON_SYNC;
-		break;
-	case W_TAGGED:		/* writeback_inodes_sb_nr */
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
-		w.sb = fx.bdi->sb;
-		w.sync_mode = WB_SYNC_NONE;
-		w.tagged_writepages = 1;
-		w.reason = WB_REASON_SYNC;
-		break;
-	}
-	return w;
-}
-
-static long run(struct wb_writeback_work *w)
-{
-	return wb_writeback(fx.wb, w);
-}
-
-static unsigned long expire_jiffies(void)
-{
-	return msecs_to_jiffies(fx.cache->vm.dirty_expire_interval * 10);
-}
-
-/* max_pause of the v4 family and of kupdate-early (L51-54, L1334-1337) */
-static unsigned long max_pause(void)
-{
-	unsigned int dwi = fx.cache->vm.dirty_writeback_interval;
-
-	return dwi ? msecs_to_jiffies(dwi * 10) : (unsigned long)HZ;
-}
-
-/* v3b's longest sleep: "if (pause < HZ/10) pause <<= 1" (L5039-5047) */
+/* v3b's longest sleep: "if (pause < HZ / 10) pause <<= 1" (L5039-5047) */
 static unsigned long v3b_cap(void)
 {
 	unsigned long p = 1;
@@ -605,53 +58,6 @@ static unsigned long v3b_cap(void)
 	while (p < (unsigned long)HZ / 10)
 		p <<= 1;
 	return p;
-}
-
-static void advance(unsigned long d)
-{
-	cr_assert_eq(uf_clock_advance(d), 0);
-}
-
-static void advance_to(unsigned long t)
-{
-	cr_assert(!time_before(t, jiffies), "advance_to(%lu) at %lu", t,
-		  jiffies);
-	advance(t - jiffies);
-}
-
-static void set_bg_thresh_pages(unsigned long pages)
-{
-	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_background_bytes",
-					  pages * PG), 0);
-}
-
-/* Lines of @event (containing @needle, if any) in the trace so far. */
-static int trace_count(const char *event, const char *needle)
-{
-	char line[1024], pat[64];
-	FILE *f = fopen(fx.trace, "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	snprintf(pat, sizeof(pat), ": %s: ", event);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, pat) && (!needle || strstr(line, needle)))
-			n++;
-	fclose(f);
-	return n;
-}
-
-static void hold_umount(void)
-{
-	cr_assert_eq(uf_dev_hold_umount(fx.dev), 0);
-	fx.umount_held = true;
-}
-
-static void release_umount(void)
-{
-	cr_assert_eq(uf_dev_release_umount(fx.dev), 0);
-	fx.umount_held = false;
 }
 
 /* ---- hooks shared by several tests ---- */
@@ -704,37 +110,35 @@ static bool same_hooks(const struct wb_policy *a, const struct wb_policy *b)
 
 /*
  * Policy specs (policies/policy.h): an unknown preset, knob or value makes
- * uf_cache_open() fail with -EINVAL and open nothing; overrides apply left
- * to right, the last one winning; each preset is the §0 variant map's
- * combination of knobs (checked on the hooks a cache really runs).
+ * uf_cache_open() fail with -EINVAL and open nothing, and so does a knob
+ * given twice; an override replaces the preset's value; each preset is
+ * the §0 variant map's combination of knobs (checked on the hooks a cache
+ * really runs).
  */
 Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
      .timeout = 60)
 {
 	static const char *const bad[] = {
-		"linux-3.3",			/* preset */
+		"linux-3.4",			/* preset */
 		"Linux-3.1",			/* preset (case) */
 		"kara-v4.2,requeue=p2-v5",	/* value */
 		"kara-v4.2,requeues=p2-v4",	/* knob */
 		"wu-riw,sbbusy=removed",	/* a value of another knob */
 		"linux-3.1,cutoff=",		/* empty value */
 		"linux-3.2,kupdate=early,kupdate=late",	/* a later one */
+		"linux-3.1,requeue=p2-v3,requeue=p2-v4",	/* knob twice */
 	};
 	static const struct {
 		const char *spec, *same_as;
 	} eq[] = {
-		{ "linux-3.1,requeue=p2-v3,requeue=p2-v4",
-		  "linux-3.1,requeue=p2-v4" },
-		{ "linux-3.1,requeue=p2-v4,requeue=p2-v3",
-		  "linux-3.1,requeue=p2-v3" },
-		{ "linux-3.1,cutoff=bg-all", "linux-3.2" },
-		{ "linux-3.2,cutoff=fixed", "linux-3.1" },
+		{ "linux-3.2,cutoff=bg-all", "linux-3.3" },
+		{ "linux-3.3,cutoff=fixed", "linux-3.2" },
 		{ "linux-3.1,nowait=v4.2,requeue=p2-v4,skipped=removed,"
 		  "sbbusy=requeue,cutoff=v4.2", "kara-v4.2" },
 		{ "linux-3.1,requeue=riw,skipped=requeue-wait,"
 		  "sbbusy=requeue-wait,cutoff=bg-all,kupdate=early,"
 		  "progress=total", "wu-riw" },
-		{ "linux-3.1,nowait=mainline,requeue=mainline,"
+		{ "linux-3.3,nowait=mainline,requeue=mainline,"
 		  "skipped=removed,cutoff=bg-all", "mainline" },
 		{ "kara-v4.2,nowait=b0,requeue=base,skipped=redirty,"
 		  "sbbusy=redirty,cutoff=fixed", "linux-3.1" },
@@ -764,21 +168,19 @@ Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
 		cr_assert_eq(ret, 0, "uf_cache_open(\"%s\"): %s", eq[i].spec,
 			     strerror(-ret));
 		cr_assert_eq(wb_policy_resolve(eq[i].same_as, &b), 0);
-		cr_assert(same_hooks(c->policy, &b),
+		cr_assert(same_hooks(uf_cache_obj(c)->policy, &b),
 			  "\"%s\" runs other hooks than \"%s\" (%s)",
 			  eq[i].spec, eq[i].same_as, uf_cache_policy(c));
 		wb_policy_release(&b);
 		cr_assert_eq(uf_cache_close(c), 0);
 	}
 
-	/* the two orders really differ, and the spec says which won */
+	/* an override really replaces the preset's value, and says so */
 	cr_assert_eq(wb_policy_resolve("linux-3.1,requeue=p2-v3", &a), 0);
 	cr_assert_eq(wb_policy_resolve("linux-3.1,requeue=p2-v4", &b), 0);
 	cr_assert_neq(a.requeue, b.requeue);
-	cr_assert_eq(wb_policy_resolve("linux-3.1,requeue=p2-v3,requeue=p2-v4",
-				       &a), 0);
-	cr_assert_not_null(strstr(a.spec, " requeue=p2-v4"), "%s", a.spec);
-	cr_assert_null(strstr(a.spec, "p2-v3"), "%s", a.spec);
+	cr_assert_not_null(strstr(a.spec, " requeue=p2-v3"), "%s", a.spec);
+	cr_assert_null(strstr(a.spec, "requeue=base"), "%s", a.spec);
 }
 
 /* ================================================================== */
@@ -796,15 +198,12 @@ enum row {
 	NR_ROWS,
 };
 
+/* in the order of enum row */
 static const char *const row_name[NR_ROWS] = {
-	[ROW_SYNC_META] = "I_DIRTY under WB_SYNC_ALL",
-	[ROW_TAGGED_PAGES] = "I_DIRTY under tagged_writepages",
-	[ROW_SLICE] = "pages left, slice used up",
-	[ROW_BLOCKED] = "pages left, nr_to_write > 0",
-	[ROW_REDIRTIED] = "I_DIRTY, inode_written",
-	[ROW_EAGAIN] = "I_DIRTY, write_inode -EAGAIN",
-	[ROW_CLEAN] = "clean",
-	[ROW_SKIPPED] = "pages_skipped, slice used up",
+	"I_DIRTY under WB_SYNC_ALL", "I_DIRTY under tagged_writepages",
+	"pages left, slice used up", "pages left, nr_to_write > 0",
+	"I_DIRTY, inode_written", "I_DIRTY, write_inode -EAGAIN",
+	"clean", "pages_skipped, slice used up",
 };
 
 /* D redirty_tail, M requeue_io, W requeue_io_wait, N off the lists */
@@ -926,6 +325,9 @@ static void write_one(struct tf *t, struct writeback_control *wbc)
 	sync_inode(t->inode, wbc);
 }
 
+#define REQUEUE_COLUMN(name, ...)					\
+	FX_TEST(seed000_requeue, name, 60, requeue_column(__VA_ARGS__))
+
 /*
  * One column of the §2.2 table: every row's inode was dirtied at t0, a
  * newer inode H heads b_dirty (so a redirty_tail shows as dirtied_when =
@@ -976,29 +378,20 @@ static void requeue_column(const char *spec, const char *want)
  * write_inode worked or not (B10); clean → off the lists.  The requeue
  * hook ignores pages_skipped (the writeback_sb_inodes block handles it).
  */
-Test(seed000_requeue, requeue_table_base, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1", "DDMDDDNM");
-}
+REQUEUE_COLUMN(requeue_table_base, "linux-3.1", "DDMDDDNM")
 
 /*
  * P2-v3 (L4590-4650): the sync branch redirty_tails and stops; pages left
  * → requeue_io even with nr_to_write > 0 (the hunk behind btrfs -80 %,
  * B2, L6247-6320); I_DIRTY → inode_written ? redirty_tail : requeue_io.
  */
-Test(seed000_requeue, requeue_table_p2_v3, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=p2-v3", "DDMMDMNM");
-}
+REQUEUE_COLUMN(requeue_table_p2_v3, "linux-3.1,requeue=p2-v3", "DDMMDMNM")
 
 /*
  * requeue4 (Wu's reduction, L5893-5935): base everywhere except the
  * inode_written rule for I_DIRTY.
  */
-Test(seed000_requeue, requeue_table_requeue4, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=requeue4", "DDMDDMNM");
-}
+REQUEUE_COLUMN(requeue_table_requeue4, "linux-3.1,requeue=requeue4", "DDMDDMNM")
 
 /*
  * P2-v4 = v3.1 (L4000-4060, L6610-6670): v3's sync branch and
@@ -1006,10 +399,7 @@ Test(seed000_requeue, requeue_table_requeue4, .fini = fx_fini, .timeout = 60)
  * to dirty list to prevent livelocking" for pages left with nr_to_write
  * > 0.
  */
-Test(seed000_requeue, requeue_table_p2_v4, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=p2-v4", "DDMDDMNM");
-}
+REQUEUE_COLUMN(requeue_table_p2_v4, "linux-3.1,requeue=p2-v4", "DDMDDMNM")
 
 /*
  * RIW (L1921-1946): every "might be blocked" case → requeue_io_wait
@@ -1019,82 +409,117 @@ Test(seed000_requeue, requeue_table_p2_v4, .fini = fx_fini, .timeout = 60)
  * too, which defeats sync livelock prevention (I14, B7; spec §7 [ours]):
  * the variant keeps the seed's bug, pinned here.
  */
-Test(seed000_requeue, requeue_table_riw, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=riw", "wwMWWWNM");
-}
+REQUEUE_COLUMN(requeue_table_riw, "linux-3.1,requeue=riw", "wwMWWWNM")
 
 /*
  * riw-sync: RIW with P2-v4's sync branch in front, as spec §7 advises:
  * the sync rows go back to b_dirty, the rest is RIW's.
  */
-Test(seed000_requeue, requeue_table_riw_sync, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=riw-sync", "DDMWWWNM");
-}
+REQUEUE_COLUMN(requeue_table_riw_sync, "linux-3.1,requeue=riw-sync", "DDMWWWNM")
 
 /*
  * Mainline requeue_inode() (kernel-mainline.md §1.2 table): base's rows
  * plus the pages_skipped row (redirty_tail) ahead of the pages-left rows.
  */
-Test(seed000_requeue, requeue_table_mainline, .fini = fx_fini, .timeout = 60)
-{
-	requeue_column("linux-3.1,requeue=mainline", "DDMDDDND");
-}
+REQUEUE_COLUMN(requeue_table_mainline, "linux-3.1,requeue=mainline", "DDMDDDND")
 
 /* ================================================================== */
 /* B3: pages_skipped double handling                                   */
 
 /*
- * B3 (L6140-6146, L6984-6996): writeback_single_inode() has just
- * redirty_tail'ed an inode (P2-v3's inode_written rule: written, but
- * redirtied), and wbc.pages_skipped is non-zero: the pages_skipped block
- * of writeback_sb_inodes then moves it again — to b_more_io under P2-v3
- * (skipped=requeue), so the redirty_tail decision is lost.  P2-v4 removed
- * the block: the inode stays on b_dirty.
+ * B3 (L6140-6146, L6984-6996), through writeback_sb_inodes().  T has 4
+ * dirty pages and dirty metadata; the embedder holds page 1 for writing
+ * (uf_page_get UF_PAGE_WRITE), so write_cache_pages() skips it and counts
+ * it in wbc.pages_skipped, as block_write_full_page() did for a locked
+ * buffer.  A tagged work (writeback_inodes_sb) writes the other 3 pages
+ * and the metadata, which write_inode dirties again: T is still dirty
+ * under tagged writeback, so writeback_single_inode() stamps dirtied_when
+ * = now and, under P2-v3 (and base, P2-v4), redirty_tails it to b_dirty.
+ * The pages_skipped block then moves it again: to b_more_io
+ * (skipped=requeue: the redirty_tail decision is lost), b_more_io_wait
+ * (requeue-wait), b_dirty (redirty); removed (P2-v4), T stays where
+ * writeback_single_inode() put it.  The work is sized to end after T
+ * (nr_pages = 3): with the page still held, a requeued T would be retried
+ * without progress.
  *
- * Nothing in page-writeback.c sets wbc.pages_skipped (the kernel's
- * redirty_page_for_writepage() has no counterpart, and the embedder's
- * hooks cannot reach the wbc), so this test does what the engine's block
- * does (fs-writeback.c: "if (wbc.pages_skipped && pol->pages_skipped)")
- * right after the real writeback_single_inode().
+ * Next pass: the page is released and a kupdate work runs one jiffy
+ * later.  A requeued T is taken at once, whatever its dirtied_when; T on
+ * b_dirty, stamped now, waits until it has expired again.
  */
+static int hook_redirty_inode_once(struct tf *t, int sync)
+{
+	(void)sync;
+	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) == 1)
+		uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
+	return 0;
+}
+
 static void pages_skipped_case(const char *spec, const char *want)
 {
-	struct writeback_control wbc = row_wbc(ROW_REDIRTIED);
-	struct tf *t, *h;
+	bool requeued = strcmp(want, "b_dirty") != 0;
+	struct wb_writeback_work w;
 	unsigned long now;
+	struct tf *t;
+	long ret;
 
 	FX_SETUP(.start = 21000000, .policy = spec);
 	t = tf_open(1, 4);
+	tf_dirty(t, 0, 4, 1);
 	mark_sync(t);
-	t->on_write_inode = hook_redirty_inode;
-	advance(10);
-	h = tf_open(2, 1);
-	tf_dirty(h, 0, 1, 2);
+	t->on_write_inode = hook_redirty_inode_once;
+	tf_hold_page(t, 1);
 	advance(10);
 	now = jiffies;
 
-	wbc.pages_skipped = 1;
-	write_one(t, &wbc);
-	cr_assert_eq(wbc.pages_skipped, 1);
+	w = mkwork(W_TAGGED);
+	w.nr_pages = 3;
+	ret = run(&w);
+	/*
+	 * 3 written + the held page: ->writepage declining a page still
+	 * uses up slice in 3.2's write_cache_pages (skipcount=3.2).
+	 */
+	cr_assert_eq(ret, 4, "%s: the tagged work used %ld pages, want 4",
+		     spec, ret);
+	cr_assert_eq(t->nr_write_inode, 1);
+	expect_on(t, want);
+	cr_assert_eq(dirtied_when(t), now,
+		     "%s: T's dirtied_when %lu, want the sync stamp %lu", spec,
+		     dirtied_when(t), now);
+	cr_assert(istate(t) & I_DIRTY_SYNC, "%s: T's metadata is clean", spec);
+	tf_expect_on_dev(t, 0, 1, 1, "T page 0");
+	tf_expect_unwritten(t, 1, 1, "T page 1 (held, skipped)");
+	tf_expect_on_dev(t, 2, 2, 1, "T pages 2-3");
+
+	tf_release_page(t);
+	advance(1);
+	run_kind(W_KUPDATE);
+	if (requeued) {
+		expect_on(t, "none");
+		cr_assert_eq(t->nr_write_inode, 2);
+		tf_expect_on_dev(t, 1, 1, 1, "T page 1 (next pass)");
+		return;
+	}
 	expect_on(t, "b_dirty");
 	cr_assert_eq(dirtied_when(t), now);
-
-	spin_lock(&fx.wb->list_lock);
-	spin_lock(&t->inode->i_lock);
-	if (wbc.pages_skipped && fx.pol->pages_skipped)
-		fx.pol->pages_skipped(t->inode, fx.wb);
-	spin_unlock(&t->inode->i_lock);
-	spin_unlock(&fx.wb->list_lock);
-	expect_on(t, want);
+	cr_assert_eq(t->nr_write_inode, 1,
+		     "%s: T retried before it expired again", spec);
+	tf_expect_unwritten(t, 1, 1, "T page 1 (not expired again)");
+	advance_to(now + expire_jiffies());
+	run_kind(W_KUPDATE);
+	expect_on(t, "none");
+	cr_assert_eq(t->nr_write_inode, 2);
+	tf_expect_on_dev(t, 1, 1, 1, "T page 1 (expired again)");
 }
 
+/* requeue (P2-v3), and RIW's requeue-wait on the same P2-v3 requeue */
 Test(seed000_requeue, b3_p2v3_pages_skipped_requeues_a_redirty_tailed_inode,
      .fini = fx_fini, .timeout = 60)
 {
 	pages_skipped_case("linux-3.1,requeue=p2-v3,skipped=requeue",
 			   "b_more_io");
+	fx_fini();
+	pages_skipped_case("linux-3.1,requeue=p2-v3,skipped=requeue-wait",
+			   "b_more_io_wait");
 }
 
 Test(seed000_requeue, b3_removed_block_leaves_it_on_b_dirty,
@@ -1295,18 +720,12 @@ static void b2_one_pass(const char *spec)
 	tf_expect_on_dev(d, 0, 16, 2, "D (background)");
 }
 
-Test(seed000_requeue, b2_kara_v42_kupdate_ends_in_one_pass,
-     .fini = fx_fini, .timeout = 60)
-{
-	b2_one_pass("kara-v4.2");
-}
+FX_TEST(seed000_requeue, b2_kara_v42_kupdate_ends_in_one_pass, 60,
+	b2_one_pass("kara-v4.2"))
 
 /* The requeue knob alone makes the difference (same v3b as the bug). */
-Test(seed000_requeue, b2_p2v4_with_v3b_kupdate_ends_in_one_pass,
-     .fini = fx_fini, .timeout = 60)
-{
-	b2_one_pass("linux-3.1,nowait=v3b,requeue=p2-v4");
-}
+FX_TEST(seed000_requeue, b2_p2v4_with_v3b_kupdate_ends_in_one_pass, 60,
+	b2_one_pass("linux-3.1,nowait=v3b,requeue=p2-v4"))
 
 /* ================================================================== */
 /* B4b: the background work's cutoff                                   */
@@ -1444,13 +863,13 @@ Test(seed000_requeue, b4b_v4_fixed_cutoff_stalls_with_b_dirty,
 		     rn.done_at - ts);
 }
 
-/* 3.2 (bg-all, L1223-1271): cutoff = now at every pass: B in pass 2. */
-Test(seed000_requeue, b4b_linux32_bg_all_takes_b_next_pass,
+/* 3.3 (bg-all, L1223-1271): cutoff = now at every pass: B in pass 2. */
+Test(seed000_requeue, b4b_linux33_bg_all_takes_b_next_pass,
      .fini = fx_fini, .timeout = 60)
 {
 	unsigned long sleeps[4];
 
-	b4b_case("linux-3.2", 2, 0, sleeps, 4);
+	b4b_case("linux-3.3", 2, 0, sleeps, 4);
 }
 
 /* bg-all with the v4.2 loop: still pass 2, before any sleep. */
@@ -1459,7 +878,7 @@ Test(seed000_requeue, b4b_bg_all_with_v42_takes_b_next_pass,
 {
 	unsigned long sleeps[32];
 
-	b4b_case("linux-3.2,nowait=v4.2,requeue=p2-v4", 2, 0, sleeps, 32);
+	b4b_case("linux-3.3,nowait=v4.2,requeue=p2-v4", 2, 0, sleeps, 32);
 }
 
 /*
@@ -1524,7 +943,6 @@ static void hook_b6_journal(struct tf *t, enum uf_wb_kind kind)
  */
 static unsigned long b6_run(const char *spec)
 {
-	struct wb_writeback_work w;
 	struct tf *j, *s;
 	unsigned long ts;
 
@@ -1545,8 +963,7 @@ static unsigned long b6_run(const char *spec)
 	j->on_writepages = hook_b6_journal;
 	s->on_write_inode = hook_b6_dd;
 
-	w = mkwork(W_BACKGROUND);
-	run(&w);
+	run_kind(W_BACKGROUND);
 	return ts;
 }
 
@@ -1554,7 +971,7 @@ static unsigned long b6_run(const char *spec)
 Test(seed000_requeue, b6_bg_all_writes_journal_inode_on_each_redirty,
      .fini = fx_fini, .timeout = 120)
 {
-	unsigned long ts = b6_run("linux-3.2");
+	unsigned long ts = b6_run("linux-3.3");
 	int i;
 
 	cr_assert(!time_before(jiffies, b6.end),
@@ -1598,17 +1015,8 @@ Test(seed000_requeue, b6_fixed_cutoff_writes_journal_inode_once_per_work,
 /* ================================================================== */
 /* B7: sync livelock prevention under every preset                     */
 
-/* R's write_inode: time passes and R is dirtied again, page and inode. */
-static int hook_continuous_redirty(struct tf *t, int sync)
-{
-	(void)sync;
-	if (__atomic_load_n(&t->nr_write_inode, __ATOMIC_SEQ_CST) > 50)
-		return 0;	/* a livelock: end it, the test will fail */
-	uf_clock_advance(1);
-	tf_write(t, 0, 1, 99);
-	uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC);
-	return 0;
-}
+#define SYNC_LIVELOCK_PRESET(name, ...)					\
+	FX_TEST(seed000_requeue, name, 60, sync_livelock_preset(__VA_ARGS__))
 
 /*
  * B7 (L958-970, L1187-1192), I14 (L4003-4012): a writer redirties R (a
@@ -1616,61 +1024,19 @@ static int hook_continuous_redirty(struct tf *t, int sync)
  * (sync_inodes_sb), and a tagged one (writeback_inodes_sb), write R once,
  * leave it on b_dirty with dirtied_when = now, write S too, and end.
  */
-static void sync_livelock_case(const char *spec, enum wkind k)
-{
-	struct wb_writeback_work w;
-	struct tf *r, *s;
-
-	FX_SETUP(.start = 60000000, .policy = spec);
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	mark_sync(r);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-
-	w = mkwork(k);
-	run(&w);
-	cr_assert_eq(r->nr_write_inode, 1,
-		     "%s: the %s work wrote the redirtied inode %d times (I14: once)",
-		     spec, k == W_SYNC ? "WB_SYNC_ALL" : "tagged",
-		     r->nr_write_inode);
-	expect_on(r, "b_dirty");
-	cr_assert_eq(dirtied_when(r), jiffies);
-	cr_assert_eq(istate(r) & (I_DIRTY | I_SYNC),
-		     I_DIRTY_PAGES | I_DIRTY_SYNC);
-	expect_on(s, "none");
-	tf_expect_on_dev(r, 0, 8, 1, "R");
-	tf_expect_on_dev(s, 0, 4, 2, "S");
-}
-
 static void sync_livelock_preset(const char *spec)
 {
-	sync_livelock_case(spec, W_SYNC);
+	sync_livelock_case(spec, 60000000, W_SYNC);
 	fx_fini();
-	sync_livelock_case(spec, W_TAGGED);
+	sync_livelock_case(spec, 60000000, W_TAGGED);
 }
 
-Test(seed000_requeue, b7_linux31_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("linux-3.1");
-}
+SYNC_LIVELOCK_PRESET(b7_linux31_sync_ends_against_redirtier, "linux-3.1")
 
-Test(seed000_requeue, b7_linux32_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("linux-3.2");
-}
+SYNC_LIVELOCK_PRESET(b7_linux32_sync_ends_against_redirtier, "linux-3.2")
 
 /* v4.2's "pause > 1" refresh would break this (L958-970); no sleep here */
-Test(seed000_requeue, b7_kara_v42_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("kara-v4.2");
-}
+SYNC_LIVELOCK_PRESET(b7_kara_v42_sync_ends_against_redirtier, "kara-v4.2")
 
 /*
  * Spec §7 [ours] and B7: RIW's requeue_io_wait of a still-dirty inode
@@ -1684,36 +1050,19 @@ Test(seed000_requeue, b7_kara_v42_sync_ends_against_redirtier,
 Test(seed000_requeue, b7_wu_riw_sync_livelocks_against_redirtier,
      .fini = fx_fini, .timeout = 60)
 {
-	struct wb_writeback_work w;
-	struct tf *r, *s;
+	struct tf *r = redirtier_setup("wu-riw", 60000000);
+	struct wb_writeback_work w = mkwork(W_SYNC);
 
-	FX_SETUP(.start = 60000000, .policy = "wu-riw");
-	r = tf_open(1, 8);
-	s = tf_open(2, 4);
-	tf_dirty(r, 0, 8, 1);
-	mark_sync(r);
-	advance(1);
-	tf_dirty(s, 0, 4, 2);
-	advance(5);
-	r->on_write_inode = hook_continuous_redirty;
-	w = mkwork(W_SYNC);
 	run(&w);
 	cr_assert_gt(r->nr_write_inode, 10,
 		     "wu-riw: the sync work wrote the redirtier %d times; the seed's RIW livelocks (B7)",
 		     r->nr_write_inode);
 }
 
-Test(seed000_requeue, b7_wu_riw_sync_variant_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("wu-riw,requeue=riw-sync");
-}
+SYNC_LIVELOCK_PRESET(b7_wu_riw_sync_variant_ends_against_redirtier,
+		     "wu-riw,requeue=riw-sync")
 
-Test(seed000_requeue, b7_mainline_sync_ends_against_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	sync_livelock_preset("mainline");
-}
+SYNC_LIVELOCK_PRESET(b7_mainline_sync_ends_against_redirtier, "mainline")
 
 /* ================================================================== */
 /* B8: a redirtied inode must not monopolise writeback                 */
@@ -1742,7 +1091,6 @@ static int hook_b8_r(struct tf *t, int sync)
  */
 static void b8_case(const char *spec, bool pages, int want_r)
 {
-	struct wb_writeback_work w;
 	struct tf *r, *o[3], *n;
 	unsigned long i;
 
@@ -1764,8 +1112,7 @@ static void b8_case(const char *spec, bool pages, int want_r)
 	r->arg = pages;
 	r->on_write_inode = hook_b8_r;
 
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	for (i = 0; i < 3; i++) {
 		expect_on(o[i], "none");
 		tf_expect_on_dev(o[i], 0, 4, 2 + (uint32_t)i, "O");
@@ -1803,11 +1150,9 @@ Test(seed000_requeue, b8_inode_redirtier_goes_behind_the_others,
 }
 
 /* RIW: I_DIRTY → requeue_io_wait, retried at the next refill */
-Test(seed000_requeue, b8_riw_retries_the_inode_redirtier_in_the_same_work,
-     .fini = fx_fini, .timeout = 60)
-{
-	b8_case("wu-riw", false, 0);
-}
+FX_TEST(seed000_requeue,
+	b8_riw_retries_the_inode_redirtier_in_the_same_work, 60,
+	b8_case("wu-riw", false, 0))
 
 /*
  * Pages redirtied too: "pages left, nr_to_write > 0" → redirty_tail in
@@ -1830,11 +1175,8 @@ Test(seed000_requeue, b8_page_redirtier_goes_behind_the_others,
 	}
 }
 
-Test(seed000_requeue, b8_p2v3_requeues_the_page_redirtier,
-     .fini = fx_fini, .timeout = 60)
-{
-	b8_case("linux-3.1,requeue=p2-v3", true, 0);
-}
+FX_TEST(seed000_requeue, b8_p2v3_requeues_the_page_redirtier, 60,
+	b8_case("linux-3.1,requeue=p2-v3", true, 0))
 
 /* ================================================================== */
 /* B9: grab_super_passive() failing                                    */
@@ -1850,11 +1192,11 @@ static unsigned long b9_setup(const char *spec)
 	unsigned long t0;
 
 	FX_SETUP(.start = 80000000, .policy = spec, .trace = true);
-	x = tf_open(1, 4);
-	y = tf_open(2, 4);
 	t0 = jiffies;
+	x = tf_open(1, 4);
 	tf_dirty(x, 0, 2, 1);
 	advance(100);
+	y = tf_open(2, 4);
 	tf_dirty(y, 0, 1, 2);
 	advance(expire_jiffies() - 50);
 	hold_umount();
@@ -1892,29 +1234,21 @@ static void b9_no_retry(const char *spec)
 
 	advance_to(ts + 10UL * (unsigned long)HZ);
 	release_umount();
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(x->nr_writepages, 0, "%s: X written before it expired again",
 		     spec);
 	advance_to(ts + expire_jiffies());
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(x->nr_writepages, 1);
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
 
-Test(seed000_requeue, b9_linux31_super_busy_redirty_tails_without_retry,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_no_retry("linux-3.1");
-}
+FX_TEST(seed000_requeue, b9_linux31_super_busy_redirty_tails_without_retry, 60,
+	b9_no_retry("linux-3.1"))
 
 /* kara-v4.2 with only sbbusy switched back: the base outcome */
-Test(seed000_requeue, b9_kara_v42_with_sbbusy_redirty_does_not_retry,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_no_retry("kara-v4.2,sbbusy=redirty");
-}
+FX_TEST(seed000_requeue, b9_kara_v42_with_sbbusy_redirty_does_not_retry, 60,
+	b9_no_retry("kara-v4.2,sbbusy=redirty"))
 
 /*
  * P2 (L4079-4087): requeue_io, relying on P1's backoff.  X keeps its
@@ -1962,8 +1296,7 @@ Test(seed000_requeue, b9_kara_v42_super_busy_requeues_with_backoff,
 
 	advance_to(ts + 10UL * (unsigned long)HZ);
 	release_umount();
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	expect_on(x, "none");
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
@@ -1979,15 +1312,13 @@ Test(seed000_requeue, b9_kara_v42_super_busy_requeues_with_backoff,
 static void b9_requeue_wait(bool early)
 {
 	const char *spec = early ? "wu-riw" : "wu-riw,kupdate=fixed";
-	struct wb_writeback_work w;
 	struct tf *x;
 	unsigned long t0, ts, i;
 
 	t0 = b9_setup(spec);
 	x = &fx.tf[1];
 	ts = jiffies;
-	w = mkwork(W_KUPDATE);
-	run(&w);
+	run_kind(W_KUPDATE);
 	cr_assert_eq(trace_count("writeback_start", NULL), 1);
 	cr_assert_eq(trace_count("writeback_wait", NULL), 0);
 	expect_on(x, "b_more_io_wait");
@@ -2018,17 +1349,11 @@ static void b9_requeue_wait(bool early)
 	tf_expect_on_dev(x, 0, 2, 1, "X");
 }
 
-Test(seed000_requeue, b9_wu_riw_super_busy_parks_on_more_io_wait,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_requeue_wait(true);
-}
+FX_TEST(seed000_requeue, b9_wu_riw_super_busy_parks_on_more_io_wait, 60,
+	b9_requeue_wait(true))
 
-Test(seed000_requeue, b9_riw_without_kupdate_early_retries_per_interval,
-     .fini = fx_fini, .timeout = 60)
-{
-	b9_requeue_wait(false);
-}
+FX_TEST(seed000_requeue, b9_riw_without_kupdate_early_retries_per_interval, 60,
+	b9_requeue_wait(false))
 
 /* ================================================================== */
 /* B10: XFS i_size, write_inode failing while a lock is held           */
@@ -2253,7 +1578,7 @@ Test(seed000_requeue, b10_kara_v42_eagain_retries_quickly_keeping_dirtied_when,
 
 	b10_run("kara-v4.2", &res);
 	bound = max_pause() + msecs_to_jiffies(
-		fx.cache->vm.dirty_writeback_interval * 10);
+		uf_cache_obj(fx.cache)->vm.dirty_writeback_interval * 10);
 	cr_assert(!res.dw_moved, "dirtied_when moved under P2-v4");
 	cr_assert_leq(res.longest_gap, bound, "a gap of %lu jiffies",
 		      res.longest_gap);

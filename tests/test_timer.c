@@ -20,22 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 #include "kernel/jiffies.h"
 #include "kernel/sched.h"
 #include "kernel/timer.h"
 
 #define WAIT_MS		5000
-
-static bool sem_wait_ms(sem_t *sem, unsigned int ms)
-{
-	struct timespec ts;
-
-	uf_timespec_after_ms(&ts, CLOCK_REALTIME, ms);
-	while (sem_timedwait(sem, &ts))
-		if (errno != EINTR)
-			return false;
-	return true;
-}
 
 /* A timer that logs (id, jiffies) into a shared record when it fires. */
 struct probe {
@@ -296,11 +287,11 @@ Test(timer, del_timer_sync_waits_for_the_running_callback)
 	mod_timer(&blk.timer, B + 10);
 
 	pthread_create(&adv, NULL, advance_thread, NULL);
-	cr_assert(sem_wait_ms(&blk.entered, WAIT_MS), "callback never ran");
+	cr_assert(tu_sem_wait_ms(&blk.entered, WAIT_MS), "callback never ran");
 	cr_assert(!timer_pending(&blk.timer));
 
 	pthread_create(&del, NULL, deleter_thread, NULL);
-	cr_assert(sem_wait_ms(&blk.del_ready, WAIT_MS));
+	cr_assert(tu_sem_wait_ms(&blk.del_ready, WAIT_MS));
 	/* the deleter must be asleep, waiting for the callback */
 	cr_assert_eq(uf_wait_task_sleeping(blk.deleter, WAIT_MS), 0,
 		     "del_timer_sync() did not wait");
@@ -308,10 +299,10 @@ Test(timer, del_timer_sync_waits_for_the_running_callback)
 		      "del_timer_sync() returned while the callback runs");
 
 	sem_post(&blk.release);
-	cr_assert(sem_wait_ms(&blk.del_done, WAIT_MS),
+	cr_assert(tu_sem_wait_ms(&blk.del_done, WAIT_MS),
 		  "del_timer_sync() never returned");
 	cr_assert_eq(blk.del_ret, 0, "the timer was not pending");
-	cr_assert(sem_wait_ms(&blk.advanced, WAIT_MS));
+	cr_assert(tu_sem_wait_ms(&blk.advanced, WAIT_MS));
 	pthread_join(adv, NULL);
 	pthread_join(del, NULL);
 	cr_assert_eq(uf_clock_nr_sleeping(), 0);
@@ -341,7 +332,7 @@ Test(timer, real_clock_timer_thread_fires_at_expiry)
 	timer_setup(&rt.timer, real_fn, 0);
 	expires = jiffies + 20;
 	mod_timer(&rt.timer, expires);
-	cr_assert(sem_wait_ms(&rt.fired, WAIT_MS), "real timer never fired");
+	cr_assert(tu_sem_wait_ms(&rt.fired, WAIT_MS), "real timer never fired");
 	cr_assert(time_after_eq(rt.at, expires), "fired at %lu < %lu", rt.at,
 		  expires);
 	cr_assert(!timer_pending(&rt.timer));
@@ -359,7 +350,7 @@ Test(timer, pending_timers_move_to_the_real_clock)
 	probe_init(&p, 1);
 	mod_timer(&p.timer, B + 1000000);
 	uf_clock_set_real();
-	cr_assert(sem_wait_ms(&rt.fired, WAIT_MS),
+	cr_assert(tu_sem_wait_ms(&rt.fired, WAIT_MS),
 		  "the timer thread did not take over");
 	cr_assert(timer_pending(&p.timer));
 	cr_assert_eq(del_timer_sync(&p.timer), 1);
@@ -379,7 +370,7 @@ static int fire_real_timer_once(void)
 	sem_init(&rt.fired, 0, 0);
 	timer_setup(&rt.timer, real_fn, 0);
 	mod_timer(&rt.timer, jiffies + 2);
-	return sem_wait_ms(&rt.fired, WAIT_MS) ? 0 : 1;
+	return tu_sem_wait_ms(&rt.fired, WAIT_MS) ? 0 : 1;
 }
 
 Test(timer, real_clock_timers_fire_in_a_forked_child)

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 #include "kernel/completion.h"
 #include "kernel/jiffies.h"
 #include "kernel/kthread.h"
@@ -33,17 +35,6 @@
 
 #define WAIT_MS		5000
 #define T0		INITIAL_JIFFIES
-
-static bool sem_wait_ms(sem_t *sem, unsigned int ms)
-{
-	struct timespec ts;
-
-	uf_timespec_after_ms(&ts, CLOCK_REALTIME, ms);
-	while (sem_timedwait(sem, &ts))
-		if (errno != EINTR)
-			return false;
-	return true;
-}
 
 static bool sem_posted(sem_t *sem)
 {
@@ -87,7 +78,14 @@ static void helper_start(struct helper *h, void (*fn)(struct helper *h))
 	sem_init(&h->go, 0, 0);
 	sem_init(&h->done, 0, 0);
 	cr_assert_eq(pthread_create(&h->thread, NULL, helper_main, h), 0);
-	cr_assert(sem_wait_ms(&h->started, WAIT_MS));
+	cr_assert(tu_sem_wait_ms(&h->started, WAIT_MS));
+}
+
+/* On the helper: tell the test it got here, and wait for its go. */
+static void stop_at_mark(struct helper *h)
+{
+	sem_post(&h->mark);
+	sem_wait(&h->go);
 }
 
 static void expect_sleeping(struct helper *h)
@@ -97,9 +95,17 @@ static void expect_sleeping(struct helper *h)
 	cr_assert(!sem_posted(&h->done), "the helper returned");
 }
 
+/* helper_start(), then wait until the helper is asleep. */
+static void start_asleep(struct helper *h, void (*fn)(struct helper *h))
+{
+	helper_start(h, fn);
+	expect_sleeping(h);
+}
+
 static void expect_done(struct helper *h)
 {
-	cr_assert(sem_wait_ms(&h->done, WAIT_MS), "the helper never returned");
+	cr_assert(tu_sem_wait_ms(&h->done, WAIT_MS),
+		  "the helper never returned");
 	pthread_join(h->thread, NULL);
 	put_task_struct(h->task);
 }
@@ -114,6 +120,13 @@ TestSuite(completion, .init = virtual_clock, .timeout = 30);
 
 /* ---- schedule_timeout() on the virtual clock ---- */
 
+/* Move the virtual clock on by ticks; that must end the helper. */
+static void advance_until_done(struct helper *h, unsigned long ticks)
+{
+	cr_assert_eq(uf_clock_advance(ticks), 0);
+	expect_done(h);
+}
+
 static void sleep_100(struct helper *h)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -124,16 +137,14 @@ Test(wait, schedule_timeout_returns_0_exactly_when_advanced_by_timeout)
 {
 	struct helper h;
 
-	helper_start(&h, sleep_100);
-	expect_sleeping(&h);
+	start_asleep(&h, sleep_100);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 
 	cr_assert_eq(uf_clock_advance(99), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1, "woke a tick early");
 	cr_assert(!sem_posted(&h.done));
 
-	cr_assert_eq(uf_clock_advance(1), 0);
-	expect_done(&h);
+	advance_until_done(&h, 1);
 	cr_assert_eq(h.ret, 0);
 	cr_assert_eq(h.state_after, TASK_RUNNING);
 	cr_assert_eq(jiffies, T0 + 100);
@@ -144,8 +155,7 @@ Test(wait, schedule_timeout_woken_early_returns_the_remaining_jiffies)
 {
 	struct helper h;
 
-	helper_start(&h, sleep_100);
-	expect_sleeping(&h);
+	start_asleep(&h, sleep_100);
 	cr_assert_eq(uf_clock_advance(30), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	cr_assert_eq(wake_up_process(h.task), 1);
@@ -167,20 +177,16 @@ Test(wait, advance_wakes_only_the_expired_sleepers)
 {
 	struct helper a, b;
 
-	helper_start(&a, sleep_40);
-	expect_sleeping(&a);
+	start_asleep(&a, sleep_40);
 	cr_assert_eq(uf_clock_advance(10), 0);
-	helper_start(&b, sleep_40);		/* deadline T0 + 50 */
-	expect_sleeping(&b);
+	start_asleep(&b, sleep_40);		/* deadline T0 + 50 */
 
-	cr_assert_eq(uf_clock_advance(35), 0);	/* T0 + 45 */
-	expect_done(&a);
+	advance_until_done(&a, 35);	/* T0 + 45 */
 	cr_assert_eq(a.ret, 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	cr_assert(!sem_posted(&b.done));
 
-	cr_assert_eq(uf_clock_advance(5), 0);
-	expect_done(&b);
+	advance_until_done(&b, 5);
 	cr_assert_eq(b.ret, 0);
 }
 
@@ -194,8 +200,7 @@ Test(wait, max_schedule_timeout_sleeps_until_woken)
 {
 	struct helper h;
 
-	helper_start(&h, sleep_forever);
-	expect_sleeping(&h);
+	start_asleep(&h, sleep_forever);
 	cr_assert_eq(uf_clock_advance(MAX_JIFFY_OFFSET), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	wake_up_process(h.task);
@@ -247,10 +252,8 @@ Test(wait, v3b_schedule_timeout_after_setting_the_state_sleeps)
 {
 	struct helper h;
 
-	helper_start(&h, v3b_one_pause);
-	expect_sleeping(&h);
-	cr_assert_eq(uf_clock_advance(1), 0);
-	expect_done(&h);
+	start_asleep(&h, v3b_one_pause);
+	advance_until_done(&h, 1);
 	cr_assert_eq(h.ret, 0);
 }
 
@@ -280,20 +283,33 @@ static void v41_flusher(struct helper *h)
 		h->ret = -1;
 		return;
 	}
-	sem_post(&h->mark);		/* checked: nothing queued */
-	sem_wait(&h->go);		/* the waker runs here */
+	stop_at_mark(h);		/* checked: nothing queued */
 	h->ret = schedule_timeout(100);
+}
+
+/*
+ * Run fn on a helper until it stops at its mark, do act there (the waker),
+ * then let the helper go on.  act's result.
+ */
+static int act_at_mark(struct helper *h, void (*fn)(struct helper *h),
+		       int (*act)(struct helper *h))
+{
+	int ret;
+
+	helper_start(h, fn);
+	cr_assert(tu_sem_wait_ms(&h->mark, WAIT_MS),
+		  "the helper never reached its mark");
+	ret = act(h);
+	sem_post(&h->go);
+	return ret;
 }
 
 Test(wait, v41_wakeup_between_check_and_sleep_is_not_lost)
 {
 	struct helper h;
 
-	helper_start(&h, v41_flusher);
-	cr_assert(sem_wait_ms(&h.mark, WAIT_MS));
-	cr_assert_eq(queue_work_and_wake(&h), 1,
+	cr_assert_eq(act_at_mark(&h, v41_flusher, queue_work_and_wake), 1,
 		     "the wakeup found the task running");
-	sem_post(&h.go);
 	/* the clock never moves: only an immediate return finishes */
 	expect_done(&h);
 	cr_assert_eq(h.ret, 100, "slept %ld jiffies", 100 - h.ret);
@@ -304,20 +320,21 @@ Test(wait, v41_wakeup_between_check_and_sleep_is_not_lost)
 static void idle_flusher(struct helper *h)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
-	sem_post(&h->mark);
-	sem_wait(&h->go);
+	stop_at_mark(h);
 	schedule();
 	h->ret = 1;
+}
+
+static int wake_helper(struct helper *h)
+{
+	return wake_up_process(h->task);
 }
 
 Test(wait, wakeup_before_schedule_makes_schedule_return_at_once)
 {
 	struct helper h;
 
-	helper_start(&h, idle_flusher);
-	cr_assert(sem_wait_ms(&h.mark, WAIT_MS));
-	cr_assert_eq(wake_up_process(h.task), 1);
-	sem_post(&h.go);
+	cr_assert_eq(act_at_mark(&h, idle_flusher, wake_helper), 1);
 	expect_done(&h);
 	cr_assert_eq(h.ret, 1);
 	cr_assert_eq(uf_clock_nr_sleeping(), 0);
@@ -330,8 +347,7 @@ static void v4_flusher(struct helper *h)
 		h->ret = -1;
 		return;
 	}
-	sem_post(&h->mark);
-	sem_wait(&h->go);
+	stop_at_mark(h);
 	set_current_state(TASK_INTERRUPTIBLE);
 	h->ret = schedule_timeout(100);
 }
@@ -340,17 +356,13 @@ Test(wait, v4_check_before_set_state_loses_the_wakeup)
 {
 	struct helper h;
 
-	helper_start(&h, v4_flusher);
-	cr_assert(sem_wait_ms(&h.mark, WAIT_MS));
-	cr_assert_eq(queue_work_and_wake(&h), 0,
+	cr_assert_eq(act_at_mark(&h, v4_flusher, queue_work_and_wake), 0,
 		     "the task was running: nothing to wake");
-	sem_post(&h.go);
 	/* it sleeps the whole pause despite the queued work */
 	expect_sleeping(&h);
 	cr_assert_eq(uf_clock_advance(99), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
-	cr_assert_eq(uf_clock_advance(1), 0);
-	expect_done(&h);
+	advance_until_done(&h, 1);
 	cr_assert_eq(h.ret, 0);
 }
 
@@ -375,8 +387,7 @@ Test(wait, wake_up_ends_wait_event_once_the_condition_holds)
 	struct helper h;
 
 	cr_assert(!waitqueue_active(&wq));
-	helper_start(&h, waiter_event);
-	expect_sleeping(&h);
+	start_asleep(&h, waiter_event);
 	cr_assert(waitqueue_active(&wq));
 
 	/* woken with the condition false: it must go back to sleep */
@@ -413,12 +424,10 @@ Test(wait, wait_event_timeout_times_out_on_advance)
 {
 	struct helper h;
 
-	helper_start(&h, waiter_timeout_50);
-	expect_sleeping(&h);
+	start_asleep(&h, waiter_timeout_50);
 	cr_assert_eq(uf_clock_advance(49), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
-	cr_assert_eq(uf_clock_advance(1), 0);
-	expect_done(&h);
+	advance_until_done(&h, 1);
 	cr_assert_eq(h.ret, 0);
 	cr_assert(!waitqueue_active(&wq));
 }
@@ -427,8 +436,7 @@ Test(wait, wait_event_timeout_returns_the_time_left)
 {
 	struct helper h;
 
-	helper_start(&h, waiter_timeout_50);
-	expect_sleeping(&h);
+	start_asleep(&h, waiter_timeout_50);
 	cr_assert_eq(uf_clock_advance(20), 0);
 	__atomic_store_n(&cond_flag, 1, __ATOMIC_SEQ_CST);
 	wake_up_all(&wq);
@@ -450,8 +458,7 @@ Test(wait, wake_up_interruptible_skips_uninterruptible_sleepers)
 {
 	struct helper h;
 
-	helper_start(&h, waiter_uninterruptible);
-	expect_sleeping(&h);
+	start_asleep(&h, waiter_uninterruptible);
 	wake_up_interruptible(&wq);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	wake_up(&wq);
@@ -496,15 +503,14 @@ Test(wait, wake_up_wakes_one_exclusive_waiter_wake_up_all_all)
 
 	sem_init(&exited, 0, 0);
 	for (int i = 0; i < 3; i++) {
-		helper_start(&h[i], exclusive_waiter);
-		expect_sleeping(&h[i]);
+		start_asleep(&h[i], exclusive_waiter);
 	}
 	cr_assert_eq(uf_clock_nr_sleeping(), 3);
 
 	__atomic_store_n(&tokens, 1, __ATOMIC_SEQ_CST);
 	wake_up(&wq);
 	cr_assert_eq(uf_clock_nr_sleeping(), 2, "wake_up woke more than one");
-	cr_assert(sem_wait_ms(&exited, WAIT_MS), "the woken one never left");
+	cr_assert(tu_sem_wait_ms(&exited, WAIT_MS), "the woken one never left");
 	cr_assert_eq(uf_clock_nr_sleeping(), 2);
 
 	__atomic_store_n(&tokens, 2, __ATOMIC_SEQ_CST);
@@ -570,8 +576,7 @@ Test(wait, real_clock_wakeup_ends_a_long_sleep)
 	struct helper h;
 
 	uf_clock_set_real();
-	helper_start(&h, sleep_forever);
-	expect_sleeping(&h);
+	start_asleep(&h, sleep_forever);
 	wake_up_process(h.task);
 	expect_done(&h);
 }
@@ -684,7 +689,7 @@ Test(kthread, function_that_returns_early_is_reaped_by_stop)
 	k = kthread_run(mark_ran, NULL, "short");
 	cr_assert(!IS_ERR(k));
 	/* as in the kernel, a stop that overtakes the first run wins */
-	cr_assert(sem_wait_ms(&ran_sem, WAIT_MS));
+	cr_assert(tu_sem_wait_ms(&ran_sem, WAIT_MS));
 	cr_assert_eq(kthread_stop(k), 7);
 	cr_assert_eq(ran, 1);
 }
@@ -742,8 +747,7 @@ Test(completion, complete_wakes_one_waiter_complete_all_every_one)
 	struct helper h[3];
 
 	for (int i = 0; i < 3; i++) {
-		helper_start(&h[i], comp_waiter);
-		expect_sleeping(&h[i]);
+		start_asleep(&h[i], comp_waiter);
 	}
 	complete(&comp);
 	cr_assert_eq(uf_clock_nr_sleeping(), 2);
@@ -762,10 +766,8 @@ Test(completion, wait_timeout_expires_on_advance)
 {
 	struct helper h;
 
-	helper_start(&h, comp_waiter_timeout);
-	expect_sleeping(&h);
-	cr_assert_eq(uf_clock_advance(10), 0);
-	expect_done(&h);
+	start_asleep(&h, comp_waiter_timeout);
+	advance_until_done(&h, 10);
 	cr_assert_eq(h.ret, 0);
 	cr_assert(!waitqueue_active(&comp.wait));
 }
@@ -774,8 +776,7 @@ Test(completion, wait_timeout_returns_the_time_left)
 {
 	struct helper h;
 
-	helper_start(&h, comp_waiter_timeout);
-	expect_sleeping(&h);
+	start_asleep(&h, comp_waiter_timeout);
 	cr_assert_eq(uf_clock_advance(4), 0);
 	complete(&comp);
 	expect_done(&h);

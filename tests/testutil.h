@@ -27,17 +27,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "io/io.h"
 #include "io/testdev.h"
+#include "kernel/bug.h"
 
 #define TU_PAGE		4096u
 #define TU_DEV_SIZE	(64ull << 20)
@@ -141,32 +144,7 @@ static inline void *tu_alloc(size_t len)
 static inline int tu_raw_io(const char *path, bool write, uint64_t off,
 			    void *buf, size_t len)
 {
-	size_t done = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (done < len) {
-		if (write)
-			n = pwrite(fd, (char *)buf + done, len - done,
-				   (off_t)(off + done));
-		else
-			n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (write && !err && fdatasync(fd))
-		err = -errno;
-	close(fd);
-	return err;
+	return uf_testdev_raw_io(path, write, off, buf, len);
 }
 
 static inline int tu_raw_read(const char *path, uint64_t off, void *buf,
@@ -411,6 +389,18 @@ static inline void tu_io_init(struct tu_io *io, struct tu_batch *b,
 	io->req.private = io;
 }
 
+/* ms from now on CLOCK_REALTIME, for the *timedwait() calls. */
+static inline void tu_deadline(struct timespec *ts, unsigned int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 /* Wait until nr requests of b completed; 0, or -ETIMEDOUT after ms. */
 static inline int tu_batch_wait(struct tu_batch *b, unsigned int nr,
 				unsigned int ms)
@@ -418,13 +408,7 @@ static inline int tu_batch_wait(struct tu_batch *b, unsigned int nr,
 	struct timespec ts;
 	int ret = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	tu_deadline(&ts, ms);
 	pthread_mutex_lock(&b->lock);
 	while (b->nr_done < nr && !ret)
 		ret = pthread_cond_timedwait(&b->cond, &b->lock, &ts);
@@ -456,5 +440,167 @@ static inline double tu_ms_since(uint64_t t0)
 	{ fn("psync", TU_LOOP); }					\
 	Test(suite, name##_psync_file, .fini = tu_fini, ##__VA_ARGS__)	\
 	{ fn("psync", TU_FILE); }
+
+/* ------------------------------------------------------------------ */
+/* Caches (include/uflush.h)                                           */
+
+/* Add path to cache as a device with flags (UF_DEV_*), or fail the test. */
+static inline struct uf_dev *tu_cache_dev(struct uf_cache *cache,
+					  const char *path, unsigned int flags)
+{
+	struct uf_dev_config dcfg = { .flags = flags };
+	struct uf_dev *d = NULL;
+	int ret;
+
+	ret = uf_dev_open(cache, path, &dcfg, &d);
+	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", path, strerror(-ret));
+	cr_assert_not_null(d);
+	return d;
+}
+
+/* For a fini: close *cache if it is open, whatever that gives; forget it. */
+static inline void tu_cache_drop(struct uf_cache **cache)
+{
+	if (*cache)
+		uf_cache_close(*cache);
+	*cache = NULL;
+}
+
+/* Close *cache and forget it; demand a clean close and no WARN/BUG. */
+static inline void tu_cache_close(struct uf_cache **cache)
+{
+	int ret = uf_cache_close(*cache);
+
+	*cache = NULL;
+	cr_assert_eq(ret, 0, "uf_cache_close: %s", strerror(-ret));
+	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+}
+
+/* uf_file_open() that fails the test when it fails. */
+static inline struct uf_file *tu_file_open(struct uf_dev *d, uint64_t ino,
+					   uint64_t off, uint64_t len,
+					   const struct uf_file_ops *ops,
+					   void *priv)
+{
+	struct uf_file *f = NULL;
+	int ret;
+
+	ret = uf_file_open(d, ino, off, len, ops, priv, &f);
+	cr_assert_eq(ret, 0, "uf_file_open(ino %llu @ %llu +%llu): %s",
+		     (unsigned long long)ino, (unsigned long long)off,
+		     (unsigned long long)len, strerror(-ret));
+	cr_assert_not_null(f);
+	return f;
+}
+
+/* Write the pattern of seed over [off, off+len) of f (at dev_off), in
+ * pieces of at most chunk bytes. */
+static inline void tu_file_write(struct uf_file *f, uint64_t off, size_t len,
+				 uint64_t dev_off, uint32_t seed, size_t chunk)
+{
+	char *buf = malloc(len);
+	size_t done, n;
+	ssize_t ret;
+
+	cr_assert(buf);
+	tu_fill(buf, len, dev_off, seed);
+	for (done = 0; done < len; done += n) {
+		n = len - done < chunk ? len - done : chunk;
+		ret = uf_pwrite(f, buf + done, n, off + done);
+		if (ret != (ssize_t)n)
+			free(buf);
+		cr_assert_eq(ret, (ssize_t)n, "uf_pwrite(%zu @ %llu) = %zd",
+			     n, (unsigned long long)(off + done), ret);
+	}
+	free(buf);
+}
+
+/* uf_pread of the whole of [off, off+len) of f must be the pattern of seed
+ * at device offset dev_off. */
+static inline void tu_file_expect(struct uf_file *f, uint64_t off,
+				  size_t len, uint64_t dev_off, uint32_t seed,
+				  const char *what)
+{
+	char *buf = malloc(len);
+	ssize_t n;
+	long bad;
+
+	cr_assert(buf);
+	n = uf_pread(f, buf, len, off);
+	bad = n == (ssize_t)len ? tu_check(buf, len, dev_off, seed) : -2;
+	free(buf);
+	cr_assert_eq(n, (ssize_t)len, "%s: uf_pread(%zu @ %llu) = %zd", what,
+		     len, (unsigned long long)off, n);
+	cr_assert_eq(bad, -1, "%s: byte %ld of the range is not seed %u's",
+		     what, bad, seed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mounted devices                                                     */
+
+/*
+ * Put ext4 on path and mount it on a fresh directory whose name goes to
+ * mnt (left empty when nothing is mounted; the caller's fini unmounts it).
+ * NULL when mounted, else why it cannot be done here, for a skip.
+ */
+static inline const char *tu_mount_ext4(const char *path, char *mnt,
+					size_t mnt_len)
+{
+	static char why[512];
+	char cmd[600];
+	int st, ret;
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1",
+		 path);
+	st = system(cmd);
+	ret = st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+	if (ret == 127)
+		return "mkfs.ext4 not available";
+	cr_assert_eq(ret, 0, "mkfs.ext4 %s failed (%d)", path, ret);
+	snprintf(mnt, mnt_len, "/var/tmp/uflush-mnt.XXXXXX");
+	cr_assert_not_null(mkdtemp(mnt));
+	if (mount(path, mnt, "ext4", 0, NULL)) {
+		snprintf(why, sizeof(why), "cannot mount ext4 on %s: %s", path,
+			 strerror(errno));
+		rmdir(mnt);
+		mnt[0] = '\0';
+		return why;
+	}
+	return NULL;
+}
+
+/* sem_wait() for at most ms; false if it timed out. */
+static inline bool tu_sem_wait_ms(sem_t *sem, unsigned int ms)
+{
+	struct timespec ts;
+
+	tu_deadline(&ts, ms);
+	while (sem_timedwait(sem, &ts))
+		if (errno != EINTR)
+			return false;
+	return true;
+}
+
+/*
+ * nr one-buffer writes of len bytes: the ith from pool + i * len to
+ * device offset i * stride, into ios[] and, unless NULL, reqs[].
+ */
+static inline void tu_io_init_writes(struct tu_io *ios,
+				     struct uf_io_req **reqs,
+				     struct tu_batch *b, uint8_t *pool,
+				     size_t len, uint64_t stride,
+				     unsigned int nr)
+{
+	unsigned int i;
+	void *buf;
+
+	for (i = 0; i < nr; i++) {
+		buf = pool + (size_t)i * len;
+		tu_io_init(&ios[i], b, UF_IO_WRITE, (uint64_t)i * stride,
+			   &buf, &len, 1);
+		if (reqs)
+			reqs[i] = &ios[i].req;
+	}
+}
 
 #endif /* UF_TESTUTIL_H */

@@ -169,6 +169,8 @@ void unlock_page(struct page *page)
 	 * sleeper's re-check (the kernel's barrier is for a lockless
 	 * waitqueue_active() peek, which uflush does not do) */
 	wake_up_page(page, PG_locked);
+	/* no reclaim event: whoever holds the lock holds a reference too,
+	 * and its put_page() says when the page becomes freeable */
 }
 
 void wait_on_page_writeback(struct page *page)
@@ -196,7 +198,7 @@ void end_page_writeback(struct page *page)
 	/* writers throttled on the dirty limit and allocators waiting for
 	 * reclaimable pages both wait for writeback to make progress */
 	wake_up_all(&c->dirty_wait);
-	wake_up_all(&c->pool.free_wait);
+	pool_reclaim_event(&c->pool);
 }
 
 /* ---- errors ---- */

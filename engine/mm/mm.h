@@ -150,6 +150,16 @@ struct page_pool {
 	struct list_head inactive_file;
 	struct list_head active_file;
 	unsigned long nr_inactive, nr_active;
+	/*
+	 * Allocators that found no free frame, oldest first (under lock).
+	 * page_pool_free() hands a frame to the first of them rather than
+	 * to the free list, so the frames a waiter's reclaim frees are not
+	 * taken by whoever comes along: the free list is empty while
+	 * anyone waits.  See page_alloc.c.
+	 */
+	struct list_head alloc_waiters;
+	unsigned long nr_alloc_waiters;	/* atomic: hot paths peek at it */
+	unsigned long reclaim_seq;	/* atomic: bumped by pool_reclaim_event */
 	wait_queue_head_t free_wait;	/* allocators waiting for a frame */
 };
 
@@ -221,5 +231,29 @@ static inline int page_count(const struct page *p)
 
 /* Drop a reference; a page whose count reaches 0 goes back to the pool. */
 void put_page(struct uf_cache *c, struct page *page);
+
+/*
+ * Something may have become reclaimable: a page's count fell to the page
+ * cache's own reference, a page was unlocked, its writeback ended.  Wakes
+ * the allocators waiting in alloc_page() so that they reclaim again; a
+ * relaxed peek when nobody waits.
+ */
+void pool_reclaim_event(struct page_pool *pool);
+
+/* Clean, unlocked, not under writeback: with a count of 1 (the page
+ * cache's), reclaim can free it. */
+static inline bool page_reclaimable_flags(const struct page *p)
+{
+	const unsigned long busy = BIT(PG_locked) | BIT(PG_dirty) |
+				   BIT(PG_writeback);
+
+	return !(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & busy);
+}
+
+/*
+ * Every frame is held through uf_page_get (page->uf_users): reclaim can
+ * free none and nothing but their holders will release one.
+ */
+bool page_pool_all_pinned(struct page_pool *pool);
 
 #endif /* UF_MM_H */

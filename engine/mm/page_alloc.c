@@ -13,9 +13,23 @@
  *    page off its LRU list first (__page_cache_release);
  *  - NR_FREE_PAGES accounting and the "bad page" checks of
  *    free_pages_check() at free time;
- *  - the allocator's slow path: direct reclaim, then a bounded wait for
- *    writeback to make pages freeable, then failure (__alloc_pages_slowpath
- *    and its OOM decision, without an OOM killer: the caller gets -ENOMEM).
+ *  - the allocator's slow path (__alloc_pages_slowpath): direct reclaim,
+ *    waking the flushers for dirty pages, waiting for writeback to end.
+ *    Without an OOM killer, the OOM decision is the caller's -ENOMEM, and
+ *    it is taken only when it is certain: every frame is pinned by a page
+ *    holder (uf_page_get), so no reclaim or writeback could ever free one.
+ *    Until then the allocator waits, however long that takes (the
+ *    kernel's page cache allocations do not fail while clean or writeback
+ *    pages exist either).
+ *
+ * Fairness, which the kernel gets from per-cpu lists and its watermarks
+ * and uflush, with a few frames shared by many threads, must get itself:
+ * allocators that find the free list empty queue on pool.alloc_waiters,
+ * and page_pool_free() hands each freed frame to the oldest of them (the
+ * kernel's "capture" of a frame freed for a particular allocation, done
+ * for the queue).  A thread whose reclaim frees frames that other threads
+ * then take would otherwise lose every race, and did: a 54-page write to
+ * a 32-page cache came back short after 16 fruitless rounds in under 1 ms.
  *
  * Frames are LIFO (freed to and taken from the head) for cache warmth, as
  * the kernel's per-cpu hot lists are.
@@ -27,17 +41,13 @@
 
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "fs/writeback.h"
+#include "kernel/jiffies.h"
+#include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 
 _Static_assert(sizeof(struct page) <= 64, "struct page must stay small");
-
-/*
- * Direct reclaim rounds in a row that freed nothing, with nothing under
- * writeback that could make pages freeable, before the allocator gives up
- * (the kernel's MAX_RECLAIM_RETRIES, should_reclaim_retry()).
- */
-#define MAX_RECLAIM_RETRIES	16
 
 static struct uf_cache *pool_cache(struct page_pool *pool)
 {
@@ -71,6 +81,9 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 	INIT_LIST_HEAD(&pool->active_file);
 	pool->nr_inactive = 0;
 	pool->nr_active = 0;
+	INIT_LIST_HEAD(&pool->alloc_waiters);
+	pool->nr_alloc_waiters = 0;
+	pool->reclaim_seq = 0;
 	init_waitqueue_head(&pool->free_wait);
 	for (i = 0; i < nr; i++)
 		list_add_tail(&pool->pages[i].lru, &pool->free_list);
@@ -112,7 +125,10 @@ struct page *page_pool_alloc(struct uf_cache *c)
 	return page;
 }
 
-/* free_pages_check(): a page still in use somewhere must not be freed. */
+/*
+ * free_pages_check(): a page still in use somewhere must not be freed; a
+ * frame freed with page holders left would also falsify the pinned count.
+ */
 static bool free_page_bad(const struct page *page)
 {
 	const unsigned long busy = BIT(PG_locked) | BIT(PG_dirty) |
@@ -120,12 +136,20 @@ static bool free_page_bad(const struct page *page)
 
 	return WARN_ON(page_count(page) != 0) ||
 	       WARN_ON(page->mapping != NULL) ||
+	       WARN_ON(__atomic_load_n(&page->uf_users, __ATOMIC_RELAXED)) ||
 	       WARN_ON(__atomic_load_n(&page->flags, __ATOMIC_RELAXED) & busy);
 }
+
+/* One allocator queued on pool.alloc_waiters, on its own stack. */
+struct alloc_waiter {
+	struct list_head list;		/* under pool.lock */
+	struct page *page;		/* atomic: the frame handed to it */
+};
 
 void page_pool_free(struct uf_cache *c, struct page *page)
 {
 	struct page_pool *pool = &c->pool;
+	struct alloc_waiter *w = NULL;
 
 	if (free_page_bad(page))
 		return;	/* leak it rather than hand it out twice */
@@ -133,9 +157,34 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 	page->index = 0;
 	page->private = NULL;
 	spin_lock(&pool->lock);
-	list_add(&page->lru, &pool->free_list);
+	if (!list_empty(&pool->alloc_waiters)) {
+		/* the oldest waiter's: it never passes through the free list */
+		w = list_first_entry(&pool->alloc_waiters, struct alloc_waiter,
+				     list);
+		list_del_init(&w->list);
+		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->page, page, __ATOMIC_RELEASE);
+	} else {
+		list_add(&page->lru, &pool->free_list);
+	}
 	spin_unlock(&pool->lock);
-	inc_vm_state(c, NR_FREE_PAGES);
+	if (w)
+		pool_reclaim_event(pool);	/* w may be gone: no w-> */
+	else
+		inc_vm_state(c, NR_FREE_PAGES);
+}
+
+void pool_reclaim_event(struct page_pool *pool)
+{
+	/*
+	 * A read-modify-write, not a load: either it sees the waiter that
+	 * alloc_waiter_enqueue() counted, or that count read ours and so
+	 * the waiter's next reclaim pass sees what our caller just changed
+	 * (count, writeback bit).  (A fence would do, but TSan has none.)
+	 */
+	if (!__atomic_fetch_add(&pool->nr_alloc_waiters, 0, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_add_fetch(&pool->reclaim_seq, 1, __ATOMIC_SEQ_CST);
 	wake_up_all(&pool->free_wait);
 }
 
@@ -145,61 +194,186 @@ void put_page(struct uf_cache *c, struct page *page)
 
 	if (WARN_ON(count < 0))
 		return;
+	if (count == 1) {
+		/* only the page cache's reference may be left: freeable? */
+		if (page_reclaimable_flags(page))
+			pool_reclaim_event(&c->pool);
+		return;
+	}
 	if (count)
 		return;
 	__page_cache_release(c, page);
 	page_pool_free(c, page);
 }
 
-/*
- * Sleep until a frame is freed or writeback ends somewhere (both wake
- * pool.free_wait), or @timeout passes: the kernel's congestion_wait() in
- * the allocator's retry loop.  The free count is checked after queueing,
- * so a free between our reclaim attempt and the sleep is not missed.
- */
-static void wait_for_free_frame(struct uf_cache *c, long timeout)
+/* Stops at the first frame not pinned: usually the first one. */
+bool page_pool_all_pinned(struct page_pool *pool)
 {
+	unsigned long i;
+
+	for (i = 0; i < pool->nr; i++)
+		if (!__atomic_load_n(&pool->pages[i].uf_users,
+				     __ATOMIC_RELAXED))
+			return false;
+	return true;
+}
+
+/*
+ * Join the queue, or take a frame if one was freed meanwhile (the free
+ * list is only ever non-empty with nobody queued).
+ */
+static struct page *alloc_waiter_enqueue(struct uf_cache *c,
+					 struct alloc_waiter *w)
+{
+	struct page_pool *pool = &c->pool;
+	struct page *page = NULL;
+
+	w->page = NULL;
+	spin_lock(&pool->lock);
+	if (list_empty(&pool->free_list)) {
+		list_add_tail(&w->list, &pool->alloc_waiters);
+		/* pairs with pool_reclaim_event() */
+		__atomic_add_fetch(&pool->nr_alloc_waiters, 1,
+				   __ATOMIC_ACQ_REL);
+	} else {
+		page = list_first_entry(&pool->free_list, struct page, lru);
+		list_del_init(&page->lru);
+	}
+	spin_unlock(&pool->lock);
+	if (page) {
+		dec_vm_state(c, NR_FREE_PAGES);
+		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+		return page;
+	}
+	return NULL;
+}
+
+static struct page *alloc_waiter_page(struct alloc_waiter *w)
+{
+	return __atomic_load_n(&w->page, __ATOMIC_ACQUIRE);
+}
+
+/* Leave the queue; a frame handed over meanwhile is still ours. */
+static struct page *alloc_waiter_dequeue(struct uf_cache *c,
+					 struct alloc_waiter *w)
+{
+	struct page_pool *pool = &c->pool;
+	struct page *page;
+
+	spin_lock(&pool->lock);
+	page = alloc_waiter_page(w);
+	if (!page)
+		list_del_init(&w->list);
+	spin_unlock(&pool->lock);
+	__atomic_sub_fetch(&pool->nr_alloc_waiters, 1, __ATOMIC_SEQ_CST);
+	return page;
+}
+
+/*
+ * Sleep until a reclaim event (a frame handed to us, a clean page let go
+ * of by all but the page cache, a writeback ended) or @timeout.  The
+ * timeout is a safety net only: it catches what has no event, a page
+ * holder taking the last unpinned frame (so that we see "all pinned"
+ * within a tenth of a second) and a flusher that needs another kick.
+ * Returns false on timeout.
+ */
+static bool alloc_wait_event(struct uf_cache *c, struct alloc_waiter *w,
+			     unsigned long seq, long timeout)
+{
+	struct page_pool *pool = &c->pool;
+	long left = 1;
 	DEFINE_WAIT(wait);
 
-	prepare_to_wait(&c->pool.free_wait, &wait, TASK_UNINTERRUPTIBLE);
-	if (!global_page_state(c, NR_FREE_PAGES))
-		io_schedule_timeout(timeout);
-	finish_wait(&c->pool.free_wait, &wait);
-}
-
-/* __alloc_pages_direct_reclaim(): reclaim, then try the free list. */
-static struct page *__alloc_pages_direct_reclaim(struct uf_cache *c,
-						 unsigned long *progress)
-{
-	*progress = try_to_free_pages(c, SWAP_CLUSTER_MAX);
-	return page_pool_alloc(c);
+	prepare_to_wait(&pool->free_wait, &wait, TASK_UNINTERRUPTIBLE);
+	if (!alloc_waiter_page(w) &&
+	    __atomic_load_n(&pool->reclaim_seq, __ATOMIC_SEQ_CST) == seq)
+		left = io_schedule_timeout(timeout);
+	finish_wait(&pool->free_wait, &wait);
+	return left > 0;
 }
 
 /*
- * __alloc_pages_slowpath(): the free list was empty.  Reclaim; if that
- * freed nothing, writeback in flight will make pages clean (and wake us),
- * so wait a tenth of a second and retry.  Give up only after
- * MAX_RECLAIM_RETRIES fruitless rounds in a row with nothing under
- * writeback: then nothing we can wait for would free a frame (every page
- * is pinned, or dirty with flushers that do not write it).
+ * Dirty pages can only be freed once written: have the flushers write
+ * (wakeup_flusher_threads, reason try_to_free_pages), once per stall, as
+ * the kernel's do_try_to_free_pages() does once per reclaim.
+ */
+static void alloc_kick_writeback(struct uf_cache *c, bool *kicked)
+{
+	if (*kicked || !global_page_state(c, NR_FILE_DIRTY))
+		return;
+	wakeup_flusher_threads(c, (long)SWAP_CLUSTER_MAX,
+			       WB_REASON_TRY_TO_FREE_PAGES);
+	*kicked = true;
+}
+
+/* warn_alloc(): say why an allocation failed, at most once a second. */
+static void warn_alloc_pinned(struct uf_cache *c)
+{
+	static unsigned long last;	/* atomic */
+	unsigned long now = jiffies, prev;
+
+	prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
+	if (prev && time_before(now, prev + (unsigned long)HZ))
+		return;
+	if (!__atomic_compare_exchange_n(&last, &prev, now ? now : 1, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	pr_warn("page allocation failure: -ENOMEM: all %lu frames of the cache are pinned by page holders (uf_page_get without uf_page_put)",
+		c->pool.nr);
+}
+
+/* The kernel's "page allocation stalls for %ums" warning, every 10 s. */
+static void warn_alloc_stall(unsigned long start, unsigned long *next)
+{
+	if (time_before(jiffies, *next))
+		return;
+	pr_warn("page allocation stalls for %ums: waiting for reclaim and writeback",
+		jiffies_to_msecs(jiffies - start));
+	*next = jiffies + 10UL * (unsigned long)HZ;
+}
+
+/*
+ * __alloc_pages_slowpath(): the free list was empty.  Queue for the next
+ * freed frame, and until one comes: reclaim (try_to_free_pages: clean
+ * pages are freed, in queue order, to the waiters), kick the flushers if
+ * dirty pages are in the way, and sleep until something changes.  The
+ * only way out without a frame is that every frame is pinned by a page
+ * holder: then nothing that reclaim or writeback does can free one, and
+ * waiting for the holders is not ours to decide (they may be the caller).
+ * A frame held any other way (in-flight reads, writes, writeback, another
+ * allocator's fresh frame, lookups) is released by its holder without our
+ * help, so we wait for it.
  */
 static struct page *__alloc_pages_slowpath(struct uf_cache *c)
 {
 	long timeout = HZ / 10 ? HZ / 10 : 1;
-	unsigned long progress;
-	int no_progress_loops = 0;
+	unsigned long start = jiffies, stall_warn = start + 10UL * HZ;
+	struct alloc_waiter w;
+	unsigned long seq;
+	bool kicked = false;
 	struct page *page;
 
+	page = alloc_waiter_enqueue(c, &w);
+	if (page)
+		return page;
 	for (;;) {
-		page = __alloc_pages_direct_reclaim(c, &progress);
-		if (page)
+		seq = __atomic_load_n(&c->pool.reclaim_seq, __ATOMIC_SEQ_CST);
+		if (try_to_free_pages(c, SWAP_CLUSTER_MAX) ||
+		    alloc_waiter_page(&w))
+			goto retry;	/* served, or served others before us */
+		if (page_pool_all_pinned(&c->pool)) {
+			page = alloc_waiter_dequeue(c, &w);
+			if (!page)
+				warn_alloc_pinned(c);
 			return page;
-		if (progress || global_page_state(c, NR_WRITEBACK))
-			no_progress_loops = 0;
-		else if (++no_progress_loops > MAX_RECLAIM_RETRIES)
-			return NULL;
-		if (!progress)
-			wait_for_free_frame(c, timeout);
+		}
+		alloc_kick_writeback(c, &kicked);
+		if (!alloc_wait_event(c, &w, seq, timeout))
+			kicked = false;	/* nothing happened: kick again */
+		warn_alloc_stall(start, &stall_warn);
+retry:
+		if (alloc_waiter_page(&w))
+			return alloc_waiter_dequeue(c, &w);
 	}
 }
 

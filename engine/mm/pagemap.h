@@ -33,9 +33,11 @@
 /* ---- engine/mm/page_alloc.c ---- */
 
 /*
- * A frame with one reference, entering direct reclaim (try_to_free_pages)
- * and waiting on pool.free_wait when none is free.  NULL means -ENOMEM:
- * several rounds in a row freed nothing while nothing was under writeback.
+ * A frame with one reference.  When none is free: queue for one, direct
+ * reclaim (try_to_free_pages), wake the flushers for dirty pages, and
+ * sleep on pool.free_wait until something may be freeable, for as long as
+ * it takes.  NULL (-ENOMEM) only when every frame is pinned through
+ * uf_page_get (page->uf_users), checked after a reclaim that freed nothing.
  */
 struct page *alloc_page(struct uf_cache *c);
 

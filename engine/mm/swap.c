@@ -100,7 +100,7 @@ void rotate_reclaimable_page(struct uf_cache *c, struct page *page)
 	}
 	spin_unlock(&pool->lru_lock);
 	if (moved)
-		wake_up_all(&pool->free_wait);
+		pool_reclaim_event(pool);
 }
 
 /*

@@ -269,6 +269,14 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 	struct page_pool *pool = &c->pool;
 	unsigned long nr_to_scan, nr;
 
+	/*
+	 * Last pass and nothing freed: the inactive list may hold only
+	 * pinned, dirty or writeback pages while clean ones sit on an
+	 * active list no longer than it (so never aged).  Age it all, or
+	 * an allocator would wait for pages reclaim refuses to look at.
+	 */
+	if (!sc->priority && !sc->nr_reclaimed)
+		shrink_active_list(c, lru_count(pool, true), sc);
 	nr_to_scan = scan_count(lru_count(pool, false), sc->priority);
 	while (nr_to_scan) {
 		nr = nr_to_scan < SWAP_CLUSTER_MAX ? nr_to_scan

@@ -297,9 +297,16 @@ static void add_stale_page(struct uf_page *h)
 	stale_pages[nr_stale_pages++ % NSTALE] = h;
 }
 
+/* A real handle with its top bit flipped: never a handle uflush issued
+ * (not in a handle table; a different generation), yet close to one. */
+static void *bent(void *h)
+{
+	return (void *)((uintptr_t)h ^ ((uintptr_t)1 << 63));
+}
+
 /*
- * Choose a file handle: an open one (slot), NULL, a closed one, one a few
- * bytes off a real handle, or a pointer uflush never issued.  *slot is the
+ * Choose a file handle: an open one (slot), NULL, a closed one, one with a
+ * bit off a real handle, or a pointer uflush never issued.  *slot is the
  * open slot or -1; the return is NULL with *skip set when the choice is
  * not usable (a closed handle whose slot was reused, without strict mode).
  */
@@ -337,7 +344,7 @@ static struct uf_file *pick_file(struct input *in, int *slot, bool *skip)
 	}
 	case 7:
 		if (files[i].h && (b & 0x80))
-			return (struct uf_file *)((char *)files[i].h + 8);
+			return (struct uf_file *)bent(files[i].h);
 		return (struct uf_file *)foreign;
 	}
 }
@@ -377,7 +384,7 @@ static struct uf_page *pick_page(struct input *in, int *slot, bool *skip)
 	}
 	case 7:
 		if (pages[i].h && (b & 0x80))
-			return (struct uf_page *)((char *)pages[i].h + 8);
+			return (struct uf_page *)bent(pages[i].h);
 		return (struct uf_page *)foreign;
 	}
 }

@@ -30,102 +30,6 @@
 #include "stress.h"
 #include "uflush.h"
 
-/* Random bytes (not a pattern) for writes whose place is in a model. */
-static void rand_bytes(uint64_t *rng, uint8_t *buf, size_t len)
-{
-	uint64_t w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = st_rand(rng);
-		memcpy(buf + i, &w, 8);
-	}
-	w = st_rand(rng);
-	for (; i < len; i++, w >>= 8)
-		buf[i] = (uint8_t)w;
-}
-
-/* First differing byte or -1. */
-static long first_diff(const uint8_t *a, const uint8_t *b, size_t len)
-{
-	size_t i;
-
-	if (!memcmp(a, b, len))
-		return -1;
-	for (i = 0; i < len; i++)
-		if (a[i] != b[i])
-			return (long)i;
-	return -1;
-}
-
-/* The raw device at [off, +len) against want. */
-static enum st_result expect_raw(struct st_ctx *ctx, const char *path,
-				 uint64_t off, const uint8_t *want,
-				 size_t len, const char *what)
-{
-	uint8_t *buf = st_alloc(len);
-	long bad;
-	int ret;
-
-	if (!buf)
-		return st_fail(ctx, "out of memory");
-	ret = st_raw_read(path, off, buf, len);
-	bad = ret ? -1 : first_diff(buf, want, len);
-	free(buf);
-	if (ret)
-		return st_fail(ctx, "%s: raw read of %s: %s", what, path,
-			       strerror(-ret));
-	if (bad >= 0)
-		return st_fail(ctx, "%s: the device differs from the model at %llu",
-			       what, (unsigned long long)off +
-			       (unsigned long long)bad);
-	return ST_PASS;
-}
-
-/* uf_pread of the whole file against want. */
-static enum st_result expect_file(struct st_ctx *ctx, struct uf_file *f,
-				  const uint8_t *want, size_t len,
-				  const char *what)
-{
-	uint8_t *buf = st_alloc(len);
-	ssize_t n;
-	long bad;
-
-	if (!buf)
-		return st_fail(ctx, "out of memory");
-	n = uf_pread(f, buf, len, 0);
-	bad = n == (ssize_t)len ? first_diff(buf, want, len) : -1;
-	free(buf);
-	if (n != (ssize_t)len)
-		return st_fail(ctx, "%s: uf_pread = %zd (%s)", what, n,
-			       n < 0 ? strerror((int)-n) : "short");
-	if (bad >= 0)
-		return st_fail(ctx, "%s: uf_pread differs from the model at file offset %ld",
-			       what, bad);
-	return ST_PASS;
-}
-
-static enum st_result check_clean(struct st_ctx *ctx, struct uf_cache *c,
-				  const char *what)
-{
-	struct uf_cache_stats st;
-	int ret;
-
-	ret = uf_cache_stats(c, &st);
-	if (ret)
-		return st_fail(ctx, "uf_cache_stats: %s", strerror(-ret));
-	if (st.nr_dirty || st.nr_writeback)
-		return st_fail(ctx, "%s: %lu dirty and %lu writeback pages",
-			       what, st.nr_dirty, st.nr_writeback);
-	if (st.write_errors)
-		return st_fail(ctx, "%s: %lu write errors", what,
-			       st.write_errors);
-	if (st.nr_file_pages > st.nr_pages)
-		return st_fail(ctx, "%s: %lu cached pages in a %lu-page pool",
-			       what, st.nr_file_pages, st.nr_pages);
-	return ST_PASS;
-}
-
 /* ------------------------------------------------------------------ */
 /* Writers, fsync and sync through a small cache                       */
 
@@ -198,7 +102,7 @@ static void *cf_writer(void *arg)
 		f = (unsigned int)st_rand_below(&t->rng, CF_FILES);
 		cf_pick(t, f, &off, &len);
 		m = run->model + f * CF_FILE_LEN + off;
-		rand_bytes(&t->rng, t->buf, len);
+		st_rand_bytes(&t->rng, t->buf, len);
 		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->files[f], t->buf, len, off);
 		if (n != (ssize_t)len) {
@@ -214,7 +118,7 @@ static void *cf_writer(void *arg)
 		/* read back what this thread owns: nobody else writes it */
 		st_note(t->id, "uf_pread");
 		n = uf_pread(run->files[f], t->rbuf, len, off);
-		bad = n == (ssize_t)len ? first_diff(t->rbuf, m, len) : -1;
+		bad = n == (ssize_t)len ? st_first_diff(t->rbuf, m, len) : -1;
 		if (n != (ssize_t)len || bad >= 0) {
 			st_err_set(&run->err, "writer %u: uf_pread(file %u, %zu @ %llu) = %zd, differs at %ld",
 				   t->id, f, len, (unsigned long long)off, n,
@@ -305,51 +209,29 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		goto out;
 	}
 	/* the device starts with a pattern, so read-modify-write shows */
-	st_fill(run.model, CF_FILES * CF_FILE_LEN, 0, 7);
-	ret = st_raw_write(td.path, 0, run.model, CF_FILES * CF_FILE_LEN);
-	if (ret) {
-		r = st_fail(ctx, "raw write: %s", strerror(-ret));
+	r = st_prefill(ctx, td.path, run.model, CF_FILES * CF_FILE_LEN, 0, 7);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = CF_CACHE;
 	cfg.max_io_pages = 32;
 	cfg.dirty_expire_centisecs = 50;
 	cfg.dirty_writeback_centisecs = 20;
-	ret = uf_cache_open(&cfg, &run.cache);
-	if (ret) {
-		r = st_fail(ctx, "uf_cache_open: %s", strerror(-ret));
+	r = st_open_files(ctx, &cfg, td.path, &run.cache, &run.dev, run.files,
+			  CF_FILES, 0, CF_FILE_LEN);
+	if (r != ST_PASS)
 		goto out;
-	}
-	ret = uf_dev_open(run.cache, td.path, NULL, &run.dev);
-	if (ret) {
-		r = st_fail(ctx, "uf_dev_open(%s): %s", td.path,
-			    strerror(-ret));
-		goto out;
-	}
-	for (i = 0; i < CF_FILES; i++) {
-		ret = uf_file_open(run.dev, i + 1, i * CF_FILE_LEN,
-				   CF_FILE_LEN, NULL, NULL, &run.files[i]);
-		if (ret) {
-			r = st_fail(ctx, "uf_file_open(%u): %s", i,
-				    strerror(-ret));
-			goto out;
-		}
-	}
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
 	for (i = 0; i < CF_THREADS + 2; i++) {
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 977 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < CF_THREADS ? cf_writer :
-				     i == CF_THREADS ? cf_fsyncer : cf_syncer,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < CF_THREADS ? cf_writer :
+			      i == CF_THREADS ? cf_fsyncer : cf_syncer,
+			      &th[i])) {
 			__atomic_store_n(&run.end_ms, 0, __ATOMIC_RELAXED);
 			break;
 		}
@@ -373,7 +255,7 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		r = st_fail(ctx, "final uf_sync: %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache, "after uf_sync");
+	r = st_check_clean(ctx, run.cache, "after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	uf_cache_stats(run.cache, &st);
@@ -382,12 +264,12 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 			    st.nr_dirtied, CF_CACHE);
 		goto out;
 	}
-	r = expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
-		       "after uf_sync");
+	r = st_expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
+		          "after uf_sync");
 	for (i = 0; i < CF_FILES && r == ST_PASS; i++) {
 		snprintf(what, sizeof(what), "file %u after uf_sync", i);
-		r = expect_file(ctx, run.files[i], run.model + i * CF_FILE_LEN,
-				CF_FILE_LEN, what);
+		r = st_expect_file(ctx, run.files[i], run.model + i * CF_FILE_LEN,
+				   CF_FILE_LEN, what);
 	}
 	if (r != ST_PASS)
 		goto out;
@@ -397,8 +279,8 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_cache_close: %s", strerror(-ret));
 		goto out;
 	}
-	r = expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
-		       "after uf_cache_close");
+	r = st_expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
+		          "after uf_cache_close");
 	if (r == ST_PASS)
 		fprintf(stderr, "  %s: %lu writes, %lu KiB, %lu pages dirtied, %lu written; %lu fsyncs, %lu syncs\n",
 			ctx->name, writes, bytes >> 10, st.nr_dirtied,
@@ -505,7 +387,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 		}
 		a = (unsigned int)st_rand_below(&t->rng, ST_PAGE);
 		len = 1 + (unsigned int)st_rand_below(&t->rng, ST_PAGE - a);
-		rand_bytes(&t->rng, data + a, len);
+		st_rand_bytes(&t->rng, data + a, len);
 		memcpy(m + a, data + a, len);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -515,7 +397,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 			bad = "NOREAD page neither cached data nor zeroes";
 			break;
 		}
-		rand_bytes(&t->rng, data, ST_PAGE);
+		st_rand_bytes(&t->rng, data, ST_PAGE);
 		memcpy(m, data, ST_PAGE);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -603,12 +485,10 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		r = st_fail(ctx, "out of memory");
 		goto out;
 	}
-	st_fill(run.model, PA_PAGES * ST_PAGE, PA_DEV_OFF, 3);
-	ret = st_raw_write(td.path, PA_DEV_OFF, run.model, PA_PAGES * ST_PAGE);
-	if (ret) {
-		r = st_fail(ctx, "raw write: %s", strerror(-ret));
+	r = st_prefill(ctx, td.path, run.model, PA_PAGES * ST_PAGE, PA_DEV_OFF,
+		       3);
+	if (r != ST_PASS)
 		goto out;
-	}
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = PA_CACHE;
 	cfg.dirty_expire_centisecs = 30;
@@ -630,14 +510,9 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 7919 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < PA_THREADS ? pa_worker : pa_fsyncer,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < PA_THREADS ? pa_worker : pa_fsyncer, &th[i]))
 			break;
-		}
 		started++;
 	}
 	for (i = 0; i < started && i < PA_THREADS; i++)
@@ -654,13 +529,13 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_sync: %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache, "after uf_sync");
+	r = st_check_clean(ctx, run.cache, "after uf_sync");
 	if (r == ST_PASS)
-		r = expect_raw(ctx, td.path, PA_DEV_OFF, run.model,
-			       PA_PAGES * ST_PAGE, "after uf_sync");
+		r = st_expect_raw(ctx, td.path, PA_DEV_OFF, run.model,
+			          PA_PAGES * ST_PAGE, "after uf_sync");
 	if (r == ST_PASS)
-		r = expect_file(ctx, run.file, run.model, PA_PAGES * ST_PAGE,
-				"after uf_sync");
+		r = st_expect_file(ctx, run.file, run.model, PA_PAGES * ST_PAGE,
+				   "after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	ret = uf_cache_close(run.cache);
@@ -754,7 +629,7 @@ static void *oc_writer(void *arg)
 		len = 1 + (size_t)st_rand_below(&t->rng, 32768);
 		if (len > OC_WFILE_LEN - off)
 			len = (size_t)(OC_WFILE_LEN - off);
-		rand_bytes(&t->rng, t->buf, len);
+		st_rand_bytes(&t->rng, t->buf, len);
 		st_note(t->id, "uf_pwrite");
 		n = uf_pwrite(run->wfiles[t->id], t->buf, len, off);
 		if (n != (ssize_t)len) {
@@ -1066,29 +941,20 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	cfg.nr_pages = 512;
 	cfg.dirty_expire_centisecs = 30;
 	cfg.dirty_writeback_centisecs = 10;
-	ret = uf_cache_open(&cfg, &run.cache_a);
-	if (!ret)
-		ret = uf_dev_open(run.cache_a, ta.path, NULL, &run.dev_a);
-	for (i = 0; i < OC_WRITERS && !ret; i++)
-		ret = uf_file_open(run.dev_a, i + 1, i * OC_WFILE_LEN,
-				   OC_WFILE_LEN, NULL, NULL, &run.wfiles[i]);
-	if (ret) {
-		r = st_fail(ctx, "opening cache A: %s", strerror(-ret));
+	r = st_open_files(ctx, &cfg, ta.path, &run.cache_a, &run.dev_a,
+			  run.wfiles, OC_WRITERS, 0, OC_WFILE_LEN);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
 	for (i = 0; i < OC_WRITERS + 2; i++) {
 		th[i].run = &run;
 		th[i].id = i;
 		th[i].rng = st_mix(ctx->seed * 4099 + i);
-		ret = pthread_create(&th[i].tid, NULL,
-				     i < OC_WRITERS ? oc_writer :
-				     i == OC_WRITERS ? oc_churn_a : oc_churn_b,
-				     &th[i]);
-		if (ret) {
-			st_err_set(&run.err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run.err, &th[i].tid,
+			      i < OC_WRITERS ? oc_writer :
+			      i == OC_WRITERS ? oc_churn_a : oc_churn_b,
+			      &th[i])) {
 			__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 			break;
 		}
@@ -1108,11 +974,11 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 		r = st_fail(ctx, "uf_sync(A): %s", strerror(-ret));
 		goto out;
 	}
-	r = check_clean(ctx, run.cache_a, "A after uf_sync");
+	r = st_check_clean(ctx, run.cache_a, "A after uf_sync");
 	if (r == ST_PASS)
-		r = expect_raw(ctx, ta.path, 0, run.model,
-			       OC_WRITERS * OC_WFILE_LEN,
-			       "A's writer files after uf_sync");
+		r = st_expect_raw(ctx, ta.path, 0, run.model,
+			          OC_WRITERS * OC_WFILE_LEN,
+			          "A's writer files after uf_sync");
 	if (r != ST_PASS)
 		goto out;
 	ret = uf_cache_close(run.cache_a);

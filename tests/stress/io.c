@@ -387,7 +387,6 @@ static enum st_result rw_go(struct st_ctx *ctx, struct rw_run *run)
 {
 	unsigned int i, started;
 	struct rw_thread *t;
-	int ret;
 
 	for (i = 0; i < run->nr_threads; i++) {
 		t = &run->th[i];
@@ -400,13 +399,9 @@ static enum st_result rw_go(struct st_ctx *ctx, struct rw_run *run)
 		rw_layout(t);
 	}
 	for (started = 0; started < run->nr_threads; started++) {
-		ret = pthread_create(&run->th[started].tid, NULL, rw_thread_fn,
-				     &run->th[started]);
-		if (ret) {
-			st_err_set(&run->err, "pthread_create: %s",
-				   strerror(ret));
+		if (!st_spawn(&run->err, &run->th[started].tid, rw_thread_fn,
+			      &run->th[started]))
 			break;
-		}
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(run->th[i].tid, NULL);

@@ -31,6 +31,7 @@
 
 #include "kernel/bug.h"
 #include "stress.h"
+#include "uflush.h"
 
 #define ST_DEFAULT_TIMEOUT	60	/* seconds per scenario */
 
@@ -178,45 +179,14 @@ void *st_alloc(size_t len)
 	return p;
 }
 
-static int st_raw_io(const char *path, bool write, uint64_t off, void *buf,
-		     size_t len)
-{
-	size_t done = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (done < len) {
-		if (write)
-			n = pwrite(fd, (char *)buf + done, len - done,
-				   (off_t)(off + done));
-		else
-			n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (write && !err && fdatasync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 int st_raw_read(const char *path, uint64_t off, void *buf, size_t len)
 {
-	return st_raw_io(path, false, off, buf, len);
+	return uf_testdev_raw_io(path, false, off, buf, len);
 }
 
 int st_raw_write(const char *path, uint64_t off, const void *buf, size_t len)
 {
-	return st_raw_io(path, true, off, (void *)buf, len);
+	return uf_testdev_raw_io(path, true, off, (void *)buf, len);
 }
 
 uint64_t st_now_ms(void)
@@ -335,6 +305,155 @@ static void watchdog_disarm(enum st_result r)
 	else
 		wd.skipped++;
 	pthread_mutex_unlock(&wd.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks against a model                                              */
+
+/* Random bytes (not a pattern) for writes whose place is in a model. */
+void st_rand_bytes(uint64_t *rng, void *p, size_t len)
+{
+	uint8_t *buf = p;
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = st_rand(rng);
+		memcpy(buf + i, &w, 8);
+	}
+	w = st_rand(rng);
+	for (; i < len; i++, w >>= 8)
+		buf[i] = (uint8_t)w;
+}
+
+/* First differing byte or -1. */
+long st_first_diff(const void *pa, const void *pb, size_t len)
+{
+	const uint8_t *a = pa, *b = pb;
+	size_t i;
+
+	if (!memcmp(a, b, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return (long)i;
+	return -1;
+}
+
+/* The raw device at [off, +len) against want. */
+enum st_result st_expect_raw(struct st_ctx *ctx, const char *path,
+			     uint64_t off, const void *want, size_t len,
+			     const char *what)
+{
+	uint8_t *buf = st_alloc(len);
+	long bad;
+	int ret;
+
+	if (!buf)
+		return st_fail(ctx, "out of memory");
+	ret = st_raw_read(path, off, buf, len);
+	bad = ret ? -1 : st_first_diff(buf, want, len);
+	free(buf);
+	if (ret)
+		return st_fail(ctx, "%s: raw read of %s: %s", what, path,
+			       strerror(-ret));
+	if (bad >= 0)
+		return st_fail(ctx, "%s: the device differs from the model at %llu",
+			       what, (unsigned long long)off +
+			       (unsigned long long)bad);
+	return ST_PASS;
+}
+
+/* uf_pread of the whole file against want. */
+enum st_result st_expect_file(struct st_ctx *ctx, struct uf_file *f,
+			      const void *want, size_t len, const char *what)
+{
+	uint8_t *buf = st_alloc(len);
+	ssize_t n;
+	long bad;
+
+	if (!buf)
+		return st_fail(ctx, "out of memory");
+	n = uf_pread(f, buf, len, 0);
+	bad = n == (ssize_t)len ? st_first_diff(buf, want, len) : -1;
+	free(buf);
+	if (n != (ssize_t)len)
+		return st_fail(ctx, "%s: uf_pread = %zd (%s)", what, n,
+			       n < 0 ? strerror((int)-n) : "short");
+	if (bad >= 0)
+		return st_fail(ctx, "%s: uf_pread differs from the model at file offset %ld",
+			       what, bad);
+	return ST_PASS;
+}
+
+enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
+			      const char *what)
+{
+	struct uf_cache_stats st;
+	int ret;
+
+	ret = uf_cache_stats(c, &st);
+	if (ret)
+		return st_fail(ctx, "uf_cache_stats: %s", strerror(-ret));
+	if (st.nr_dirty || st.nr_writeback)
+		return st_fail(ctx, "%s: %lu dirty and %lu writeback pages",
+			       what, st.nr_dirty, st.nr_writeback);
+	if (st.write_errors)
+		return st_fail(ctx, "%s: %lu write errors", what,
+			       st.write_errors);
+	if (st.nr_file_pages > st.nr_pages)
+		return st_fail(ctx, "%s: %lu cached pages in a %lu-page pool",
+			       what, st.nr_file_pages, st.nr_pages);
+	return ST_PASS;
+}
+
+enum st_result st_prefill(struct st_ctx *ctx, const char *path, void *model,
+			  size_t len, uint64_t dev_off, uint64_t seed)
+{
+	int ret;
+
+	st_fill(model, len, dev_off, seed);
+	ret = st_raw_write(path, dev_off, model, len);
+	if (ret)
+		return st_fail(ctx, "raw write of %s: %s", path,
+			       strerror(-ret));
+	return ST_PASS;
+}
+
+bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
+	      void *arg)
+{
+	int ret = pthread_create(tid, NULL, fn, arg);
+
+	if (ret)
+		st_err_set(err, "pthread_create: %s", strerror(ret));
+	return !ret;
+}
+
+enum st_result st_open_files(struct st_ctx *ctx,
+			     const struct uf_cache_config *cfg,
+			     const char *path, struct uf_cache **c,
+			     struct uf_dev **d, struct uf_file **files,
+			     unsigned int nr, uint64_t base, uint64_t len)
+{
+	unsigned int i;
+	int ret;
+
+	ret = uf_cache_open(cfg, c);
+	if (ret)
+		return st_fail(ctx, "uf_cache_open: %s", strerror(-ret));
+	ret = uf_dev_open(*c, path, NULL, d);
+	if (ret)
+		return st_fail(ctx, "uf_dev_open(%s): %s", path,
+			       strerror(-ret));
+	for (i = 0; i < nr; i++) {
+		ret = uf_file_open(*d, i + 1, base + i * len, len, NULL, NULL,
+				   &files[i]);
+		if (ret)
+			return st_fail(ctx, "uf_file_open(%u): %s", i,
+				       strerror(-ret));
+	}
+	return ST_PASS;
 }
 
 /* ------------------------------------------------------------------ */

@@ -84,6 +84,10 @@ void st_fill(void *buf, size_t len, uint64_t dev_off, uint64_t seed);
 /* Offset of the first byte that differs, or -1.  len and dev_off must be
  * multiples of 8 (they are page-sized here). */
 long st_check(const void *buf, size_t len, uint64_t dev_off, uint64_t seed);
+/* The model of [dev_off, +len) starts as st_fill's pattern, written to the
+ * raw device too (so a read-modify-write shows).  ST_PASS or ST_FAIL. */
+enum st_result st_prefill(struct st_ctx *ctx, const char *path, void *model,
+			  size_t len, uint64_t dev_off, uint64_t seed);
 
 /* A small, per-thread PRNG (splitmix64). */
 static inline uint64_t st_rand(uint64_t *state)
@@ -96,6 +100,45 @@ static inline uint64_t st_rand_below(uint64_t *state, uint64_t n)
 {
 	return n ? st_rand(state) % n : 0;
 }
+
+/* Random bytes (not a pattern) for writes whose place is in a model. */
+void st_rand_bytes(uint64_t *rng, void *buf, size_t len);
+/* Offset of the first byte where a and b differ, or -1. */
+long st_first_diff(const void *a, const void *b, size_t len);
+
+struct uf_cache;
+struct uf_dev;
+struct uf_file;
+/* The raw device at [off, +len), then uf_pread of the whole file, against
+ * want; ST_FAIL saying where they differ, with what in the message. */
+enum st_result st_expect_raw(struct st_ctx *ctx, const char *path,
+			     uint64_t off, const void *want, size_t len,
+			     const char *what);
+enum st_result st_expect_file(struct st_ctx *ctx, struct uf_file *f,
+			      const void *want, size_t len, const char *what);
+/* No dirty or writeback pages, no write errors, no more pages than frames. */
+enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
+			      const char *what);
+
+/*
+ * pthread_create(fn, arg) into *tid; on a failure record it in err and
+ * return false (the caller stops the threads it started and joins them).
+ */
+bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
+	      void *arg);
+
+struct uf_cache_config;
+/*
+ * A cache from cfg, the device at path, and nr files of len bytes each,
+ * ino i + 1 at device offset base + i * len.  ST_PASS, or ST_FAIL naming
+ * the call that failed (what was opened stays in *c for the caller to
+ * close).
+ */
+enum st_result st_open_files(struct st_ctx *ctx,
+			     const struct uf_cache_config *cfg,
+			     const char *path, struct uf_cache **c,
+			     struct uf_dev **d, struct uf_file **files,
+			     unsigned int nr, uint64_t base, uint64_t len);
 
 /* Zeroed, page-aligned; NULL on failure. */
 void *st_alloc(size_t len);

@@ -1,0 +1,831 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/harness.c - options, statistics, schedule, tables and JSON for the
+ * uflush-bench scenarios (bench/harness.h).  The device and environment
+ * helpers are in bench/target.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+/* ------------------------------------------------------------------ */
+/* Stopping                                                            */
+
+volatile sig_atomic_t bench_stop;
+
+static void bench_on_signal(int sig)
+{
+	bench_stop = sig;
+}
+
+/*
+ * No SA_RESTART: a blocking read or waitpid returns EINTR so that the
+ * caller sees bench_stop promptly.
+ */
+int bench_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+int bench_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	pthread_condattr_init(&attr);
+	err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return -err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Option values                                                       */
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift && (*end == 'i' || *end == 'I'))
+		end++;
+	if (shift && (*end == 'b' || *end == 'B'))
+		end++;
+	if (*end || !v || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int bench_parse_uint(const char *s, unsigned int min, unsigned int max,
+		     unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int bench_parse_list(const char *s, const char *const *names, unsigned int nr,
+		     bool *picked, const char **bad)
+{
+	static char item[64];
+	unsigned int i, found = 0;
+	size_t len;
+
+	memset(picked, 0, nr * sizeof(*picked));
+	while (*s) {
+		len = strcspn(s, ",");
+		snprintf(item, sizeof(item), "%.*s", (int)len, s);
+		for (i = 0; i < nr; i++)
+			if (len && !strcmp(item, names[i]))
+				break;
+		if (i == nr) {
+			*bad = item;
+			return -EINVAL;
+		}
+		picked[i] = true;
+		found++;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!found) {
+		*bad = "(empty list)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void bench_fmt_size(char *buf, size_t len, uint64_t v)
+{
+	static const char units[] = "kMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		if (v && !(v % (1ull << (10 * (i + 1))))) {
+			snprintf(buf, len, "%llu%c",
+				 (unsigned long long)(v >> (10 * (i + 1))),
+				 units[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Command lines                                                       */
+
+#define BENCH_MAX_OPTS	40
+#define OPT_VAL_BASE	256
+#define OPT_VAL_HELP	255
+
+void bench_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "uflush-bench %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static unsigned int nr_opts(const struct bench_opt *opts)
+{
+	unsigned int n = 0;
+
+	while (opts[n].name)
+		n++;
+	return n;
+}
+
+/* What a value of o must be, said from its bounds when o->want is NULL. */
+static const char *opt_want(const struct bench_opt *o, char *buf,
+			    size_t len)
+{
+	char lo[24], hi[24];
+
+	if (o->want)
+		return o->want;
+	if (o->type == BENCH_OPT_UINT) {
+		if (o->max >= UINT32_MAX)
+			snprintf(buf, len, ">= %llu",
+				 (unsigned long long)o->min);
+		else
+			snprintf(buf, len, "%llu..%llu",
+				 (unsigned long long)o->min,
+				 (unsigned long long)o->max);
+		return buf;
+	}
+	bench_fmt_size(lo, sizeof(lo), o->align ? o->align : o->min);
+	bench_fmt_size(hi, sizeof(hi), o->max);
+	snprintf(buf, len, "%s%s%s%s", o->align ? "a multiple of " : "a size >= ",
+		 lo, o->max < UINT64_MAX ? ", at most " : "",
+		 o->max < UINT64_MAX ? hi : "");
+	return buf;
+}
+
+/* One option's value into its dest; a message on err if it is bad. */
+static int opt_value(const char *cmd, const struct bench_opt *o,
+		     const char *arg, FILE *err)
+{
+	const char *bad = arg;
+	char want[80];
+	uint64_t v;
+
+	switch (o->type) {
+	case BENCH_OPT_FLAG:
+		*(bool *)o->dest = true;
+		return 0;
+	case BENCH_OPT_STR:
+		*(const char **)o->dest = arg;
+		return 0;
+	case BENCH_OPT_UINT:
+		if (!bench_parse_uint(arg, o->min, o->max, o->dest))
+			return 0;
+		break;
+	case BENCH_OPT_SIZE:
+		if (!bench_parse_size(arg, &v) && v >= o->min && v <= o->max &&
+		    (!o->align || !(v % o->align))) {
+			*(uint64_t *)o->dest = v;
+			return 0;
+		}
+		break;
+	case BENCH_OPT_LIST:
+		if (!bench_parse_list(arg, o->names, o->nr, o->dest, &bad))
+			return 0;
+		fprintf(err, "uflush-bench %s: bad --%s item '%s' (want %s)\n",
+			cmd, o->name, bad, o->want);
+		return -EINVAL;
+	}
+	fprintf(err, "uflush-bench %s: bad --%s '%s' (want %s)\n", cmd, o->name,
+		arg, opt_want(o, want, sizeof(want)));
+	return -EINVAL;
+}
+
+static void build_longopts(const struct bench_opt *opts, unsigned int n,
+			   struct option *lo)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		lo[i].name = opts[i].name;
+		lo[i].has_arg = opts[i].type == BENCH_OPT_FLAG ?
+				no_argument : required_argument;
+		lo[i].flag = NULL;
+		lo[i].val = OPT_VAL_BASE + i;
+	}
+	lo[n] = (struct option){ "help", no_argument, NULL, OPT_VAL_HELP };
+	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* What getopt_long refused (opterr is off: the messages are ours). */
+static int opt_refused(const struct bench_cmdline *cl, int c,
+		       const char *word, FILE *err)
+{
+	const struct bench_opt *o = NULL;
+
+	if (optopt >= OPT_VAL_BASE)
+		o = &cl->opts[optopt - OPT_VAL_BASE];
+	if (c == ':' && o)
+		fprintf(err, "uflush-bench %s: --%s needs a value (%s)\n",
+			cl->cmd, o->name, o->arg ? o->arg : "?");
+	else if (o || optopt == OPT_VAL_HELP)
+		fprintf(err, "uflush-bench %s: --%s takes no value ('%s')\n",
+			cl->cmd, o ? o->name : "help", word);
+	else
+		fprintf(err, "uflush-bench %s: unknown option '%s' ('uflush-bench help %s' lists them)\n",
+			cl->cmd, word, cl->cmd);
+	return -EINVAL;
+}
+
+int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
+		     FILE *out, FILE *err)
+{
+	struct option lo[BENCH_MAX_OPTS + 2];
+	unsigned int n = nr_opts(cl->opts);
+	const struct bench_opt *o;
+	int c;
+
+	if (n > BENCH_MAX_OPTS)
+		return -E2BIG;
+	build_longopts(cl->opts, n, lo);
+	opterr = 0;
+	optind = 0;	/* 0: glibc starts over, also mid-word */
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		if (c == OPT_VAL_HELP) {
+			bench_opts_usage(cl, out);
+			return 1;
+		}
+		if (c < OPT_VAL_BASE)
+			return opt_refused(cl, c, argv[optind - 1], err);
+		o = &cl->opts[c - OPT_VAL_BASE];
+		if (o->given)
+			*o->given = true;
+		if (opt_value(cl->cmd, o, optarg, err))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		fprintf(err, "uflush-bench %s: unexpected argument '%s'\n",
+			cl->cmd, argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define HELP_COL	21
+
+/* "  --name ARG" then the help lines in a column (or below, if long). */
+static void usage_opt(const struct bench_opt *o, FILE *f)
+{
+	const char *h = o->help, *nl;
+	int w;
+
+	w = fprintf(f, "  --%s%s%s", o->name, o->arg ? " " : "",
+		    o->arg ? o->arg : "");
+	if (w >= HELP_COL - 1) {
+		fputc('\n', f);
+		w = 0;
+	}
+	for (;;) {
+		nl = strchr(h, '\n');
+		fprintf(f, "%*s%.*s\n", HELP_COL - w, "",
+			(int)(nl ? nl - h : (long)strlen(h)), h);
+		if (!nl)
+			break;
+		h = nl + 1;
+		w = 0;
+	}
+}
+
+void bench_opts_usage(const struct bench_cmdline *cl, FILE *f)
+{
+	const struct bench_opt *o;
+
+	fprintf(f, "usage: uflush-bench %s [OPTIONS]\n\n%s\n", cl->cmd,
+		cl->about);
+	for (o = cl->opts; o->name; o++)
+		usage_opt(o, f);
+	if (cl->epilog)
+		fprintf(f, "\n%s", cl->epilog);
+}
+
+void bench_log_keep(void *priv, int level, const char *msg)
+{
+	struct bench_log *l = priv;
+	size_t room = sizeof(l->text) - l->len;
+	int n;
+
+	(void)level;
+	n = snprintf(l->text + l->len, room, "%s%s%s%s",
+		     l->len && l->sep ? l->sep : "",
+		     l->prefix ? l->prefix : "", msg, l->end ? l->end : "");
+	if (n > 0)
+		l->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+int bench_grow(void *arrp, size_t *cap, size_t nr, size_t size,
+	       size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *arr, *p;
+
+	if (nr < *cap)
+		return 0;
+	memcpy(&arr, arrp, sizeof(arr));
+	p = realloc(arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double *sorted_copy(const double *v, unsigned int n)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
+void bench_stats(const double *v, unsigned int n, struct bench_stats *st)
+{
+	double *s;
+
+	memset(st, 0, sizeof(*st));
+	if (!n)
+		return;
+	s = sorted_copy(v, n);
+	if (!s)
+		return;
+	st->n = n;
+	st->min = s[0];
+	st->max = s[n - 1];
+	st->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+}
+
+double bench_quantile(const double *v, unsigned int n, double q)
+{
+	double *s, r;
+
+	if (!n)
+		return 0;
+	s = sorted_copy(v, n);
+	if (!s)
+		return 0;
+	r = s[(size_t)((n - 1) * q)];
+	free(s);
+	return r;
+}
+
+void bench_samples_add(struct bench_samples *s, double v)
+{
+	if (s->n < BENCH_MAX_REPS)
+		s->v[s->n++] = v;
+}
+
+void bench_samples_stats(const struct bench_samples *s,
+			 struct bench_stats *st)
+{
+	bench_stats(s->v, s->n, st);
+}
+
+double bench_samples_median(const struct bench_samples *s)
+{
+	struct bench_stats st;
+
+	bench_stats(s->v, s->n, &st);
+	return st.median;
+}
+
+void bench_samples_gather(struct bench_samples *s, const void *recs,
+			  unsigned int n, size_t stride, size_t off)
+{
+	const char *p = recs;
+	double v;
+
+	s->n = 0;
+	for (; s->n < n && s->n < BENCH_MAX_REPS; p += stride) {
+		memcpy(&v, p + off, sizeof(v));
+		s->v[s->n++] = v;
+	}
+}
+
+double bench_ratio(const struct bench_samples *a,
+		   const struct bench_samples *b)
+{
+	double m = bench_samples_median(b);
+
+	if (!a->n || !b->n || !(m > 0))
+		return NAN;
+	return bench_samples_median(a) / m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Schedule                                                            */
+
+unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
+			      unsigned int i)
+{
+	return s->rotate ? (rep + i) % s->nr_cases : i;
+}
+
+static int sched_one(const struct bench_sched *s, struct bench_case *c,
+		     unsigned int ci, unsigned int rep)
+{
+	int err;
+
+	if (c->skipped)
+		return 0;
+	err = s->run(s->priv, ci, rep);
+	if (bench_stop)
+		return 0;
+	if (err == BENCH_SKIP) {
+		c->skipped = true;
+		return 0;
+	}
+	if (err)
+		return err;
+	c->runs++;
+	return 0;
+}
+
+int bench_sched_run(const struct bench_sched *s)
+{
+	unsigned int rep, i, ci;
+	int err;
+
+	for (rep = 0; rep < s->reps && !bench_stop; rep++) {
+		for (i = 0; i < s->nr_cases && !bench_stop; i++) {
+			ci = bench_sched_case(s, rep, i);
+			err = sched_one(s, &s->cases[ci], ci, rep);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                              */
+
+void bench_table_col(struct bench_table *t, const char *heading)
+{
+	unsigned int c = t->nr_cols;
+
+	if (c >= BENCH_TABLE_MAX_COLS)
+		return;
+	t->right[c] = heading[0] == '>';
+	snprintf(t->head[c], BENCH_CELL_LEN, "%s", heading + t->right[c]);
+	t->nr_cols++;
+}
+
+void bench_table_init(struct bench_table *t, const char *const *headings,
+		      unsigned int nr)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < nr; i++)
+		bench_table_col(t, headings[i]);
+}
+
+int bench_table_row(struct bench_table *t)
+{
+	if (t->nr_rows >= BENCH_TABLE_MAX_ROWS)
+		return -ENOSPC;
+	memset(t->cell[t->nr_rows], 0, sizeof(t->cell[0]));
+	return t->nr_rows++;
+}
+
+void bench_table_set(struct bench_table *t, unsigned int row,
+		     unsigned int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (row >= t->nr_rows || col >= t->nr_cols)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->cell[row][col], BENCH_CELL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void bench_fmt_num(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
+}
+
+void bench_table_stats(struct bench_table *t, unsigned int row,
+		       unsigned int col, const struct bench_stats *st)
+{
+	char mid[24], lo[24], hi[24];
+
+	bench_fmt_num(mid, sizeof(mid), st->median);
+	bench_fmt_num(lo, sizeof(lo), st->min);
+	bench_fmt_num(hi, sizeof(hi), st->max);
+	bench_table_set(t, row, col, "%s", mid);
+	bench_table_set(t, row, col + 1, "%s-%s", lo, hi);
+}
+
+void bench_table_ratio(struct bench_table *t, unsigned int row,
+		       unsigned int col, double ratio)
+{
+	if (isnan(ratio))
+		bench_table_set(t, row, col, "-");
+	else
+		bench_table_set(t, row, col, "%.2f", ratio);
+}
+
+static void table_line(const struct bench_table *t, const unsigned int *w,
+		       const char (*cells)[BENCH_CELL_LEN], FILE *f)
+{
+	char line[BENCH_TABLE_MAX_COLS * (BENCH_CELL_LEN + 2) + 1];
+	size_t pos = 0, n;
+	unsigned int c;
+
+	for (c = 0; c < t->nr_cols; c++) {
+		pos += snprintf(line + pos, sizeof(line) - pos,
+				t->right[c] ? "%s%*s" : "%s%-*s",
+				c ? "  " : "", (int)w[c], cells[c]);
+		if (pos >= sizeof(line))
+			pos = sizeof(line) - 1;
+	}
+	n = pos;
+	while (n && line[n - 1] == ' ')
+		n--;
+	fprintf(f, "%.*s\n", (int)n, line);
+}
+
+void bench_table_print(const struct bench_table *t, FILE *f)
+{
+	unsigned int w[BENCH_TABLE_MAX_COLS] = { 0 }, r, c, total = 0;
+
+	for (c = 0; c < t->nr_cols; c++) {
+		w[c] = strlen(t->head[c]);
+		for (r = 0; r < t->nr_rows; r++)
+			if (strlen(t->cell[r][c]) > w[c])
+				w[c] = strlen(t->cell[r][c]);
+		total += w[c] + (c ? 2 : 0);
+	}
+	table_line(t, w, t->head, f);
+	for (c = 0; c < total; c++)
+		fputc('-', f);
+	fputc('\n', f);
+	for (r = 0; r < t->nr_rows; r++)
+		table_line(t, w, t->cell[r], f);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON output                                                         */
+
+void bench_json_escape(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch == '\t')
+			fputs("\\t", f);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void bench_json_init(struct bench_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->first[0] = true;
+}
+
+/* The separator, the indentation and the key of the next value. */
+static void json_key(struct bench_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	if (j->depth)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		bench_json_escape(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void json_open(struct bench_json *j, const char *key, char ch)
+{
+	json_key(j, key);
+	fputc(ch, j->f);
+	if (j->depth + 1 < BENCH_JSON_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+	j->close[j->depth] = ch == '{' ? '}' : ']';
+}
+
+void bench_json_obj(struct bench_json *j, const char *key)
+{
+	json_open(j, key, '{');
+}
+
+void bench_json_arr(struct bench_json *j, const char *key)
+{
+	json_open(j, key, '[');
+}
+
+/* Close the innermost object or array. */
+void bench_json_end(struct bench_json *j)
+{
+	bool empty = j->first[j->depth];
+	char ch = j->close[j->depth];
+
+	if (!j->depth)
+		return;
+	j->depth--;
+	if (!empty)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(ch, j->f);
+}
+
+void bench_json_str(struct bench_json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	bench_json_escape(j->f, s ? s : "");
+}
+
+static void json_double(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (v == (double)(long long)v && fabs(v) < 1e15)
+		fprintf(f, "%lld", (long long)v);
+	else
+		fprintf(f, "%.4f", v);
+}
+
+void bench_json_num(struct bench_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	json_double(j->f, v);
+}
+
+void bench_json_u64(struct bench_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void bench_json_int(struct bench_json *j, const char *key, long long v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void bench_json_bool(struct bench_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void bench_json_null(struct bench_json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->f);
+}
+
+void bench_json_nums(struct bench_json *j, const char *key, const double *v,
+		     unsigned int n)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", j->f);
+		json_double(j->f, v[i]);
+	}
+	fputc(']', j->f);
+}
+
+void bench_json_ulongs(struct bench_json *j, const char *key,
+		       const unsigned long *v, unsigned int n)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; v && i < n; i++)
+		fprintf(j->f, "%s%lu", i ? ", " : "", v[i]);
+	fputc(']', j->f);
+}
+
+void bench_json_stats(struct bench_json *j, const char *key,
+		      const double *v, unsigned int n)
+{
+	struct bench_stats st;
+	char name[64];
+
+	bench_stats(v, n, &st);
+	bench_json_nums(j, key, v, n);
+	snprintf(name, sizeof(name), "%s_median", key);
+	bench_json_num(j, name, n ? st.median : NAN);
+	snprintf(name, sizeof(name), "%s_min", key);
+	bench_json_num(j, name, n ? st.min : NAN);
+	snprintf(name, sizeof(name), "%s_max", key);
+	bench_json_num(j, name, n ? st.max : NAN);
+}
+
+void bench_json_samples(struct bench_json *j, const char *key,
+			const struct bench_samples *s)
+{
+	bench_json_stats(j, key, s->v, s->n);
+}
+
+int bench_json_create(struct bench_json *j, const char *cmd,
+		      const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		bench_err(cmd, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	bench_json_init(j, f);
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "benchmark", cmd);
+	return 0;
+}
+
+int bench_json_finish(struct bench_json *j, const char *cmd,
+		      const char *path)
+{
+	while (j->depth)
+		bench_json_end(j);
+	fputc('\n', j->f);
+	if (fclose(j->f)) {
+		bench_err(cmd, "writing %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/harness.h - what every uflush-bench scenario runs on.
+ *
+ * A scenario (io.c, cache.c, busyloop.c, ...) declares its options as a
+ * table, its cases (what runs: "uflush", "fio raw", a policy variant), and
+ * what one run of a case records; the harness does the rest:
+ *
+ *   options    bench_cmdline: a table of --options with their types,
+ *              bounds and help lines; parsing, clear error messages, and
+ *              the --help text come from it;
+ *   device     bench_target: a scratch loop device (direct I/O, checked in
+ *              sysfs) over a sparse file, or --dev PATH; described, filled
+ *              once, its sysfs counters read, removed at exit;
+ *   schedule   bench_sched: cases x repetitions, the repetitions outermost
+ *              (A B C A B C ...), the order rotated if asked; a case that
+ *              fails on its first run is skipped from then on;
+ *   numbers    bench_samples and bench_stats: medians, min-max spreads,
+ *              ratios of medians and paired ratios;
+ *   output     bench_table (aligned text) and bench_json (a JSON writer
+ *              that escapes strings and keeps track of nesting).
+ *
+ * bench/harness.c has the pure parts (options, statistics, schedule,
+ * tables, JSON), bench/target.c the device and the run's surroundings;
+ * both are linked into the test binary too (tests/test_bench_harness.c).  Helpers return 0 or a
+ * count on success and a negative errno on failure, like the library.
+ */
+#ifndef UF_BENCH_HARNESS_H
+#define UF_BENCH_HARNESS_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uflush.h"
+#include "io/testdev.h"
+
+struct uf_cache;
+struct uf_dev;
+
+#define BENCH_MAX_REPS		32
+
+/* ------------------------------------------------------------------ */
+/* Stopping                                                            */
+
+/*
+ * Set (to the signal number) by SIGINT or SIGTERM once
+ * bench_install_signals() ran.  Long loops poll it; blocking waits in the
+ * benchmarks are timed so that they notice it within ~100 ms.
+ */
+extern volatile sig_atomic_t bench_stop;
+
+int bench_install_signals(void);
+
+/* A condvar whose timed waits take CLOCK_MONOTONIC deadlines (uf_now_ns). */
+int bench_cond_init(pthread_cond_t *cond);
+
+/* ------------------------------------------------------------------ */
+/* Option values                                                       */
+
+/* "4096", "4k", "1M", "2G", "1T" (binary units); > 0.  -EINVAL if bad. */
+int bench_parse_size(const char *s, uint64_t *out);
+/* A decimal unsigned integer in [min, max]. */
+int bench_parse_uint(const char *s, unsigned int min, unsigned int max,
+		     unsigned int *out);
+/*
+ * Parse a comma-separated list of names, each of which must be one of
+ * names[0..nr-1]; sets picked[i] for each one given.  On an unknown name
+ * returns -EINVAL and points *bad at it (inside a static buffer).
+ */
+int bench_parse_list(const char *s, const char *const *names, unsigned int nr,
+		     bool *picked, const char **bad);
+/* A size the way the options take it: "4k", "64M", "3000" (exact). */
+void bench_fmt_size(char *buf, size_t len, uint64_t v);
+
+/* ------------------------------------------------------------------ */
+/* Command lines                                                       */
+
+enum bench_opt_type {
+	BENCH_OPT_FLAG,		/* bool = true */
+	BENCH_OPT_UINT,		/* unsigned int in [min, max] */
+	BENCH_OPT_SIZE,		/* uint64_t with units, [min, max], align */
+	BENCH_OPT_STR,		/* const char * = the argument */
+	BENCH_OPT_LIST,		/* bool[nr]: which of names[] were listed */
+};
+
+struct bench_opt {
+	const char *name;		/* without "--"; NULL ends a table */
+	const char *arg;		/* for --help: "SEC", "LIST"; NULL */
+	enum bench_opt_type type;
+	void *dest;
+	uint64_t min, max;
+	uint64_t align;			/* SIZE: a multiple of it (0: any) */
+	const char *const *names;	/* LIST */
+	unsigned int nr;
+	bool *given;			/* if set: true once the option is seen */
+	const char *want;		/* what a bad value should have been;
+					 * NULL: said from min, max, align */
+	const char *help;		/* --help lines, '\n' between them */
+};
+
+#define BENCH_FLAG(n, d, h) \
+	{ .name = (n), .type = BENCH_OPT_FLAG, .dest = (d), .help = (h) }
+#define BENCH_STR(n, a, d, h) \
+	{ .name = (n), .arg = (a), .type = BENCH_OPT_STR, .dest = (d), \
+	  .help = (h) }
+/* w may be NULL: "lo..hi", ">= lo"; "a multiple of 4k, at most 64M" */
+#define BENCH_UINT(n, a, d, lo, hi, w, h) \
+	{ .name = (n), .arg = (a), .type = BENCH_OPT_UINT, .dest = (d), \
+	  .min = (lo), .max = (hi), .want = (w), .help = (h) }
+#define BENCH_SIZE(n, d, lo, hi, al, h) \
+	{ .name = (n), .arg = "SIZE", .type = BENCH_OPT_SIZE, .dest = (d), \
+	  .min = (lo), .max = (hi), .align = (al), .help = (h) }
+#define BENCH_LIST(n, d, nm, w, h) \
+	{ .name = (n), .arg = "LIST", .type = BENCH_OPT_LIST, .dest = (d), \
+	  .names = (nm), .nr = sizeof(nm) / sizeof((nm)[0]), .want = (w), \
+	  .help = (h) }
+
+/* The end of a table. */
+#define BENCH_OPT_END	{ .name = NULL }
+
+/* The options every scenario on a device has. */
+#define BENCH_OPT_REPS(d, h) \
+	BENCH_UINT("reps", "N", d, 1, BENCH_MAX_REPS, NULL, h)
+#define BENCH_OPT_DEV(d) \
+	BENCH_STR("dev", "PATH", d, \
+		  "use this block device or file: ITS DATA IS OVERWRITTEN")
+#define BENCH_OPT_FORCE(d) \
+	BENCH_FLAG("force", d, "open PATH even if mounted or in use")
+#define BENCH_OPT_JSON(d) \
+	BENCH_STR("json", "FILE", d, "also write the results as JSON")
+
+#define BENCH_SCRATCH_ABOUT \
+	"Default device: a scratch loop device (direct I/O) over a sparse file,\n" \
+	"or the file itself where a loop device cannot be made; removed at exit.\n"
+#define BENCH_ENV_FIO \
+	"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n" \
+	"file goes (default /var/tmp).\n"
+
+/* A subcommand's command line: its options and the text of its --help. */
+struct bench_cmdline {
+	const char *cmd;		/* "io": messages say "uflush-bench io" */
+	const char *about;		/* before the options */
+	const struct bench_opt *opts;
+	const char *epilog;		/* after them */
+};
+
+/*
+ * Parse argv[1..] (argv[0] is the subcommand) into the table's dest.
+ * Defaults are whatever dest holds before.  Returns 0; 1 if --help was
+ * given (the help went to out); -EINVAL with one line on err saying what
+ * was wrong with which option.
+ */
+int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
+		     FILE *out, FILE *err);
+void bench_opts_usage(const struct bench_cmdline *cl, FILE *f);
+/* "uflush-bench CMD: " and the message, on stderr. */
+__attribute__((format(printf, 2, 3)))
+void bench_err(const char *cmd, const char *fmt, ...);
+
+/*
+ * The library's messages, kept (a uf_log_fn_t with the bench_log as its
+ * priv): each as prefix, message, end, with sep between two of them;
+ * what does not fit in text is cut off.
+ */
+struct bench_log {
+	const char *prefix, *sep, *end;
+	size_t len;
+	char text[2048];
+};
+
+void bench_log_keep(void *priv, int level, const char *msg);
+
+/*
+ * Room for one more element of size bytes in the array *(T **)arrp that
+ * holds nr of its cap (doubling, first elements at first).  -ENOMEM
+ * leaves the array as it was.
+ */
+int bench_grow(void *arrp, size_t *cap, size_t nr, size_t size,
+	       size_t first);
+
+/* ------------------------------------------------------------------ */
+/* Statistics over repetitions                                         */
+
+struct bench_stats {
+	unsigned int n;
+	double median;
+	double min;
+	double max;
+};
+
+/* Median (mean of the middle two for even n), min and max of v[0..n-1]. */
+void bench_stats(const double *v, unsigned int n, struct bench_stats *st);
+/* The q-quantile (0..1) of v[0..n-1] by the nearest lower rank; 0 if !n. */
+double bench_quantile(const double *v, unsigned int n, double q);
+
+/* One metric of one case, a sample per repetition. */
+struct bench_samples {
+	unsigned int n;
+	double v[BENCH_MAX_REPS];
+};
+
+void bench_samples_add(struct bench_samples *s, double v);
+void bench_samples_stats(const struct bench_samples *s,
+			 struct bench_stats *st);
+double bench_samples_median(const struct bench_samples *s);
+/*
+ * Gather a double field of n records (what a scenario's runs recorded):
+ * the one at byte off of each, stride bytes apart.
+ */
+void bench_samples_gather(struct bench_samples *s, const void *recs,
+			  unsigned int n, size_t stride, size_t off);
+/* median(a) / median(b); NAN when either has none or b's is not > 0. */
+double bench_ratio(const struct bench_samples *a,
+		   const struct bench_samples *b);
+
+/* ------------------------------------------------------------------ */
+/* Schedule                                                            */
+
+/* What a case's run callback returns besides 0 and a negative errno. */
+#define BENCH_SKIP	1	/* this case cannot run here: skip it */
+
+struct bench_case {
+	const char *name;
+	bool skipped;
+	char why[320];			/* why it was skipped or failed */
+	unsigned int runs;		/* runs that succeeded */
+};
+
+/*
+ * Run every case once per repetition, repetitions outermost, so that a
+ * slow drift of the machine hits every case alike; with rotate the order
+ * turns by one each repetition (A B C, B C A, ...), so that no case always
+ * follows the same one.  run() returns 0 (a sample was recorded), BENCH_SKIP
+ * (skip this case from now on: it cannot run here) or a negative errno,
+ * which stops the schedule.  bench_case.runs counts the runs that
+ * returned 0, so that run() can tell a first failure (skip) from a later
+ * one (stop).  Stops early on bench_stop.  Returns 0 or the error.
+ */
+struct bench_sched {
+	unsigned int nr_cases;
+	struct bench_case *cases;
+	unsigned int reps;
+	bool rotate;
+	int (*run)(void *priv, unsigned int c, unsigned int rep);
+	void *priv;
+};
+
+int bench_sched_run(const struct bench_sched *s);
+/* The case that runs i-th in repetition rep. */
+unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
+			      unsigned int i);
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                              */
+
+#define BENCH_TABLE_MAX_COLS	16
+#define BENCH_TABLE_MAX_ROWS	64
+#define BENCH_CELL_LEN		40
+
+/*
+ * A text table: columns are sized to their widest cell when printed.
+ * Text columns are left-aligned, numeric ones right-aligned.
+ */
+struct bench_table {
+	unsigned int nr_cols;
+	unsigned int nr_rows;
+	bool right[BENCH_TABLE_MAX_COLS];
+	char head[BENCH_TABLE_MAX_COLS][BENCH_CELL_LEN];
+	char cell[BENCH_TABLE_MAX_ROWS][BENCH_TABLE_MAX_COLS][BENCH_CELL_LEN];
+};
+
+/* Add a column; a heading starting with '>' is right-aligned. */
+void bench_table_col(struct bench_table *t, const char *heading);
+/* Reset the table and add these columns. */
+void bench_table_init(struct bench_table *t, const char *const *headings,
+		      unsigned int nr);
+/* Start a row; returns its index, or -ENOSPC. */
+int bench_table_row(struct bench_table *t);
+__attribute__((format(printf, 4, 5)))
+void bench_table_set(struct bench_table *t, unsigned int row,
+		     unsigned int col, const char *fmt, ...);
+/* The median in col and its min-max in col + 1 ("%.0f" from 100 up). */
+void bench_table_stats(struct bench_table *t, unsigned int row,
+		       unsigned int col, const struct bench_stats *st);
+/* "%.2f", or "-" for NAN. */
+void bench_table_ratio(struct bench_table *t, unsigned int row,
+		       unsigned int col, double ratio);
+void bench_table_print(const struct bench_table *t, FILE *f);
+
+/* "%.0f" from 100 up, else "%.1f". */
+void bench_fmt_num(char *buf, size_t len, double v);
+
+/* ------------------------------------------------------------------ */
+/* Reports                                                             */
+
+struct bench_json;
+struct bench_env;
+struct bench_target;
+
+/*
+ * How a scenario reports its results (priv is the scenario's state, i the
+ * index of a case): the columns of its table and the row of a case, text
+ * before and after the table; for the JSON report the members that
+ * describe the run and the object of a case.
+ */
+struct bench_report {
+	const char *const *cols;
+	unsigned int nr_cols;
+	void (*header)(const void *priv);
+	void (*row)(struct bench_table *t, const void *priv, unsigned int i);
+	void (*notes)(const void *priv);
+	void (*json_config)(struct bench_json *j, const void *priv);
+	void (*json_case)(struct bench_json *j, const void *priv,
+			  unsigned int i);
+};
+
+/*
+ * Print the header, the table of nr cases and the notes on stdout; then,
+ * if json_path is set, write the JSON report there: {"benchmark": cmd,
+ * "kernel": ..., "device": {bench_target_json}, "interrupted": ..., the
+ * json_config members, "results": [a json_case object per case]}.
+ * Returns 0, or -errno (and says why) if the report cannot be written.
+ */
+int bench_report(const struct bench_report *r, const struct bench_env *env,
+		 const struct bench_target *t, const char *json_path,
+		 const void *priv, unsigned int nr);
+
+/* ------------------------------------------------------------------ */
+/* JSON output                                                         */
+
+#define BENCH_JSON_DEPTH	8
+
+/*
+ * A JSON writer: members and elements are separated and indented by
+ * nesting.  key is a member's name inside an object, NULL for an element
+ * of an array.  Numbers that are not finite are written as null.
+ */
+struct bench_json {
+	FILE *f;
+	unsigned int depth;
+	bool first[BENCH_JSON_DEPTH];	/* nothing written at this level */
+	char close[BENCH_JSON_DEPTH];	/* '}' or ']' */
+};
+
+void bench_json_init(struct bench_json *j, FILE *f);
+/* Open path and start the top object; -errno and a message if it fails. */
+int bench_json_create(struct bench_json *j, const char *cmd,
+		      const char *path);
+/* End the top object and close the file; -EIO and a message on failure. */
+int bench_json_finish(struct bench_json *j, const char *cmd,
+		      const char *path);
+
+void bench_json_obj(struct bench_json *j, const char *key);
+void bench_json_arr(struct bench_json *j, const char *key);
+void bench_json_end(struct bench_json *j);
+void bench_json_str(struct bench_json *j, const char *key, const char *s);
+void bench_json_num(struct bench_json *j, const char *key, double v);
+void bench_json_u64(struct bench_json *j, const char *key, uint64_t v);
+void bench_json_int(struct bench_json *j, const char *key, long long v);
+void bench_json_bool(struct bench_json *j, const char *key, bool v);
+void bench_json_null(struct bench_json *j, const char *key);
+/* Arrays of numbers, on one line. */
+void bench_json_nums(struct bench_json *j, const char *key, const double *v,
+		     unsigned int n);
+void bench_json_ulongs(struct bench_json *j, const char *key,
+		       const unsigned long *v, unsigned int n);
+/* key: [samples], key_median, key_min, key_max. */
+void bench_json_stats(struct bench_json *j, const char *key,
+		      const double *v, unsigned int n);
+void bench_json_samples(struct bench_json *j, const char *key,
+			const struct bench_samples *s);
+
+/* Write s as a JSON string literal (quoted and escaped). */
+void bench_json_escape(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ */
+/* The machine                                                         */
+
+/* "Linux 6.8.0-45-generic x86_64" */
+void bench_kernel_version(char *buf, size_t len);
+/*
+ * For a loop block device, its dio setting from
+ * /sys/block/loopN/loop/dio (0 or 1) and its backing file; -ENOTBLK if
+ * path is not a loop device, -errno if sysfs cannot be read.
+ */
+int bench_loop_info(const char *path, int *dio, char *backing, size_t len);
+/* CPU seconds and context switches of all threads of the process. */
+void bench_process_cpu(double *cpu, uint64_t *csw);
+/*
+ * Call fn for each thread of this process with its tid and comm; stops
+ * when fn returns nonzero and returns that.  -errno if /proc is missing.
+ */
+int bench_for_each_thread(int (*fn)(void *priv, int tid, const char *comm),
+			  void *priv);
+/* A page-aligned buffer of pseudo-random bytes (not zeros: a virtual
+ * disk may turn zero writes into discards); free() it. */
+void *bench_random_buffer(size_t len);
+uint64_t bench_xorshift64(uint64_t *state);
+
+/* ------------------------------------------------------------------ */
+/* The device under test                                               */
+
+struct bench_target {
+	const char *cmd;
+	struct uf_testdev td;
+	bool scratch;			/* ours: removed by bench_target_close */
+	bool is_blk;
+	const char *path;
+	char desc[512];
+	int dio;			/* loop/dio; -1 if not a loop device */
+	uint64_t size;			/* bytes of the device or file */
+	unsigned int major, minor;	/* if is_blk */
+	unsigned int max_sectors_kb;	/* 0 if unknown */
+	uint64_t range;			/* what the scenario uses: [0, range) */
+	unsigned int lbs;		/* logical block size, 0 if unknown */
+	bool force;			/* open it even if mounted or in use */
+	bool shaped;			/* bench_dev_open() shapes it: */
+	struct uf_io_shape shape;
+	struct bench_target *next;	/* live targets, removed at exit */
+};
+
+/*
+ * The device a scenario writes to: with dev NULL a scratch device of size
+ * bytes, else dev, which must have at least size bytes (0: any) and whose
+ * data is overwritten (a warning says so).  Says why on stderr if it
+ * fails.  A scratch device is removed by bench_target_close() or at exit.
+ */
+int bench_target_open(struct bench_target *t, const char *cmd,
+		      const char *dev, uint64_t size);
+void bench_target_close(struct bench_target *t);
+/*
+ * Write [0, range) once with O_DIRECT in chunk-byte writes (untimed), so
+ * that no run pays for allocating blocks of the sparse backing file.
+ */
+int bench_target_prefill(const struct bench_target *t, uint64_t range,
+			 size_t chunk);
+/* Write requests and 512-byte sectors the device completed (sysfs stat). */
+bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
+			   uint64_t *sectors);
+/* "device:  PATH: DESC (scratch, removed at exit)" + extra, a line. */
+void bench_target_print(const struct bench_target *t, const char *extra);
+/*
+ * Members path, scratch, loop, dio, description, max_sectors_kb and, when
+ * known, range_bytes and block_size of an open object.
+ */
+void bench_target_json(struct bench_json *j, const struct bench_target *t);
+
+/*
+ * Opening the device again and again: once we have had it open, -EBUSY
+ * means our own previous handle has not let go yet (the kernel tears an
+ * io_uring down asynchronously and the O_EXCL claim goes with its last
+ * file reference), so that is retried for a while, untimed, and counted.
+ * The library's messages from the failed tries are held back.
+ */
+struct bench_reopen {
+	bool opened;
+	unsigned int busy_reopens;	/* opens that first saw -EBUSY */
+	uint64_t busy_wait_ns;
+};
+
+int bench_open_retry(struct bench_reopen *ro,
+		     int (*open_fn)(void *arg), void *arg);
+/* A note on the reopens that waited, if any. */
+void bench_reopen_print(const struct bench_reopen *ro);
+/*
+ * uf_dev_open() of the target on io_uring, through bench_open_retry(),
+ * with UF_DEV_FORCE if t->force, and shaped by t->shape if t->shaped.
+ */
+int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
+		   const struct bench_target *t, struct uf_dev **dev);
+
+/* ------------------------------------------------------------------ */
+/* A run's surroundings                                                */
+
+struct bench_env {
+	const char *cmd;
+	char kernel[160];
+	bool have_fio;
+	char fio_version[64];
+	char fio_why[256];
+};
+
+/*
+ * Install the signal handlers, read the kernel version and, if want_fio,
+ * look for fio (saying on stderr when it is missing).  -errno if the
+ * signals cannot be set.
+ */
+int bench_env_init(struct bench_env *env, const char *cmd, bool want_fio);
+/* "kernel:  ..." + extra and, if fio was wanted, "fio:     ..." lines. */
+void bench_env_print(const struct bench_env *env, const char *extra,
+		     bool fio);
+/*
+ * Open a "fio" object with members available, version, why_missing; the
+ * caller may add more, then closes it with bench_json_end().
+ */
+void bench_fio_json(struct bench_json *j, const struct bench_env *env);
+/* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
+int bench_exit_code(const char *cmd, int err);
+
+#endif /* UF_BENCH_HARNESS_H */
