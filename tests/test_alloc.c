@@ -70,42 +70,34 @@ static void sleep_ms(unsigned int ms)
 /* An allocating thread, and a way to see it sleep                     */
 
 struct allocator {
-	pthread_t thread;
-	struct task_struct *task;	/* atomic, set by the thread */
+	struct fx_bg bg;
 	struct hand *h;
 	struct page *page;		/* what alloc_page() gave */
-	bool done;			/* atomic */
 };
 
-static void *allocator_fn(void *arg)
+static void allocator_fn(void *arg)
 {
 	struct allocator *a = arg;
 
-	__atomic_store_n(&a->task, current, __ATOMIC_RELEASE);
 	a->page = alloc_page(&a->h->c);
-	__atomic_store_n(&a->done, true, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void allocator_start(struct allocator *a, struct hand *h)
 {
 	memset(a, 0, sizeof(*a));
 	a->h = h;
-	cr_assert_eq(pthread_create(&a->thread, NULL, allocator_fn, a), 0);
-	while (!__atomic_load_n(&a->task, __ATOMIC_ACQUIRE))
-		sched_yield();
+	fx_bg_start(&a->bg, allocator_fn, a);
 }
 
 static bool allocator_done(struct allocator *a)
 {
-	return __atomic_load_n(&a->done, __ATOMIC_ACQUIRE);
+	return fx_bg_done(&a->bg);
 }
 
 /* Asleep now, and still waiting after the old allocator would have quit. */
 static void allocator_expect_waiting(struct allocator *a, const char *what)
 {
-	cr_assert_eq(uf_wait_task_sleeping(a->task, 5000), 0,
-		     "%s: the allocator did not go to sleep", what);
+	fx_bg_expect_asleep(&a->bg, "allocator", what);
 	sleep_ms(OLD_GIVEUP_MS);
 	cr_assert_not(allocator_done(a), "%s: alloc_page returned %s instead of waiting",
 		      what, a->page ? "a frame" : "NULL (-ENOMEM)");
@@ -113,12 +105,7 @@ static void allocator_expect_waiting(struct allocator *a, const char *what)
 
 static struct page *allocator_join(struct allocator *a, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	cr_assert_eq(pthread_timedjoin_np(a->thread, NULL, &ts), 0,
-		     "%s: the allocator was not woken", what);
+	fx_bg_join(&a->bg, "allocator", what);
 	return a->page;
 }
 
@@ -219,7 +206,7 @@ Test(alloc, enomem_when_the_last_frame_becomes_pinned, .timeout = 60)
 	p1 = find_or_create_page(hmap(h), 1);	/* an in-flight read */
 	cr_assert(p1);
 	allocator_start(&a, h);
-	cr_assert_eq(uf_wait_task_sleeping(a.task, 5000), 0);
+	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0);
 	/* the read ends and hands the page to uf_page_get's caller */
 	SetPageUptodate(p1);
 	unlock_page(p1);
@@ -246,7 +233,7 @@ Test(alloc, waits_for_writeback_to_end, .timeout = 60)
 		unlock_page(p[i]);
 	}
 	allocator_start(&a, h);
-	cr_assert_eq(uf_wait_task_sleeping(a.task, 5000), 0,
+	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0,
 		     "the allocator did not wait for writeback");
 	sleep_ms(200);
 	cr_assert_not(allocator_done(&a), "alloc_page returned during writeback");

@@ -58,23 +58,20 @@ static unsigned int lru_indices(struct hand *h, struct list_head *list,
 /* Threads that block, and a way to see they do                        */
 
 struct blocker {
-	pthread_t thread;
-	struct task_struct *task;	/* set by the thread itself */
+	struct fx_bg bg;
 	struct page *page;
 	struct hand *h;
 	int op;
-	bool done;			/* atomic */
 	int ret;
 };
 
 enum { OP_LOCK, OP_WAIT_WB, OP_TRUNCATE, OP_ALLOC, OP_FDATAWAIT };
 
-static void *blocker_fn(void *arg)
+static void blocker_fn(void *arg)
 {
 	struct blocker *b = arg;
 	struct page *page;
 
-	__atomic_store_n(&b->task, current, __ATOMIC_RELEASE);
 	switch (b->op) {
 	case OP_LOCK:
 		lock_page(b->page);
@@ -95,8 +92,6 @@ static void *blocker_fn(void *arg)
 		b->ret = filemap_fdatawait(hmap(b->h));
 		break;
 	}
-	__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void blocker_start(struct blocker *b, int op, struct hand *h,
@@ -106,33 +101,25 @@ static void blocker_start(struct blocker *b, int op, struct hand *h,
 	b->op = op;
 	b->h = h;
 	b->page = page;
-	cr_assert_eq(pthread_create(&b->thread, NULL, blocker_fn, b), 0);
-	while (!__atomic_load_n(&b->task, __ATOMIC_ACQUIRE))
-		sched_yield();
+	fx_bg_start(&b->bg, blocker_fn, b);
 }
 
 static bool blocker_done(struct blocker *b)
 {
-	return __atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
+	return fx_bg_done(&b->bg);
 }
 
 /* The thread is asleep in schedule() and has not finished. */
 static void blocker_expect_asleep(struct blocker *b, const char *what)
 {
-	cr_assert_eq(uf_wait_task_sleeping(b->task, 5000), 0,
-		     "%s: the thread did not go to sleep", what);
+	fx_bg_expect_asleep(&b->bg, "thread", what);
 	cr_assert_not(blocker_done(b), "%s: returned while it should wait",
 		      what);
 }
 
 static void blocker_join(struct blocker *b, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	cr_assert_eq(pthread_timedjoin_np(b->thread, NULL, &ts), 0,
-		     "%s: the thread was not woken", what);
+	fx_bg_join(&b->bg, "thread", what);
 	cr_assert(blocker_done(b));
 }
 
