@@ -89,17 +89,12 @@ static void allocator_start(struct allocator *a, struct hand *h)
 	fx_bg_start(&a->bg, allocator_fn, a);
 }
 
-static bool allocator_done(struct allocator *a)
-{
-	return fx_bg_done(&a->bg);
-}
-
 /* Asleep now, and still waiting after the old allocator would have quit. */
 static void allocator_expect_waiting(struct allocator *a, const char *what)
 {
 	fx_bg_expect_asleep(&a->bg, "allocator", what);
 	sleep_ms(OLD_GIVEUP_MS);
-	cr_assert_not(allocator_done(a), "%s: alloc_page returned %s instead of waiting",
+	cr_assert_not(fx_bg_done(&a->bg), "%s: alloc_page returned %s instead of waiting",
 		      what, a->page ? "a frame" : "NULL (-ENOMEM)");
 }
 
@@ -236,7 +231,7 @@ Test(alloc, waits_for_writeback_to_end, .timeout = 60)
 	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0,
 		     "the allocator did not wait for writeback");
 	sleep_ms(200);
-	cr_assert_not(allocator_done(&a), "alloc_page returned during writeback");
+	cr_assert_not(fx_bg_done(&a.bg), "alloc_page returned during writeback");
 	end_page_writeback(p[2]);
 	got = allocator_join(&a, "writeback of page 2 ended");
 	cr_assert(got, "no frame after writeback ended");

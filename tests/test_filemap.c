@@ -104,23 +104,18 @@ static void blocker_start(struct blocker *b, int op, struct hand *h,
 	fx_bg_start(&b->bg, blocker_fn, b);
 }
 
-static bool blocker_done(struct blocker *b)
-{
-	return fx_bg_done(&b->bg);
-}
-
 /* The thread is asleep in schedule() and has not finished. */
 static void blocker_expect_asleep(struct blocker *b, const char *what)
 {
 	fx_bg_expect_asleep(&b->bg, "thread", what);
-	cr_assert_not(blocker_done(b), "%s: returned while it should wait",
+	cr_assert_not(fx_bg_done(&b->bg), "%s: returned while it should wait",
 		      what);
 }
 
 static void blocker_join(struct blocker *b, const char *what)
 {
 	fx_bg_join(&b->bg, "thread", what);
-	cr_assert(blocker_done(b));
+	cr_assert(fx_bg_done(&b->bg));
 }
 
 /* ------------------------------------------------------------------ */
@@ -265,7 +260,7 @@ Test(filemap, lock_page_handoff_between_many_threads)
 		for (;;) {
 			done = 0;
 			for (i = 0; i < 4; i++)
-				done += blocker_done(&b[i]);
+				done += fx_bg_done(&b[i].bg);
 			if (done == rounds + 1)
 				break;
 			cr_assert_leq(done, rounds + 1,
@@ -293,7 +288,7 @@ Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback)
 	/* the page lock is not what it waits for */
 	lock_page(page);
 	unlock_page(page);
-	cr_assert_not(blocker_done(&b));
+	cr_assert_not(fx_bg_done(&b.bg));
 	end_page_writeback(page);
 	blocker_join(&b, "wait_on_page_writeback after end_page_writeback");
 	cr_assert_not(PageWriteback(page));
