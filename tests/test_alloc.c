@@ -327,17 +327,9 @@ Test(alloc, one_free_frame_many_allocators_all_progress, .timeout = 120)
 #define IT_PAGES	64
 #define IT_CACHE	16
 
-struct it {
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct uf_file *file;
-	const char *path;
-};
-
-static void it_open(struct it *it, unsigned int dirty_ratio)
+static void it_open(struct tu_cdf *it, unsigned int dirty_ratio)
 {
 	struct uf_cache_config cfg;
-	int ret;
 
 	memset(it, 0, sizeof(*it));
 	it->path = tu_dev(TU_FILE, TU_DEV_SIZE);
@@ -348,24 +340,11 @@ static void it_open(struct it *it, unsigned int dirty_ratio)
 		cfg.dirty_ratio = dirty_ratio;
 		cfg.dirty_background_ratio = dirty_ratio;
 	}
-	cr_assert_eq(uf_cache_open(&cfg, &it->cache), 0);
-	ret = uf_dev_open(it->cache, it->path, NULL, &it->dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", it->path, strerror(-ret));
-	ret = uf_file_open(it->dev, 1, IT_FILE_OFF, IT_PAGES * PAGE_SIZE,
-			   NULL, NULL, &it->file);
-	cr_assert_eq(ret, 0, "uf_file_open: %s", strerror(-ret));
-}
-
-static void it_close(struct it *it)
-{
-	cr_assert_eq(uf_file_close(it->file), 0);
-	cr_assert_eq(uf_dev_close(it->dev), 0);
-	cr_assert_eq(uf_cache_close(it->cache), 0);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+	tu_cdf_open(it, &cfg, IT_FILE_OFF, IT_PAGES * PAGE_SIZE);
 }
 
 /* The whole file through uf_pread against @want. */
-static void it_expect_file(struct it *it, const unsigned char *want,
+static void it_expect_file(struct tu_cdf *it, const unsigned char *want,
 			   const char *what)
 {
 	size_t len = IT_PAGES * PAGE_SIZE;
@@ -394,7 +373,7 @@ Test(alloc, it_caller_pins_every_frame, .timeout = 60, .fini = tu_fini)
 	unsigned char *want = tu_alloc(len), *buf = tu_alloc(4 * PAGE_SIZE);
 	struct uf_page *pg[IT_CACHE], *extra;
 	unsigned int i;
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, 0);
 	tu_fill(want, len, IT_FILE_OFF, 1);
@@ -429,11 +408,11 @@ Test(alloc, it_caller_pins_every_frame, .timeout = 60, .fini = tu_fini)
 		      (IT_PAGES - 48) * PAGE_SIZE, 1, "after the short write");
 	free(want);
 	free(buf);
-	it_close(&it);
+	tu_cdf_close(&it);
 }
 
 struct reader {
-	struct it *it;
+	struct tu_cdf *it;
 	unsigned char *buf;
 	ssize_t ret;
 	bool done;		/* atomic */
@@ -462,7 +441,7 @@ Test(alloc, it_all_frames_dirty_waits_for_writeback, .timeout = 60,
 	struct timespec ts;
 	struct reader r;
 	pthread_t t;
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, 100);	/* no throttling, no background writeback */
 	cr_assert_eq(uf_dev_hold_umount(it.dev), 0);
@@ -495,5 +474,5 @@ Test(alloc, it_all_frames_dirty_waits_for_writeback, .timeout = 60,
 		      "the dirty pages");
 	free(r.buf);
 	free(buf);
-	it_close(&it);
+	tu_cdf_close(&it);
 }

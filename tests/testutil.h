@@ -535,6 +535,33 @@ static inline void tu_file_expect(struct uf_file *f, uint64_t off,
 		     what, bad, seed);
 }
 
+/* A cache, the device at path in it, and one file (ino 1) on the device. */
+struct tu_cdf {
+	struct uf_cache *cache;
+	struct uf_dev *dev;
+	struct uf_file *file;
+	const char *path;
+};
+
+/* Open cdf's cache from cfg, its device and the file at [off, +len). */
+static inline void tu_cdf_open(struct tu_cdf *cdf,
+			       const struct uf_cache_config *cfg,
+			       uint64_t off, uint64_t len)
+{
+	cr_assert_eq(uf_cache_open(cfg, &cdf->cache), 0);
+	cdf->dev = tu_cache_dev(cdf->cache, cdf->path, 0);
+	cdf->file = tu_file_open(cdf->dev, 1, off, len, NULL, NULL);
+}
+
+/* Close file, device and cache; each must close clean, no WARN/BUG. */
+static inline void tu_cdf_close(struct tu_cdf *cdf)
+{
+	cr_assert_eq(uf_file_close(cdf->file), 0);
+	cr_assert_eq(uf_dev_close(cdf->dev), 0);
+	cr_assert_eq(uf_cache_close(cdf->cache), 0);
+	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+}
+
 /* ------------------------------------------------------------------ */
 /* Mounted devices                                                     */
 
