@@ -767,3 +767,44 @@ bool cached(struct hand *h, unsigned long index)
 		put_page(&h->c, page);
 	return page != NULL;
 }
+
+static void *fx_bg_fn(void *arg)
+{
+	struct fx_bg *bg = arg;
+
+	__atomic_store_n(&bg->task, current, __ATOMIC_RELEASE);
+	bg->fn(bg->arg);
+	__atomic_store_n(&bg->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void fx_bg_start(struct fx_bg *bg, void (*fn)(void *arg), void *arg)
+{
+	memset(bg, 0, sizeof(*bg));
+	bg->fn = fn;
+	bg->arg = arg;
+	cr_assert_eq(pthread_create(&bg->thread, NULL, fx_bg_fn, bg), 0);
+	while (!__atomic_load_n(&bg->task, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+bool fx_bg_done(struct fx_bg *bg)
+{
+	return __atomic_load_n(&bg->done, __ATOMIC_ACQUIRE);
+}
+
+void fx_bg_expect_asleep(struct fx_bg *bg, const char *who, const char *what)
+{
+	cr_assert_eq(uf_wait_task_sleeping(bg->task, 5000), 0,
+		     "%s: the %s did not go to sleep", what, who);
+}
+
+void fx_bg_join(struct fx_bg *bg, const char *who, const char *what)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	cr_assert_eq(pthread_timedjoin_np(bg->thread, NULL, &ts), 0,
+		     "%s: the %s was not woken", what, who);
+}

@@ -99,19 +99,7 @@ static void snap(struct uf_cache_stats *st)
 
 static void expect_same(const struct uf_cache_stats *a, const char *what)
 {
-	struct uf_cache_stats b;
-
-	snap(&b);
-#define SAME(field)							\
-	cr_assert_eq(a->field, b.field, "%s changed " #field ": %lu -> %lu", \
-		     what, a->field, b.field)
-	SAME(nr_file_pages);
-	SAME(nr_dirty);
-	SAME(nr_writeback);
-	SAME(nr_dirtied);
-	SAME(nr_written);
-	SAME(write_errors);
-#undef SAME
+	tu_expect_stats_same(hx.cache, a, what);
 }
 
 /* f's whole length must be seed's pattern at device offset dev_off. */
@@ -140,27 +128,11 @@ static void expect_same_slot(const void *a, const void *b, const char *what)
 		      what);
 }
 
-/* Every call on a closed file: -EBADF, nothing written anywhere. */
+/* Every call on a closed file, the internal ones too: -EBADF or NULL. */
 static void expect_file_ebadf(struct uf_file *f)
 {
-	char buf[4096];
-	struct uf_page *p = (struct uf_page *)buf;
-
-	memset(buf, 0xee, sizeof(buf));
-	cr_assert_eq(uf_pwrite(f, buf, sizeof(buf), 0), -EBADF);
-	cr_assert_eq(uf_pwrite(f, buf, 100, 5), -EBADF);
-	cr_assert_eq(uf_pread(f, buf, sizeof(buf), 0), -EBADF);
-	cr_assert_eq(buf[0], (char)0xee, "a refused read wrote the buffer");
-	cr_assert_eq(uf_fsync(f), -EBADF);
-	cr_assert_eq(uf_fdatasync(f), -EBADF);
-	cr_assert_eq(uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC), -EBADF);
-	cr_assert_eq(uf_page_get(f, 0, 0, &p), -EBADF);
-	cr_assert_null(p);
-	cr_assert_eq(uf_page_get(f, 1, UF_PAGE_WRITE | UF_PAGE_NOREAD, &p),
-		     -EBADF);
-	cr_assert_null(p);
+	tu_expect_file_ebadf(f);
 	cr_assert_null(uf_file_inode(f));
-	cr_assert_eq(uf_file_close(f), -EBADF);
 }
 
 /* ------------------------------------------------------------------ */
