@@ -131,7 +131,9 @@ void uf_io_queue_drain(struct uf_io_queue *q)
 void uf_io_queue_exit(struct uf_io_queue *q)
 {
 	uf_io_queue_drain(q);
-	q->engine->teardown(q);
+	if (q->engine_data)
+		q->engine->teardown(q);
+	q->engine_data = NULL;
 	pthread_cond_destroy(&q->room);
 	pthread_mutex_destroy(&q->lock);
 }

@@ -94,10 +94,20 @@ struct uf_io_queue;
 struct uf_io_engine {
 	const char *name;
 	int (*setup)(struct uf_io_queue *q);
+	/* called only for a queue that was set up; clears engine_data after */
 	void (*teardown)(struct uf_io_queue *q);
 	int (*submit)(struct uf_io_queue *q, struct uf_io_req **reqs,
 		      unsigned int nr);
 };
+
+/* An engine's definition: NAME_setup, NAME_teardown and NAME_submit. */
+#define UF_IO_ENGINE(var, label, prefix)				\
+	const struct uf_io_engine var = {				\
+		.name = label,						\
+		.setup = prefix##_setup,				\
+		.teardown = prefix##_teardown,				\
+		.submit = prefix##_submit,				\
+	}
 
 extern const struct uf_io_engine uf_io_uring_engine;
 extern const struct uf_io_engine uf_libaio_engine;

@@ -25,7 +25,6 @@
  *    exercise the fallback on machines where io_uring works.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include <liburing.h>
 
 #include "io/io.h"
+#include "kernel/kthread.h"
 #include "kernel/printk.h"
 #include "lib/slab.h"
 
@@ -307,18 +307,7 @@ static void uring_stop_reaper(struct uring_data *d)
 
 static int uring_start_reaper(struct uring_data *d)
 {
-	sigset_t all, old;
-	int ret;
-
-	/* Application signals must never land on the reaper. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&d->reaper, NULL, uring_reaper, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		return -ret;
-	pthread_setname_np(d->reaper, "uf-uring");
-	return 0;
+	return -uf_thread_create(&d->reaper, uring_reaper, d, "uf-uring");
 }
 
 static int uring_ring_init(struct uring_data *d, unsigned int depth)
@@ -382,8 +371,6 @@ static void uring_teardown(struct uf_io_queue *q)
 {
 	struct uring_data *d = q->engine_data;
 
-	if (!d)
-		return;
 	uring_stop_reaper(d);
 	pthread_join(d->reaper, NULL);
 	/*
@@ -396,12 +383,6 @@ static void uring_teardown(struct uf_io_queue *q)
 	io_uring_queue_exit(&d->ring);
 	pthread_mutex_destroy(&d->sq_lock);
 	kfree(d);
-	q->engine_data = NULL;
 }
 
-const struct uf_io_engine uf_io_uring_engine = {
-	.name = "io_uring",
-	.setup = uring_setup,
-	.teardown = uring_teardown,
-	.submit = uring_submit,
-};
+UF_IO_ENGINE(uf_io_uring_engine, "io_uring", uring);

@@ -26,7 +26,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +36,7 @@
 #include <libaio.h>
 
 #include "io/io.h"
+#include "kernel/kthread.h"
 #include "kernel/printk.h"
 #include "lib/slab.h"
 
@@ -423,18 +423,7 @@ static void aio_free(struct aio_data *d)
 
 static int aio_start_reaper(struct aio_data *d)
 {
-	sigset_t all, old;
-	int ret;
-
-	/* Application signals must never land on the reaper. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&d->reaper, NULL, aio_reaper, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		return -ret;
-	pthread_setname_np(d->reaper, "uf-aio");
-	return 0;
+	return -uf_thread_create(&d->reaper, aio_reaper, d, "uf-aio");
 }
 
 static int aio_init_kernel(struct aio_data *d)
@@ -490,17 +479,9 @@ static void aio_teardown(struct uf_io_queue *q)
 {
 	struct aio_data *d = q->engine_data;
 
-	if (!d)
-		return;
 	aio_kick(d->stop_fd);
 	pthread_join(d->reaper, NULL);
 	aio_free(d);
-	q->engine_data = NULL;
 }
 
-const struct uf_io_engine uf_libaio_engine = {
-	.name = "libaio",
-	.setup = aio_setup,
-	.teardown = aio_teardown,
-	.submit = aio_submit,
-};
+UF_IO_ENGINE(uf_libaio_engine, "libaio", aio);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "io/io.h"
+#include "kernel/kthread.h"
 #include "kernel/printk.h"
 #include "lib/slab.h"
 
@@ -230,27 +231,21 @@ static void psync_free(struct psync_data *d)
 static int psync_start_workers(struct psync_data *d, unsigned int want)
 {
 	char name[16];
-	sigset_t all, old;
 	int ret = 0;
 
-	/* Application signals must never land on the workers. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	while (d->nr_workers < want) {
-		ret = pthread_create(&d->workers[d->nr_workers], NULL,
-				     psync_worker, d);
+		snprintf(name, sizeof(name), "uf-psync/%u", d->nr_workers);
+		ret = -uf_thread_create(&d->workers[d->nr_workers],
+					psync_worker, d, name);
 		if (ret)
 			break;
-		snprintf(name, sizeof(name), "uf-psync/%u", d->nr_workers);
-		pthread_setname_np(d->workers[d->nr_workers], name);
 		d->nr_workers++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!d->nr_workers)
-		return -ret;
+		return ret;
 	if (ret)
 		pr_warn("psync: started %u of %u workers: %s", d->nr_workers,
-			want, strerror(ret));
+			want, strerror(-ret));
 	return 0;
 }
 
@@ -289,16 +284,8 @@ static void psync_teardown(struct uf_io_queue *q)
 {
 	struct psync_data *d = q->engine_data;
 
-	if (!d)
-		return;
 	psync_stop_workers(d);
 	psync_free(d);
-	q->engine_data = NULL;
 }
 
-const struct uf_io_engine uf_psync_engine = {
-	.name = "psync",
-	.setup = psync_setup,
-	.teardown = psync_teardown,
-	.submit = psync_submit,
-};
+UF_IO_ENGINE(uf_psync_engine, "psync", psync);

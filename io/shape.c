@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "io/io.h"
+#include "kernel/kthread.h"
 #include "kernel/printk.h"
 #include "lib/slab.h"
 
@@ -557,10 +558,9 @@ static int shape_setup(struct uf_io_queue *q)
 	ret = shape_sync_init(st);
 	if (ret)
 		goto err_inner;
-	ret = -pthread_create(&st->timer, NULL, shape_timer, st);
+	ret = -uf_thread_create(&st->timer, shape_timer, st, "uf-shape");
 	if (ret)
 		goto err_sync;
-	pthread_setname_np(st->timer, "uf-shape");
 	q->engine_data = st;
 	return 0;
 
@@ -587,15 +587,9 @@ static void shape_teardown(struct uf_io_queue *q)
 	uf_io_queue_exit(&st->inner);
 	shape_sync_exit(st);
 	shape_free(st);
-	q->engine_data = NULL;
 }
 
-const struct uf_io_engine uf_shape_engine = {
-	.name = "shape",
-	.setup = shape_setup,
-	.teardown = shape_teardown,
-	.submit = shape_submit,
-};
+UF_IO_ENGINE(uf_shape_engine, "shape", shape);
 
 /* ------------------------------------------------------------------ */
 /* Knobs                                                               */
