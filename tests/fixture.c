@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "lib/proportions.h"
 #include "kernel/bug.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
@@ -807,4 +808,31 @@ void fx_bg_join(struct fx_bg *bg, const char *who, const char *what)
 	ts.tv_sec += 10;
 	cr_assert_eq(pthread_timedjoin_np(bg->thread, NULL, &ts), 0,
 		     "%s: the %s was not woken", what, who);
+}
+
+/* ------------------------------------------------------------------ */
+/* A hand-made cache and two devices                                   */
+
+struct limits_hand *limits_hand_new(unsigned long nr_pages)
+{
+	struct limits_hand *h = calloc(1, sizeof(*h));
+	int i;
+
+	cr_assert(h);
+	h->c.vm_stat[NR_FREE_PAGES] = (long)nr_pages;
+	h->c.vm.vm_dirty_ratio = 20;
+	h->c.vm.dirty_background_ratio = 10;
+	h->c.max_io_pages = 256;
+	for (i = 0; i < 2; i++) {
+		h->bdi[i].cache = &h->c;
+		spin_lock_init(&h->bdi[i].wb.list_lock);
+	}
+	return h;
+}
+
+void limits_hand_free(struct limits_hand *h)
+{
+	page_writeback_exit(&h->c);
+	free(h);
+	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
 }

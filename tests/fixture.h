@@ -291,4 +291,18 @@ void fx_bg_expect_asleep(struct fx_bg *bg, const char *who,
 /* Joined within 10 s, or fail: "<what>: the <who> was not woken". */
 void fx_bg_join(struct fx_bg *bg, const char *who, const char *what);
 
+/* ------------------------------------------------------------------ */
+/* A hand-made cache and two devices, no threads: the dirty-limit and   */
+/* throttle formulas (page_writeback, balance_dirty).                  */
+
+struct limits_hand {
+	struct uf_cache c;
+	struct backing_dev_info bdi[2];
+};
+
+/* @nr_pages free frames, dirty ratios 20/10, max_io_pages 256. */
+struct limits_hand *limits_hand_new(unsigned long nr_pages);
+/* Frees it and demands no WARN/BUG fired. */
+void limits_hand_free(struct limits_hand *h);
+
 #endif /* UF_TEST_FIXTURE_H */

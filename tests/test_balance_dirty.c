@@ -37,6 +37,7 @@
 #include "mm/backing-dev.h"
 #include "mm/dirty-throttle.h"
 #include "mm/mm.h"
+#include "fixture.h"
 #include "mm/pagemap.h"
 #include "policies/policy.h"
 #include "trace/trace.h"
@@ -44,26 +45,15 @@
 #include "uflush.h"
 
 /* ------------------------------------------------------------------ */
-/* A hand-made cache and two devices                                   */
+/* A hand-made cache and two devices (tests/fixture.h)                 */
 
-struct hand {
-	struct uf_cache c;
-	struct backing_dev_info bdi[2];
-};
-
-static struct hand *hand_new(unsigned long write_bw)
+static struct limits_hand *bd_hand_new(unsigned long write_bw)
 {
-	struct hand *h = calloc(1, sizeof(*h));
+	struct limits_hand *h = limits_hand_new(9999);
 	int i;
 
-	cr_assert(h);
 	cr_assert_eq(HZ, 1000, "the hand-worked values assume HZ=1000");
-	h->c.vm_stat[NR_FREE_PAGES] = 9999;
-	h->c.vm.vm_dirty_ratio = 20;
-	h->c.vm.dirty_background_ratio = 10;
 	for (i = 0; i < 2; i++) {
-		h->bdi[i].cache = &h->c;
-		spin_lock_init(&h->bdi[i].wb.list_lock);
 		h->bdi[i].write_bandwidth = write_bw;
 		h->bdi[i].avg_write_bandwidth = write_bw;
 		h->bdi[i].dirty_ratelimit = 1000;
@@ -74,13 +64,7 @@ static struct hand *hand_new(unsigned long write_bw)
 	return h;
 }
 
-static void hand_free(struct hand *h)
-{
-	page_writeback_exit(&h->c);
-	free(h);
-}
-
-static struct dirty_throttle_control dtc_of(struct hand *h, int i,
+static struct dirty_throttle_control dtc_of(struct limits_hand *h, int i,
 					    unsigned long dirty,
 					    unsigned long wb_thresh,
 					    unsigned long wb_dirty)
@@ -98,7 +82,7 @@ static struct dirty_throttle_control dtc_of(struct hand *h, int i,
 	return dtc;
 }
 
-static unsigned long mainline_pos(struct hand *h, unsigned long dirty,
+static unsigned long mainline_pos(struct limits_hand *h, unsigned long dirty,
 				  unsigned long wb_thresh,
 				  unsigned long wb_dirty)
 {
@@ -126,12 +110,12 @@ static unsigned long mainline_pos(struct hand *h, unsigned long dirty,
  */
 Test(balance_dirty, position_ratio_at_the_setpoints)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
 					1749), 1022);
 	cr_assert_eq(mainline_pos(h, 1750, 2000, 1749), 1024);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -145,13 +129,13 @@ Test(balance_dirty, position_ratio_at_the_setpoints)
  */
 Test(balance_dirty, position_ratio_above_the_setpoint)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	cr_assert_eq(pos_ratio_polynom(1750, 1875, 2000), 898);
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1875, 2000,
 					1749), 896);
 	cr_assert_eq(mainline_pos(h, 1875, 2000, 1749), 898);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -166,7 +150,7 @@ Test(balance_dirty, position_ratio_above_the_setpoint)
  */
 Test(balance_dirty, position_ratio_at_and_below_freerun)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	cr_assert_eq(pos_ratio_polynom(1750, 1500, 2000), 2033);
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1500, 2000,
@@ -175,7 +159,7 @@ Test(balance_dirty, position_ratio_at_and_below_freerun)
 					1749), 28285);
 	cr_assert_eq(pos_ratio_polynom(1750, 1000, 2000), 2048);
 	cr_assert_eq(mainline_pos(h, 1000, 2000, 1749), 2048);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -189,7 +173,7 @@ Test(balance_dirty, position_ratio_at_and_below_freerun)
  */
 Test(balance_dirty, position_ratio_edges)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 2000, 2000,
 					1000), 0);
@@ -202,7 +186,7 @@ Test(balance_dirty, position_ratio_edges)
 					500), 5242);
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
 					100), 25064);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -213,7 +197,7 @@ Test(balance_dirty, position_ratio_edges)
  */
 Test(balance_dirty, zero_bandwidth)
 {
-	struct hand *h = hand_new(0);
+	struct limits_hand *h = bd_hand_new(0);
 
 	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
 					1749), 256);
@@ -222,7 +206,7 @@ Test(balance_dirty, zero_bandwidth)
 	cr_assert_eq(bdi_max_pause(&h->bdi[0], 1749), 20);
 	/* mainline: 1749 / (1 + 0) + 1 = 1750, capped at MAX_PAUSE = 200 */
 	cr_assert_eq(wb_max_pause(&h->bdi[0], 1749), 200);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -238,7 +222,7 @@ Test(balance_dirty, zero_bandwidth)
  */
 Test(balance_dirty, device_with_min_ratio)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 	int i;
 
 	for (i = 0; i < 4096; i++)
@@ -262,7 +246,7 @@ Test(balance_dirty, device_with_min_ratio)
 	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 10001ULL * 4096), -EINVAL);
 	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 1638400), 0);  /* 20% */
 	cr_assert_eq(bdi_get_max_ratio(&h->bdi[0]), 20);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -280,7 +264,7 @@ Test(balance_dirty, device_with_min_ratio)
  */
 Test(balance_dirty, strictlimit_in_mainline)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 2158);
 	cr_assert_eq(bdi_set_strict_limit(&h->bdi[0], 2), -EINVAL);
@@ -288,7 +272,7 @@ Test(balance_dirty, strictlimit_in_mainline)
 	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 1016);
 	cr_assert_eq(mainline_pos(h, 1000, 200, 7), 2048);
 	cr_assert_eq(mainline_pos(h, 1000, 200, 200), 0);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -309,7 +293,7 @@ Test(balance_dirty, strictlimit_in_mainline)
  *   shift = 1000 / 445 = 2: step = 222 >> 2 = 55, (55 + 7) / 8 = 7
  *   dirty_ratelimit = 1000 + 7 = 1007
  */
-static void rate_case(struct hand *h, bool mainline)
+static void rate_case(struct limits_hand *h, bool mainline)
 {
 	struct backing_dev_info *bdi = &h->bdi[0];
 
@@ -334,7 +318,7 @@ static void rate_case(struct hand *h, bool mainline)
 
 Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
 {
-	struct hand *h = hand_new(2000);
+	struct limits_hand *h = bd_hand_new(2000);
 
 	rate_case(h, false);
 	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
@@ -342,7 +326,7 @@ Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
 	rate_case(h, true);
 	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
 	cr_assert_eq(h->bdi[0].dirty_ratelimit, 1007);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -356,7 +340,7 @@ Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
  */
 Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
 {
-	struct hand *h = hand_new(2000);
+	struct limits_hand *h = bd_hand_new(2000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 
 	bdi->balanced_dirty_ratelimit = 1300;
@@ -364,7 +348,7 @@ Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
 				   200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 399);
 	cr_assert_eq(bdi->dirty_ratelimit, 1000);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /*
@@ -375,7 +359,7 @@ Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
  */
 Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline)
 {
-	struct hand *h = hand_new(2000);
+	struct limits_hand *h = bd_hand_new(2000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	struct dirty_throttle_control dtc;
 
@@ -392,13 +376,13 @@ Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline)
 	wb_update_dirty_ratelimit(&dtc, 10, 200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
 	cr_assert_eq(bdi->dirty_ratelimit, 1007);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
 Test(balance_dirty, dirty_ratelimit_floor_is_one)
 {
-	struct hand *h = hand_new(2000);
+	struct limits_hand *h = bd_hand_new(2000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 
 	/* dirty over the limit: pos_ratio 0, task 1, balanced ~0 */
@@ -407,7 +391,7 @@ Test(balance_dirty, dirty_ratelimit_floor_is_one)
 	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 2100, 2000, 2100, 100000,
 				   200);
 	cr_assert_eq(bdi->dirty_ratelimit, 1);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,7 +413,7 @@ Test(balance_dirty, dirty_ratelimit_floor_is_one)
  */
 Test(balance_dirty, pause_bounds)
 {
-	struct hand *h = hand_new(2000);
+	struct limits_hand *h = bd_hand_new(2000);
 	struct backing_dev_info *bdi = &h->bdi[0];
 	int nr_dirtied_pause = 0;
 
@@ -448,13 +432,13 @@ Test(balance_dirty, pause_bounds)
 	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
 	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
 	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* 3.1: the task limits and the chunk a throttled writer writes. */
 Test(balance_dirty, v31_task_limits)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 
 	h->c.pool.nr = 65536;
 	/* 65536 / (cpus * 32) pages, at most 1024 (4 MiB) and at least 16 */
@@ -466,7 +450,7 @@ Test(balance_dirty, v31_task_limits)
 	task_dirty_reset();
 	cr_assert_leq(task_dirty_limit(1000), 1000);
 	cr_assert_geq(task_dirty_limit(1000), 875);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -952,7 +936,7 @@ Test(balance_dirty, v31_writer_writes_pages_itself, .fini = bx_fini,
 Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
      .fini = bx_fini)
 {
-	struct hand *h = hand_new(100);
+	struct limits_hand *h = bd_hand_new(100);
 	unsigned long bg, thresh;
 	char line[512];
 	FILE *fp;
@@ -978,7 +962,7 @@ Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
 		}
 	fclose(fp);
 	cr_assert(seen);
-	hand_free(h);
+	limits_hand_free(h);
 }
 
 /* ------------------------------------------------------------------ */

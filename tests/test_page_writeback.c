@@ -33,37 +33,6 @@
 #define FX_FILE_OFF	FX_SLOT		/* ino 1: 8 MiB into the device */
 #define STALL_MS	5000U
 
-/* ------------------------------------------------------------------ */
-/* A hand-made cache and devices, for the pure functions               */
-
-struct limits_hand {
-	struct uf_cache c;
-	struct backing_dev_info bdi[2];
-};
-
-static struct limits_hand *limits_hand_new(unsigned long nr_pages)
-{
-	struct limits_hand *h = calloc(1, sizeof(*h));
-	int i;
-
-	cr_assert(h);
-	h->c.vm_stat[NR_FREE_PAGES] = (long)nr_pages;
-	h->c.vm.vm_dirty_ratio = 20;
-	h->c.vm.dirty_background_ratio = 10;
-	h->c.max_io_pages = 256;
-	for (i = 0; i < 2; i++) {
-		h->bdi[i].cache = &h->c;
-		spin_lock_init(&h->bdi[i].wb.list_lock);
-	}
-	return h;
-}
-
-static void limits_hand_free(struct limits_hand *h)
-{
-	page_writeback_exit(&h->c);
-	free(h);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
-}
 
 /* ------------------------------------------------------------------ */
 /* A real cache, device and file (tests/fixture.h), on the real clock  */

@@ -301,6 +301,23 @@ struct result {
 	char why[480];
 };
 
+/* A pipe, then fork() with stdio flushed: the child inherits no buffered
+ * output.  The child's pid, 0 in the child, -1 on failure. */
+static pid_t fork_piped(int p[2])
+{
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	return pid;
+}
+
 static int in_child(const char *dev, const struct config *c, int64_t acked,
 		    bool is_setup, struct result *r)
 {
@@ -310,10 +327,7 @@ static int in_child(const char *dev, const struct config *c, int64_t acked,
 	memset(r, 0, sizeof(*r));
 	r->ret = -1;
 	snprintf(r->why, sizeof(r->why), "the checking process died");
-	if (pipe(p))
-		return -1;
-	fflush(NULL);
-	pid = fork();
+	pid = fork_piped(p);
 	if (pid < 0)
 		return -1;
 	if (!pid) {
@@ -368,10 +382,7 @@ static int kill_point(const char *dev, const struct config *c,
 	pid_t pid;
 	ssize_t n;
 
-	if (pipe(p))
-		return -1;
-	fflush(NULL);
-	pid = fork();
+	pid = fork_piped(p);
 	if (pid < 0)
 		return -1;
 	if (!pid) {

@@ -304,89 +304,93 @@ static void *bent(void *h)
 	return (void *)((uintptr_t)h ^ ((uintptr_t)1 << 63));
 }
 
+static void *file_at(unsigned int i)
+{
+	return files[i].h;
+}
+
+static void *page_at(unsigned int i)
+{
+	return pages[i].h;
+}
+
+static bool file_reused(void *h)
+{
+	return !strict_handles && file_is_open_handle(h);
+}
+
+static bool page_reused(void *h)
+{
+	return page_is_held_handle(h);
+}
+
+/* Where pick() chooses from: the open slots and the closed handles. */
+struct pick_set {
+	unsigned int nr;			/* slots */
+	void *(*at)(unsigned int i);		/* slot i's open handle or NULL */
+	void *const *stale;
+	unsigned long nr_stale;
+	bool (*reused)(void *h);		/* a closed handle not usable */
+};
+
 /*
- * Choose a file handle: an open one (slot), NULL, a closed one, one with a
- * bit off a real handle, or a pointer uflush never issued.  *slot is the
- * open slot or -1; the return is NULL with *skip set when the choice is
- * not usable (a closed handle whose slot was reused, without strict mode).
+ * Choose a handle: an open one (slot), NULL, a closed one, one with a bit
+ * off a real handle, or a pointer uflush never issued.  *slot is the open
+ * slot or -1; *skip is set when the choice is not usable (a closed handle
+ * whose slot was reused, without strict mode).
  */
-static struct uf_file *pick_file(struct input *in, int *slot, bool *skip)
+static void *pick(struct input *in, const struct pick_set *ps, int *slot,
+		  bool *skip)
 {
 	uint8_t b = get8(in);
-	int i = b % NFILES;
+	unsigned int i = b % ps->nr, k;
+	void *h;
 
 	*slot = -1;
 	*skip = false;
 	switch ((b >> 2) % 8) {
-	default:	/* mostly a real handle */
-		if (files[i].h) {
-			*slot = i;
-			return files[i].h;
-		}
-		for (i = 0; i < NFILES; i++)
-			if (files[i].h) {
-				*slot = i;
-				return files[i].h;
+	default:	/* mostly a real handle, that slot's or the first */
+		for (k = i; k < i + 1 + ps->nr; k++) {
+			h = ps->at(k <= i ? i : k - i - 1);
+			if (h) {
+				*slot = (int)(k <= i ? i : k - i - 1);
+				return h;
 			}
+		}
 		return NULL;
 	case 5:
 		return NULL;
-	case 6: {
-		struct uf_file *h;
-
-		if (!nr_stale_files)
+	case 6:
+		if (!ps->nr_stale)
 			return NULL;
-		h = stale_files[(b >> 5) % (nr_stale_files < NSTALE ?
-					    nr_stale_files : NSTALE)];
-		if (!strict_handles && file_is_open_handle(h))
-			*skip = true;
+		h = ps->stale[(b >> 5) % (ps->nr_stale < NSTALE ?
+					  ps->nr_stale : NSTALE)];
+		*skip = ps->reused(h);
 		return h;
-	}
 	case 7:
-		if (files[i].h && (b & 0x80))
-			return (struct uf_file *)bent(files[i].h);
-		return (struct uf_file *)foreign;
+		h = ps->at(i);
+		return h && (b & 0x80) ? bent(h) : (void *)foreign;
 	}
+}
+
+static struct uf_file *pick_file(struct input *in, int *slot, bool *skip)
+{
+	const struct pick_set ps = {
+		NFILES, file_at, (void *const *)stale_files, nr_stale_files,
+		file_reused,
+	};
+
+	return pick(in, &ps, slot, skip);
 }
 
 static struct uf_page *pick_page(struct input *in, int *slot, bool *skip)
 {
-	uint8_t b = get8(in);
-	int i = b % NPAGES;
+	const struct pick_set ps = {
+		NPAGES, page_at, (void *const *)stale_pages, nr_stale_pages,
+		page_reused,
+	};
 
-	*slot = -1;
-	*skip = false;
-	switch ((b >> 2) % 8) {
-	default:
-		if (pages[i].h) {
-			*slot = i;
-			return pages[i].h;
-		}
-		for (i = 0; i < NPAGES; i++)
-			if (pages[i].h) {
-				*slot = i;
-				return pages[i].h;
-			}
-		return NULL;
-	case 5:
-		return NULL;
-	case 6: {
-		struct uf_page *h;
-
-		if (!nr_stale_pages)
-			return NULL;
-		h = stale_pages[(b >> 5) % (nr_stale_pages < NSTALE ?
-					    nr_stale_pages : NSTALE)];
-		/* the same page held again: the same handle, by design */
-		if (page_is_held_handle(h))
-			*skip = true;
-		return h;
-	}
-	case 7:
-		if (pages[i].h && (b & 0x80))
-			return (struct uf_page *)bent(pages[i].h);
-		return (struct uf_page *)foreign;
-	}
+	return pick(in, &ps, slot, skip);
 }
 
 /* ------------------------------------------------------------------ */
