@@ -22,6 +22,7 @@
 #include "kernel/jiffies.h"
 #include "mm/pagemap.h"
 #include "policies/policy.h"
+#include "mm/vmscan.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "lib/slab.h"
@@ -141,6 +142,9 @@ static int check_cache_config(const struct uf_cache_config *cfg)
 		return -EINVAL;
 	if (cfg->dirty_ratio > 100 || cfg->dirty_background_ratio > 100)
 		return -EINVAL;
+	if (cfg->mem_limit_pages && (cfg->mem_limit_pages < 16 ||
+				     cfg->mem_limit_pages > cfg->nr_pages))
+		return -EINVAL;
 	return 0;
 }
 
@@ -206,9 +210,12 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 	spin_lock_init(&c->bdi_lock);
 	INIT_LIST_HEAD(&c->bdi_list);
 	init_waitqueue_head(&c->dirty_wait);
-	ret = page_pool_init(&c->pool, cfg->nr_pages);
+	ret = page_pool_init(&c->pool, cfg->mem_limit_pages ?
+			     cfg->mem_limit_pages : cfg->nr_pages);
 	if (ret)
 		return ret;
+	if (cfg->mem_limit_pages)
+		page_pool_set_machine(&c->pool, cfg->nr_pages);
 	page_writeback_init(c);
 	if (cfg->trace_path) {
 		ret = uf_trace_open(c, cfg->trace_path);
@@ -217,7 +224,12 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 			return ret;
 		}
 	}
-	return 0;
+	ret = kswapd_run(c);
+	if (ret) {
+		uf_trace_close(c);
+		page_pool_exit(&c->pool);
+	}
+	return ret;
 }
 
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out)
@@ -293,6 +305,7 @@ int uf_cache_close(struct uf_cache *c)
 			ret = err;
 	}
 	__atomic_store_n(&s->in_use, false, __ATOMIC_RELEASE);
+	kswapd_stop(c);
 	uf_trace_close(c);
 	page_writeback_exit(c);
 	page_pool_exit(&c->pool);
@@ -403,6 +416,7 @@ int uf_cache_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	st->background_thresh = bg;
 	st->write_errors = (unsigned long)__atomic_load_n(&c->write_errors,
 							  __ATOMIC_RELAXED);
+	reclaim_fill_stats(c, st);
 	return 0;
 }
 
@@ -793,6 +807,7 @@ static int file_evict(struct uf_file *f)
 	spin_lock(&inode->i_lock);
 	inode->i_state |= I_FREEING;
 	spin_unlock(&inode->i_lock);
+	inode_wait_for_pageout(inode);	/* seed 003 works hold it */
 	inode_wait_for_writeback_sync(inode);
 	inode_wb_list_del(inode);
 	truncate_inode_pages(inode->i_mapping, 0);

@@ -28,6 +28,8 @@
  *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
  *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
  *   progress  what wb_writeback returns: pages total
+ *   reclaim   what reclaim does with dirty and writeback pages
+ *             (mm/vmscan.h): legacy 3.2 pageout mainline
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README)
  *
@@ -49,6 +51,7 @@
 
 struct bdi_writeback;
 struct inode;
+struct reclaim_policy;
 struct wb_writeback_work;
 struct writeback_control;
 
@@ -113,6 +116,9 @@ struct wb_policy {
 	 * 1, 2, 4... jiffies up to max_pause while it is.
 	 */
 	bool kupdate_early;
+
+	/* reclaim=: the reclaim variant (engine/mm/vmscan.h) */
+	const struct reclaim_policy *reclaim;
 
 	void *plugin_handle;		/* dlopen() handle, if any */
 };

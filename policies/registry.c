@@ -30,6 +30,7 @@ V(skipped_removed)
 V(sbbusy_redirty) V(sbbusy_requeue) V(sbbusy_requeue_wait)
 V(cutoff_fixed) V(cutoff_v42) V(cutoff_bg_all)
 V(kupdate_fixed) V(kupdate_early) V(progress_pages) V(progress_total)
+V(reclaim_legacy) V(reclaim_32) V(reclaim_pageout) V(reclaim_mainline)
 #undef V
 
 static const struct wb_variant *const variants[] = {
@@ -49,6 +50,8 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_cutoff_bg_all,
 	&wb_variant_kupdate_fixed, &wb_variant_kupdate_early,
 	&wb_variant_progress_pages, &wb_variant_progress_total,
+	&wb_variant_reclaim_legacy, &wb_variant_reclaim_32,
+	&wb_variant_reclaim_pageout, &wb_variant_reclaim_mainline,
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -56,6 +59,7 @@ static const struct wb_variant *const variants[] = {
 static const char *const knobs[] = {
 	"nowait", "requeue", "skipped", "sbbusy", "cutoff", "kupdate",
 	"progress",
+	"reclaim",
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -69,19 +73,24 @@ struct preset {
 static const struct preset presets[] = {
 	{ "linux-3.1", "before the seed-000 series",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=fixed,kupdate=fixed,progress=pages" },
+	  "cutoff=fixed,kupdate=fixed,progress=pages"
+	  ",reclaim=legacy" },
 	{ "linux-3.2", "what was merged: 3.1 + bg-all (seed 000 L3262-3736)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages" },
+	  "cutoff=bg-all,kupdate=fixed,progress=pages"
+	  ",reclaim=3.2" },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
-	  "cutoff=v4.2,kupdate=fixed,progress=pages" },
+	  "cutoff=v4.2,kupdate=fixed,progress=pages"
+	  ",reclaim=3.2" },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
-	  "cutoff=bg-all,kupdate=early,progress=total" },
+	  "cutoff=bg-all,kupdate=early,progress=total"
+	  ",reclaim=3.2" },
 	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages" },
+	  "cutoff=bg-all,kupdate=fixed,progress=pages"
+	  ",reclaim=mainline" },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -216,7 +225,7 @@ static int parse_knob(struct wb_policy *pol, struct spec_parse *sp, int pos,
 	k = knob_index(item, (size_t)(eq - item));
 	if (k < 0)
 		return bad_item(sp, pos, item,
-				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress plugin)");
+				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress reclaim plugin)");
 	if (sp->given[k])
 		return bad_item(sp, pos, item, "%.*s already given by item %d",
 				(int)(eq - item), item, sp->given[k]);
