@@ -13,15 +13,20 @@
  *              killed");
  *   pageout    reclaim=pageout: seed 003's pageout works and reclaim_wait
  *              (the seed: no OOM, ~48 MB/s each, ~95% of global);
- *   global     no domain: a cache of the same --limit frames reclaimed
- *              as global memory (kswapd, dirty limits of its own size),
- *              the "global dd numbers for comparison".
+ *   mainline   reclaim=mainline: flusher wakeups (reason vmscan) and
+ *              reclaim_throttle, as a cgroup-v1 memcg gets today;
+ *   legacy     reclaim=legacy: reclaim writes the pages itself, one at a
+ *              time (pageout());
+ *   global     no domain: the writers use the whole machine as global
+ *              memory (kswapd, the machine's dirty limits), the seed's
+ *              "global dd numbers for comparison".
  *
  * A writer that gets -ENOMEM (or a short count) counts an allocation
  * failure and retries the rest of that write (the seed's dd would be
  * dead; counting them says how often).  MB/s per writer is its bytes over
- * its own time from first write to last (dd's figure, without the final
- * flush); the device is synced, untimed, after each run.  Defaults are
+ * its own time from its first write to the end of its fsync (dd
+ * conv=fsync), so that a case whose cache holds more of the data is not
+ * credited with writes the device has not done.  Defaults are
  * the seed's ratio scaled 1:16: 6.25 MiB domain, 64 MiB per writer.
  */
 #include <errno.h>
@@ -35,9 +40,16 @@
 #include "bench.h"
 #include "io/io.h"
 
-enum rc_case { RC_32, RC_PAGEOUT, RC_GLOBAL, RC_NR };
+enum rc_case { RC_32, RC_PAGEOUT, RC_MAINLINE, RC_LEGACY, RC_GLOBAL, RC_NR };
 
-static const char *const rc_names[RC_NR] = { "3.2", "pageout", "global" };
+static const char *const rc_names[RC_NR] = {
+	"3.2", "pageout", "mainline", "legacy", "global",
+};
+
+static const char *const rc_specs[RC_NR] = {
+	"linux-3.2", "linux-3.2,reclaim=pageout", "linux-3.2,reclaim=mainline",
+	"linux-3.2,reclaim=legacy", "linux-3.2",
+};
 
 struct rc_opts {
 	uint64_t limit, machine, data, bs;
@@ -49,7 +61,7 @@ struct rc_opts {
 struct rc_run {
 	double mbs[2];			/* per writer */
 	unsigned long failures;
-	unsigned long waits, wait_timeouts, works, merged, pageouts;
+	unsigned long waits, wait_timeouts, works, merged, pageouts, throttles;
 	double wait_avg_ms;
 };
 
@@ -106,6 +118,7 @@ static void *rc_write(void *arg)
 		}
 		off += bs;
 	}
+	w->err = uf_fsync(w->f);
 	w->secs = now_s() - t0;
 	return NULL;
 }
@@ -125,11 +138,8 @@ static int rc_run_one(void *priv, unsigned int c, unsigned int rep)
 	(void)rep;
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = (size_t)(b->o.machine / 4096);
-	cfg.policy = c == RC_PAGEOUT ? "linux-3.2,reclaim=pageout"
-				     : "linux-3.2";
-	if (c == RC_GLOBAL)
-		cfg.nr_pages = (size_t)(b->o.limit / 4096);
-	else
+	cfg.policy = rc_specs[c];
+	if (c != RC_GLOBAL)
 		cfg.mem_limit_pages = (size_t)(b->o.limit / 4096);
 	err = uf_cache_open(&cfg, &cache);
 	if (err)
@@ -166,6 +176,7 @@ static int rc_run_one(void *priv, unsigned int c, unsigned int rep)
 	r->works = st.nr_pageout_works;
 	r->merged = st.nr_pageout_merged;
 	r->pageouts = st.nr_pageout;
+	r->throttles = st.nr_throttle + st.nr_congestion_wait;
 	if (!err)
 		b->nr_runs[c]++;
 out:
@@ -179,7 +190,7 @@ static void rc_print(struct rc_bench *b)
 		"case", ">OOM (alloc failures)", ">MB/s writer 1", ">MB/s writer 2",
 		">total MB/s", ">% of global", ">reclaim waits",
 		">avg delay ms", ">full 100ms", ">pageout works",
-		">merged", ">pageout()",
+		">merged", ">pageout()", ">throttles",
 	};
 	struct bench_samples tot[RC_NR];
 	struct bench_table t;
@@ -198,7 +209,7 @@ static void rc_print(struct rc_bench *b)
 	for (c = 0; c < RC_NR; c++) {
 		struct bench_samples s[2] = { { 0 }, { 0 } };
 		struct rc_run *r;
-		unsigned long f = 0, w = 0, to = 0, wk = 0, mg = 0, po = 0;
+		unsigned long f = 0, w = 0, to = 0, wk = 0, mg = 0, po = 0, th = 0;
 		double d = 0;
 
 		if (!b->nr_runs[c])
@@ -209,6 +220,7 @@ static void rc_print(struct rc_bench *b)
 			bench_samples_add(&s[1], r->mbs[1]);
 			f += r->failures; w += r->waits; to += r->wait_timeouts;
 			wk += r->works; mg += r->merged; po += r->pageouts;
+			th += r->throttles;
 			d += r->wait_avg_ms;
 		}
 		row = bench_table_row(&t);
@@ -232,9 +244,11 @@ static void rc_print(struct rc_bench *b)
 		bench_table_set(&t, (unsigned int)row, 9, "%lu", wk / b->nr_runs[c]);
 		bench_table_set(&t, (unsigned int)row, 10, "%lu", mg / b->nr_runs[c]);
 		bench_table_set(&t, (unsigned int)row, 11, "%lu", po / b->nr_runs[c]);
+		bench_table_set(&t, (unsigned int)row, 12, "%lu", th / b->nr_runs[c]);
 	}
 	bench_table_print(&t, stdout);
-	printf("(per run: medians of MB/s; counts and delays are means over %u rep(s))\n",
+	printf("MB/s: medians, each writer's bytes over its writes + fsync; counts and delays:\n"
+	       "means over %u rep(s); throttles: reclaim_throttle + wait_iff_congested sleeps\n",
 	       b->o.reps);
 }
 

@@ -258,13 +258,16 @@ ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
  *
  * One more case, opt-in: a cache opened with a memory limit
  * (cfg.mem_limit_pages, a memory domain: the seed-003 memcg) reproduces
- * its kernel's memcg OOM.  When reclaim in the domain frees nothing in 5
- * tries in a row (MEM_CGROUP_RECLAIM_RETRIES) and no page of the domain
+ * its kernel's memcg OOM.  When reclaim in the domain frees nothing 5
+ * times for one allocation (MEM_CGROUP_RECLAIM_RETRIES) and no page of it
  * is clean, the call fails with -ENOMEM (or a short count, as above) as
- * the kernel would OOM-kill the writer: every reclaim= variant does so
- * (3.2 quickly on a fully dirty domain; pageout and mainline slow reclaim
- * down to the I/O rate and, in practice, do not).  Each such failure is
- * counted (uf_cache_stats.nr_oom) and logged.  Without a memory limit no
+ * the kernel would OOM-kill the writer: every reclaim= variant can (3.2
+ * does quickly on a fully dirty domain; reclaim=pageout slows reclaim to
+ * the I/O rate and does not in seed 003's case; legacy and mainline may
+ * on a tiny domain over a slow device).  The retries are 5 for legacy,
+ * 3.2 and pageout (MEM_CGROUP_RECLAIM_RETRIES), 16 for mainline.  Each
+ * such failure is counted (uf_cache_stats.nr_oom) and logged, and wakes
+ * the flushers so that a retry can succeed.  Without a memory limit no
  * variant fails but as described above.
  */
 /* ---- end: -ENOMEM and short counts ---- */

@@ -29,11 +29,12 @@ void reclaim_count_immediate(struct uf_cache *c)
 	__atomic_add_fetch(&c->pool.rstat.nr_immediate, 1, __ATOMIC_RELAXED);
 }
 
-static void r32_writeback_page(struct uf_cache *c, struct page *page,
+static bool r32_writeback_page(struct uf_cache *c, struct page *page,
 			       struct scan_control *sc,
 			       struct reclaim_batch *rb)
 {
 	(void)c; (void)page; (void)sc; (void)rb;
+	return false;
 }
 
 static enum reclaim_dirty_action r32_dirty_page(struct uf_cache *c,
@@ -88,7 +89,7 @@ const struct reclaim_policy reclaim_32 = {
 	.dirty_page = r32_dirty_page,
 	.throttle = reclaim_throttle_32,
 	.after_priority = r32_after_priority,
-	.domain_oom = true,
+	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
 static void apply_reclaim_32(struct wb_policy *pol)

@@ -19,11 +19,12 @@
 
 void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc);
 
-static void legacy_writeback_page(struct uf_cache *c, struct page *page,
+static bool legacy_writeback_page(struct uf_cache *c, struct page *page,
 				  struct scan_control *sc,
 				  struct reclaim_batch *rb)
 {
 	(void)c; (void)page; (void)sc; (void)rb;
+	return false;
 }
 
 static enum reclaim_dirty_action legacy_dirty_page(struct uf_cache *c,
@@ -53,7 +54,7 @@ const struct reclaim_policy reclaim_legacy = {
 	.dirty_page = legacy_dirty_page,
 	.throttle = legacy_throttle,
 	.after_priority = legacy_after_priority,
-	.domain_oom = true,
+	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
 static void apply_reclaim_legacy(struct wb_policy *pol)

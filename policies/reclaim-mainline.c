@@ -5,9 +5,11 @@
  * shrink_inactive_list, shrink_node, reclaim_throttle):
  *
  *  - a folio under writeback: with PG_reclaim already set and reclaimed
- *    by kswapd it counts as nr_immediate (case 1), else PG_reclaim is set
- *    (case 2); it stays on the inactive list here (the kernel activates
- *    it, and rotation clears PG_active: the same place in the end);
+ *    by kswapd it counts as nr_immediate (case 1); met again with
+ *    PG_reclaim by memcg (cgroup v1) reclaim, it is unlocked and waited
+ *    for (case 3, folio_wait_writeback); else PG_reclaim is set (case 2).
+ *    It stays on the inactive list here (the kernel activates it, and
+ *    rotation clears PG_active: the same place in the end);
  *  - a dirty file folio: PG_reclaim, NR_VMSCAN_IMMEDIATE, kept, except
  *    kswapd meeting it again with PG_reclaim (the PGDAT_DIRTY case),
  *    which calls pageout();
@@ -16,6 +18,8 @@
  *    sane writeback throttling (cgroup v1: a uflush domain)
  *    reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK); kswapd with
  *    nr_immediate throttles too (shrink_node);
+ *  - a memcg charge fails after MAX_RECLAIM_RETRIES (16) reclaims that
+ *    freed nothing;
  *  - reclaim_throttle(): HZ/10, ended early by __acct_reclaim_writeback
  *    once SWAP_CLUSTER_MAX pages per throttled task were written.
  */
@@ -24,15 +28,21 @@
 #include "fs/writeback.h"
 #include "policies/policy.h"
 
-static void ml_writeback_page(struct uf_cache *c, struct page *page,
+static bool ml_writeback_page(struct uf_cache *c, struct page *page,
 			      struct scan_control *sc,
 			      struct reclaim_batch *rb)
 {
 	(void)c;
-	if (sc->kswapd && PageReclaim(page))
-		rb->nr_immediate++;
-	else
-		SetPageReclaim(page);
+	if (sc->kswapd && PageReclaim(page)) {
+		rb->nr_immediate++;	/* case 1 */
+		return false;
+	}
+	/* case 3: cgroup v1 (no sane writeback throttling) waits for a
+	 * page it has already marked */
+	if (!sc->global && PageReclaim(page))
+		return true;
+	SetPageReclaim(page);		/* case 2 */
+	return false;
 }
 
 static enum reclaim_dirty_action ml_dirty_page(struct uf_cache *c,
@@ -73,7 +83,7 @@ const struct reclaim_policy reclaim_mainline = {
 	.dirty_page = ml_dirty_page,
 	.throttle = ml_throttle,
 	.after_priority = ml_after_priority,
-	.domain_oom = true,
+	.domain_oom_retries = MAX_RECLAIM_RETRIES,
 };
 
 static void apply_reclaim_mainline(struct wb_policy *pol)

@@ -26,7 +26,7 @@
 void reclaim_throttle_32(struct uf_cache *c, struct scan_control *sc,
 			 struct reclaim_batch *rb);
 
-static void po_writeback_page(struct uf_cache *c, struct page *page,
+static bool po_writeback_page(struct uf_cache *c, struct page *page,
 			      struct scan_control *sc,
 			      struct reclaim_batch *rb)
 {
@@ -35,6 +35,7 @@ static void po_writeback_page(struct uf_cache *c, struct page *page,
 		rb->nr_pgreclaim++;
 	else
 		SetPageReclaim(page);
+	return false;
 }
 
 static enum reclaim_dirty_action po_dirty_page(struct uf_cache *c,
@@ -87,7 +88,7 @@ const struct reclaim_policy reclaim_pageout = {
 	.dirty_page = po_dirty_page,
 	.throttle = po_throttle,
 	.after_priority = po_after_priority,
-	.domain_oom = true,
+	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
 static void apply_reclaim_pageout(struct wb_policy *pol)

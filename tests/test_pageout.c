@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fs/fs.h"
 #include "fs/writeback.h"
@@ -263,7 +264,7 @@ struct dom {
 	unsigned long failures;
 };
 
-static void dom_open(struct dom *d, const char *reclaim)
+static void dom_open(struct dom *d, const char *reclaim, const char *trace)
 {
 	struct uf_dev_config dc = { .flags = UF_DEV_SHAPED };
 	struct uf_io_shape shape = { .bw_bytes_per_sec = DOM_BW };
@@ -278,6 +279,7 @@ static void dom_open(struct dom *d, const char *reclaim)
 	cfg.mem_limit_pages = DOM_PAGES;
 	snprintf(spec, sizeof(spec), "linux-3.2,reclaim=%s", reclaim);
 	cfg.policy = spec;
+	cfg.trace_path = trace;
 	cr_assert_eq(uf_cache_open(&cfg, &d->cache), 0);
 	ret = uf_dev_open(d->cache, d->path, &dc, &d->dev);
 	cr_assert_eq(ret, 0, "uf_dev_open: %s", strerror(-ret));
@@ -310,6 +312,19 @@ static void dom_write_from(struct dom *d, unsigned int seed, size_t start)
 	free(buf);
 }
 
+static int count_lines(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int n = 0;
+
+	cr_assert(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
 static void dom_close(struct dom *d)
 {
 	cr_assert_eq(uf_file_close(d->file), 0);
@@ -324,7 +339,7 @@ Test(pageout, domain_fully_dirty_fails_under_32, .timeout = 120,
 	struct uf_cache_stats st;
 	struct dom d;
 
-	dom_open(&d, "3.2");
+	dom_open(&d, "3.2", NULL);
 	dom_write_from(&d, 3, 0);
 	cr_assert_eq(uf_cache_stats(d.cache, &st), 0);
 	cr_assert_eq(st.mem_limit, DOM_PAGES);
@@ -344,11 +359,16 @@ Test(pageout, domain_fully_dirty_fails_under_32, .timeout = 120,
 Test(pageout, domain_fully_dirty_works_under_pageout, .timeout = 120,
      .fini = tu_fini)
 {
+	char trace[] = "/tmp/uflush-pageout-trace.XXXXXX";
 	struct uf_cache_stats st;
 	struct uf_page *pg;
 	struct dom d;
 
-	dom_open(&d, "pageout");
+	int fd = mkstemp(trace);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	dom_open(&d, "pageout", trace);
 	/* page 0 pinned (read, clean) through the whole run */
 	tu_raw_fill(d.path, 0, PAGE_SIZE, 9);
 	cr_assert_eq(uf_page_get(d.file, 0, 0, &pg), 0);
@@ -365,5 +385,44 @@ Test(pageout, domain_fully_dirty_works_under_pageout, .timeout = 120,
 	cr_assert_eq(uf_fsync(d.file), 0);
 	tu_raw_expect(d.path, PAGE_SIZE, DOM_FILE - PAGE_SIZE, 7,
 		      "after heavy reclaim");
+	dom_close(&d);
+	/* the seed's tracepoints (S003:L826-868) */
+	cr_assert_gt(count_lines(trace, "writeback_reclaim_wait: "
+				 "usec_timeout=100000 usec_delayed="), 0);
+	cr_assert_gt(count_lines(trace, "reason=pageout ino=1 offset="), 0);
+	cr_assert_gt(count_lines(trace, "mm_vmscan_lru_shrink_inactive: "), 0);
+	cr_assert_eq(count_lines(trace, "reason=try_to_free_pages"), 0,
+		     "pageout works woke the flushers (PO-11)");
+	unlink(trace);
+}
+
+/*
+ * The other two variants in the same domain: whatever they do with the
+ * dirty pages (legacy writes them one by one from reclaim, mainline
+ * wakes the flushers and throttles), what reaches the device is exact.
+ */
+Test(pageout, domain_legacy_and_mainline_write_exact_data, .timeout = 120,
+     .fini = tu_fini)
+{
+	struct uf_cache_stats st;
+	struct dom d;
+
+	dom_open(&d, "legacy", NULL);
+	dom_write_from(&d, 11, 0);
+	cr_assert_eq(uf_cache_stats(d.cache, &st), 0);
+	cr_assert_gt(st.nr_pageout, 0, "legacy reclaim wrote no page");
+	cr_assert_eq(st.nr_pageout_works, 0);
+	cr_assert_eq(uf_fsync(d.file), 0);
+	tu_raw_expect(d.path, 0, DOM_FILE, 11, "legacy");
+	dom_close(&d);
+
+	dom_open(&d, "mainline", NULL);
+	dom_write_from(&d, 12, 0);
+	cr_assert_eq(uf_cache_stats(d.cache, &st), 0);
+	cr_assert_gt(st.nr_flusher_wakeups, 0, "mainline never woke a flusher");
+	cr_assert_gt(st.nr_throttle, 0, "mainline never throttled");
+	cr_assert_eq(st.nr_pageout_works, 0);
+	cr_assert_eq(uf_fsync(d.file), 0);
+	tu_raw_expect(d.path, 0, DOM_FILE, 12, "mainline");
 	dom_close(&d);
 }

@@ -344,16 +344,25 @@ Test(reclaim, writeback_pages_per_variant)
 	struct page *page = cache_page(h, 0);
 
 	start_writeback(page);
-	reclaim_pageout.writeback_page(&h->c, page, &sc, &rb);
+	cr_assert_not(reclaim_pageout.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert(PageReclaim(page));
 	cr_assert_eq(rb.nr_pgreclaim, 0);
-	reclaim_pageout.writeback_page(&h->c, page, &sc, &rb);
+	cr_assert_not(reclaim_pageout.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert_eq(rb.nr_pgreclaim, 1);
 	ClearPageReclaim(page);
-	reclaim_32.writeback_page(&h->c, page, &sc, &rb);
+	cr_assert_not(reclaim_32.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert_not(PageReclaim(page));
-	reclaim_mainline.writeback_page(&h->c, page, &sc, &rb);
+	sc.global = true;
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert(PageReclaim(page), "mainline case 2 sets PG_reclaim");
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
+		      "global reclaim never waits on writeback");
+	sc.global = false;
+	cr_assert(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
+		  "mainline case 3: memcg v1 waits for a PG_reclaim page");
+	sc.kswapd = true;
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert_eq(rb.nr_immediate, 1, "case 1: kswapd counts it");
 	end_page_writeback(page);
 	hand_free(h);
 }

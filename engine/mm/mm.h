@@ -17,7 +17,7 @@
  *                         and write paths
  *   engine/mm/page-writeback.c  set_page_dirty accounting, dirty limits,
  *                         write_cache_pages / do_writepages, throttling
- *   engine/mm/vmscan.c, swap.c  LRU and reclaim of clean pages
+ *   engine/mm/vmscan.c, swap.c  LRU, pagevecs, reclaim, kswapd (vmscan.h)
  */
 #ifndef UF_MM_H
 #define UF_MM_H

@@ -791,6 +791,10 @@ int set_page_dirty(struct page *page)
 {
 	struct address_space *mapping;
 
+	/* 3.2: a page written again is no longer one that reclaim marked
+	 * to be freed as soon as written (a stale PG_reclaim would hide it
+	 * from reclaim's unqueued-dirty counts) */
+	ClearPageReclaim(page);
 	if (TestSetPageDirty(page))
 		return 0;
 	mapping = READ_ONCE(page->mapping);

@@ -381,17 +381,20 @@ enum charge_result { CHARGE_WAIT, CHARGE_RETRY, CHARGE_NOMEM };
 
 /*
  * A reclaim freed nothing.  In a memory domain whose variant mirrors the
- * memcg OOM of its kernel (3.2's __mem_cgroup_try_charge): retry at once,
- * without sleeping, MEM_CGROUP_RECLAIM_RETRIES times, then fail the
+ * memcg OOM of its kernel (3.2's __mem_cgroup_try_charge, mainline's
+ * try_charge_memcg): retry at once, without sleeping, the variant's
+ * domain_oom_retries times, then fail the
  * charge, unless a clean page is there (no variant fails while clean
  * pages can be freed).  Elsewhere, wait for writeback.
  */
 static enum charge_result domain_charge_check(struct uf_cache *c,
 					      int *no_progress)
 {
-	if (!c->pool.nr_outside || !cache_reclaim_policy(c)->domain_oom)
+	int retries = cache_reclaim_policy(c)->domain_oom_retries;
+
+	if (!c->pool.nr_outside || !retries)
 		return CHARGE_WAIT;
-	if (++*no_progress < MEM_CGROUP_RECLAIM_RETRIES)
+	if (++*no_progress < retries)
 		return CHARGE_RETRY;
 	*no_progress = 0;
 	if (pool_has_clean_pages(&c->pool))
@@ -399,16 +402,24 @@ static enum charge_result domain_charge_check(struct uf_cache *c,
 	return CHARGE_NOMEM;
 }
 
-/* uflush's OOM kill: the allocation fails, counted and logged. */
+/*
+ * uflush's OOM kill: the allocation fails, counted and logged.  The
+ * kernel's victim dies and its memory comes back; uflush's caller lives
+ * on and may retry, so the flushers are told to write what is dirty
+ * (reason free_more_memory) for that retry to find clean pages.
+ */
 static void oom_domain(struct uf_cache *c)
 {
 	unsigned long n = __atomic_add_fetch(&c->pool.rstat.nr_oom, 1,
 					     __ATOMIC_RELAXED);
 
+	if (global_page_state(c, NR_FILE_DIRTY))
+		wakeup_flusher_threads(c, 0, WB_REASON_FREE_MORE_MEM);
+
 	if (n == 1 || !(n & (n - 1)))
 		pr_warn("memory domain OOM (%lu so far): reclaim=%s freed nothing in %d tries over %lu frames, dirty %lu, writeback %lu; allocation fails with -ENOMEM",
 			n, cache_reclaim_policy(c)->name,
-			MEM_CGROUP_RECLAIM_RETRIES, c->pool.nr,
+			cache_reclaim_policy(c)->domain_oom_retries, c->pool.nr,
 			global_page_state(c, NR_FILE_DIRTY),
 			global_page_state(c, NR_WRITEBACK));
 }

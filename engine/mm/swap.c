@@ -134,7 +134,7 @@ static void lru_pvecs_flush(struct lru_pvecs *pv)
 		pagevec_lru_add(pv->cache, &pv->add);
 	if (pv->rotate.nr)
 		pagevec_move_tail(pv->cache, &pv->rotate);
-	pv->cache = NULL;
+	__atomic_store_n(&pv->cache, NULL, __ATOMIC_RELAXED);
 }
 
 /* A thread exits: its pages go to their lists, its pagevecs away. */
@@ -177,7 +177,7 @@ static struct lru_pvecs *get_lru_pvecs(struct uf_cache *c)
 	spin_lock(&pv->lock);
 	if (pv->cache != c) {
 		lru_pvecs_flush(pv);
-		pv->cache = c;
+		__atomic_store_n(&pv->cache, c, __ATOMIC_RELAXED);
 	}
 	return pv;
 }

@@ -231,8 +231,13 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 			goto keep;
 		if (PageWriteback(page)) {
 			rb->nr_writeback++;
-			pol->writeback_page(c, page, sc, rb);
-			goto keep_locked;
+			if (!pol->writeback_page(c, page, sc, rb))
+				goto keep_locked;
+			/* no page lock held while waiting (RC-8) */
+			unlock_page(page);
+			wait_on_page_writeback(page);
+			list_add(&page->lru, page_list);
+			continue;
 		}
 		/* page_check_references() for an unmapped file page: one
 		 * recent access does not save a clean page */

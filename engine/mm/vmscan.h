@@ -22,6 +22,8 @@
 #define DEF_PRIORITY			12
 /* mm/memcontrol.c: no-progress reclaims before a charge fails */
 #define MEM_CGROUP_RECLAIM_RETRIES	5
+/* mainline mm/memcontrol.c */
+#define MAX_RECLAIM_RETRIES		16
 
 struct backing_dev_info;
 
@@ -58,8 +60,10 @@ enum reclaim_dirty_action {
 struct reclaim_policy {
 	const char *name;
 	/* shrink_page_list(): @page (locked) is under writeback; the
-	 * variant counts it and may set PG_reclaim.  It is kept. */
-	void (*writeback_page)(struct uf_cache *c, struct page *page,
+	 * variant counts it and may set PG_reclaim.  It is kept; or, when
+	 * this returns true, unlocked, waited for and looked at again
+	 * (mainline's case 3). */
+	bool (*writeback_page)(struct uf_cache *c, struct page *page,
 			       struct scan_control *sc,
 			       struct reclaim_batch *rb);
 	/* shrink_page_list(): @page (locked) is dirty. */
@@ -73,9 +77,11 @@ struct reclaim_policy {
 	/* do_try_to_free_pages(): after each priority that did not reach
 	 * nr_to_reclaim. */
 	void (*after_priority)(struct uf_cache *c, struct scan_control *sc);
-	/* A domain charge fails (-ENOMEM) after MEM_CGROUP_RECLAIM_RETRIES
-	 * reclaims freed nothing: the memcg OOM of the kernel mirrored. */
-	bool domain_oom;
+	/* A domain charge fails (-ENOMEM) after this many reclaims freed
+	 * nothing (3.2: MEM_CGROUP_RECLAIM_RETRIES; mainline:
+	 * MAX_RECLAIM_RETRIES): the memcg OOM of the kernel mirrored.
+	 * 0: never. */
+	int domain_oom_retries;
 };
 
 extern const struct reclaim_policy reclaim_legacy, reclaim_32,
