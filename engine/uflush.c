@@ -406,7 +406,10 @@ int uf_cache_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	memset(st, 0, sizeof(*st));
 	global_dirty_limits(c, &bg, &dirty);
 	st->nr_pages = c->pool.nr;
+	/* a domain's: the machine outside it is not the cache's */
 	st->nr_free = global_page_state(c, NR_FREE_PAGES);
+	st->nr_free = st->nr_free > c->pool.nr_outside ?
+		      st->nr_free - c->pool.nr_outside : 0;
 	st->nr_file_pages = global_page_state(c, NR_FILE_PAGES);
 	st->nr_dirty = global_page_state(c, NR_FILE_DIRTY);
 	st->nr_writeback = global_page_state(c, NR_WRITEBACK);

@@ -333,7 +333,7 @@ struct uf_dev_stats {
 };
 
 struct uf_cache_stats {
-	unsigned long nr_pages;		/* frames in the pool */
+	unsigned long nr_pages;		/* frames in the pool (a domain's) */
 	unsigned long nr_free;
 	unsigned long nr_file_pages;	/* cached */
 	unsigned long nr_dirty;

@@ -264,10 +264,11 @@ struct dom {
 	unsigned long failures;
 };
 
-static void dom_open(struct dom *d, const char *reclaim, const char *trace)
+static void dom_open_bw(struct dom *d, const char *reclaim, const char *trace,
+			unsigned long bw)
 {
 	struct uf_dev_config dc = { .flags = UF_DEV_SHAPED };
-	struct uf_io_shape shape = { .bw_bytes_per_sec = DOM_BW };
+	struct uf_io_shape shape = { .bw_bytes_per_sec = bw };
 	struct uf_cache_config cfg;
 	char spec[64];
 	int ret;
@@ -286,6 +287,11 @@ static void dom_open(struct dom *d, const char *reclaim, const char *trace)
 	cr_assert_eq(uf_dev_set_shape(d->dev, &shape), 0);
 	ret = uf_file_open(d->dev, 1, 0, DOM_FILE, NULL, NULL, &d->file);
 	cr_assert_eq(ret, 0, "uf_file_open: %s", strerror(-ret));
+}
+
+static void dom_open(struct dom *d, const char *reclaim, const char *trace)
+{
+	dom_open_bw(d, reclaim, trace, DOM_BW);
 }
 
 /* The file in 1 KiB writes; a failed or short write is counted and its
@@ -339,10 +345,13 @@ Test(pageout, domain_fully_dirty_fails_under_32, .timeout = 120,
 	struct uf_cache_stats st;
 	struct dom d;
 
-	dom_open(&d, "3.2", NULL);
+	/* slower still: the OOM must not depend on the flusher losing a race */
+	dom_open_bw(&d, "3.2", NULL, DOM_BW / 4);
 	dom_write_from(&d, 3, 0);
 	cr_assert_eq(uf_cache_stats(d.cache, &st), 0);
 	cr_assert_eq(st.mem_limit, DOM_PAGES);
+	cr_assert_eq(st.nr_pages, DOM_PAGES);
+	cr_assert_leq(st.nr_free, DOM_PAGES, "the machine counted as free");
 	cr_assert_gt(d.failures, 0, "3.2 never failed an allocation");
 	cr_assert_geq(st.nr_oom, d.failures, "failures not counted");
 	cr_assert_eq(st.nr_pageout_works, 0);
@@ -425,4 +434,22 @@ Test(pageout, domain_legacy_and_mainline_write_exact_data, .timeout = 120,
 	cr_assert_eq(uf_fsync(d.file), 0);
 	tu_raw_expect(d.path, 0, DOM_FILE, 12, "mainline");
 	dom_close(&d);
+}
+
+/* A memory limit outside [16, nr_pages] is refused, and claims nothing. */
+Test(pageout, domain_limit_bounds)
+{
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 256;
+	cfg.mem_limit_pages = 257;
+	cr_assert_eq(uf_cache_open(&cfg, &c), -EINVAL);
+	cr_assert_null(c);
+	cfg.mem_limit_pages = 15;
+	cr_assert_eq(uf_cache_open(&cfg, &c), -EINVAL);
+	cfg.mem_limit_pages = 256;
+	cr_assert_eq(uf_cache_open(&cfg, &c), 0);
+	cr_assert_eq(uf_cache_close(c), 0);
 }
