@@ -11,7 +11,11 @@
  * many dirty pages under writeback" in the same series); the flusher
  * wakeup and the wait_iff_congested nap of do_try_to_free_pages are
  * 3.1's too.  Not checked against 3.1 source (not on this machine): the
- * differences are the hunks of those 3.2 commits as 3.2.41 shows them.
+ * differences are the hunks of Mel Gorman's series as posted to linux-mm
+ * ("mm: vmscan: Do not writeback filesystem pages in kswapd except in
+ * high priority", 13 and 21 Jul 2011, which removes the unconditional
+ * pageout() this variant keeps) and as 3.2.41 shows them merged; that
+ * the series landed in 3.2 and not 3.1 is from memory.
  */
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"

@@ -331,6 +331,19 @@ static int count_lines(const char *path, const char *needle)
 	return n;
 }
 
+static int count_lines2(const char *path, const char *a, const char *b)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int n = 0;
+
+	cr_assert(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, a) && strstr(line, b);
+	fclose(f);
+	return n;
+}
+
 static void dom_close(struct dom *d)
 {
 	cr_assert_eq(uf_file_close(d->file), 0);
@@ -399,6 +412,12 @@ Test(pageout, domain_fully_dirty_works_under_pageout, .timeout = 120,
 	cr_assert_gt(count_lines(trace, "writeback_reclaim_wait: "
 				 "usec_timeout=100000 usec_delayed="), 0);
 	cr_assert_gt(count_lines(trace, "reason=pageout ino=1 offset="), 0);
+	/* Q6 kept: only new works are traced, not extended ones */
+	cr_assert_gt(st.nr_pageout_merged, 0);
+	cr_assert_eq((unsigned long)count_lines2(trace, "writeback_queue: ",
+						 "reason=pageout"),
+		     st.nr_pageout_works, "a writeback_queue line per new work");
+
 	cr_assert_gt(count_lines(trace, "mm_vmscan_lru_shrink_inactive: "), 0);
 	cr_assert_eq(count_lines(trace, "reason=try_to_free_pages"), 0,
 		     "pageout works woke the flushers (PO-11)");

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,8 @@
 #include "mm/vmscan.h"
 #include "policies/policy.h"
 #include "fixture.h"
+#include "testutil.h"
+#include "uflush.h"
 
 /* A page added through the LRU path, clean and unlocked; with batching
  * on, it may wait in this thread's pagevec (count 2). */
@@ -389,4 +392,47 @@ Test(reclaim, knob_and_presets)
 	wb_policy_release(&pol);
 	cr_assert_eq(wb_policy_resolve("linux-3.2,reclaim=3.3", &pol),
 		     -EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* kswapd                                                              */
+
+/*
+ * A cache of 1024 frames (watermarks 32/40/48 free frames) read through
+ * more than once: allocations that leave fewer than the low mark free
+ * wake kswapd, which frees clean pages up to the high mark.
+ */
+Test(reclaim, kswapd_reclaims_to_the_high_watermark, .timeout = 60,
+     .fini = tu_fini)
+{
+	const char *path = tu_dev(TU_FILE, 8ull << 20);
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	char *buf = tu_alloc(1 << 20);
+	unsigned int i;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	cr_assert_eq(uf_dev_open(cache, path, NULL, &dev), 0);
+	cr_assert_eq(uf_file_open(dev, 1, 0, 8u << 20, NULL, NULL, &file), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(uf_pread(file, buf, 1 << 20, (uint64_t)i << 20),
+			     1 << 20);
+	for (i = 0; i < 200; i++) {
+		cr_assert_eq(uf_cache_stats(cache, &st), 0);
+		if (st.nr_kswapd_runs && st.nr_free >= 48)
+			break;
+		usleep(10000);
+	}
+	cr_assert_gt(st.nr_kswapd_runs, 0, "kswapd never ran");
+	cr_assert_geq(st.nr_free, 48, "kswapd stopped at %lu free", st.nr_free);
+	cr_assert_eq(st.nr_oom, 0);
+	free(buf);
+	cr_assert_eq(uf_file_close(file), 0);
+	cr_assert_eq(uf_dev_close(dev), 0);
+	cr_assert_eq(uf_cache_close(cache), 0);
 }
