@@ -45,6 +45,7 @@ static struct hand *po_hand(unsigned long nr_file)
 
 	INIT_LIST_HEAD(&h->bdi.work_list);
 	spin_lock_init(&h->bdi.wb_lock);
+	spin_lock_init(&h->bdi.wb.list_lock);
 	h->inode.i_count = 1;
 	init_waitqueue_head(&h->inode.i_sync_wait);
 	return h;
@@ -102,6 +103,7 @@ Test(pageout, unit_from_bandwidth)
 	struct backing_dev_info bdi = { 0 };
 	unsigned int i;
 
+	spin_lock_init(&bdi.wb.list_lock);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		bdi.avg_write_bandwidth = rows[i].bw;
 		cr_assert_eq(pageout_unit(&bdi), rows[i].unit,

@@ -883,10 +883,12 @@ void inode_wait_for_pageout(struct inode *inode)
  */
 unsigned long pageout_unit(struct backing_dev_info *bdi)
 {
-	unsigned long n = __atomic_load_n(&bdi->avg_write_bandwidth,
-					  __ATOMIC_RELAXED) +
-			  (4096UL >> (PAGE_SHIFT - 10));
-	unsigned long p = 1;
+	unsigned long n, p = 1;
+
+	/* the estimate is updated under list_lock (bdi_update_bandwidth) */
+	spin_lock(&bdi->wb.list_lock);
+	n = bdi->avg_write_bandwidth + (4096UL >> (PAGE_SHIFT - 10));
+	spin_unlock(&bdi->wb.list_lock);
 
 	while (p <= n / 2)
 		p <<= 1;
