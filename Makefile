@@ -5,8 +5,15 @@
 #   make test           install missing packages, build, run the test suite
 #   make stress         build and run uflush-stress (threaded scenarios, no
 #                       criterion: what runs under SANITIZE=thread)
+#   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
+#                       points, then integrity_check; SQLITE_CRASH_ARGS)
 #   make run            install missing packages, build, run the I/O benchmark
 #                       on a temporary loop device
+#   make fuzz           build the libFuzzer harness of the public API with
+#                       clang, ASan and UBSan (build-fuzz/uflush-api-fuzz)
+#   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
+#   make crashloop      build and run uflush-crashloop (kill -9 at random
+#                       moments, check fsynced data; CRASHLOOP_ARGS)
 #   make install PREFIX=/usr/local
 # Knobs: CC=clang, SANITIZE=address (ASan+UBSan) | thread (TSan), V=1.
 #
@@ -32,10 +39,16 @@ else ifeq ($(SANITIZE),thread)
   CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer -DUF_NO_JEMALLOC
   LDSAN := -fsanitize=thread
   O := build-tsan
+else ifeq ($(SANITIZE),fuzzer)
+  # clang only: libFuzzer's coverage in the objects, its main() at link
+  CFLAGS_BASE += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-omit-frame-pointer -fno-sanitize-recover=undefined -DUF_NO_JEMALLOC
+  LDSAN := -fsanitize=address,undefined
+  O := build-fuzz
 else ifeq ($(SANITIZE),)
   LIBS += -ljemalloc
 else
-  $(error SANITIZE must be address or thread)
+  $(error SANITIZE must be address, thread or fuzzer)
 endif
 
 CFLAGS  += $(CFLAGS_BASE)
@@ -48,16 +61,30 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
+FUZZ_SRCS  := tests/fuzz/api_fuzz.c
+CRASH_SRCS := tests/crash/crashloop.c
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
 TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o) $(BENCH_LIB_SRCS:%.c=$(O)/%.o)
 STRESS_OBJS := $(STRESS_SRCS:%.c=$(O)/%.o)
+FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(O)/%.o)
+CRASH_OBJS := $(CRASH_SRCS:%.c=$(O)/%.o)
 
 TOOLS := $(O)/uflush-bench
 TESTBIN := $(O)/uflush-tests
 PLUGIN_SRCS := $(sort $(wildcard policies/examples/*.c))
 PLUGINS := $(PLUGIN_SRCS:policies/examples/%.c=$(O)/plugins/%.so)
 STRESSBIN := $(O)/uflush-stress
+CRASHBIN := $(O)/uflush-crashloop
+FUZZBIN  := build-fuzz/uflush-api-fuzz
+FUZZ_SECONDS ?= 60
+
+# SQLite on uflush (clients/sqlite): the VFS as a library, as a loadable
+# extension for the stock sqlite3 shell, and its crash test.
+SQLITE_LIB := $(O)/libuflush_sqlite.a
+SQLITE_EXT := $(O)/clients/uflush_sqlite.so
+SQLITE_CRASH := $(O)/uflush-sqlite-crash
+SQLITE_LIBS := $(SQLITE_LIB) -lsqlite3
 
 # Under TSan the first report ends uflush-stress with an error; a caller's
 # own $TSAN_OPTIONS come last and win.
@@ -69,7 +96,8 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run check layers stress install clean
+.PHONY: all build deps test run check layers stress install clean sqlite-crash \
+	fuzz fuzz-run crashloop
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
@@ -78,7 +106,8 @@ deps:
 	$(Q)scripts/install-deps
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(PLUGINS) $(O)/uflush.pc
+	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) \
+	$(CRASHBIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,18 +124,55 @@ $(O)/libuflush.so: $(LIB_OBJS)
 # process (-rdynamic on our executables).
 $(O)/plugins/%.so: policies/examples/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -shared -o $@ $< $(LDSAN)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -shared -o $@ $< $(LDSAN)
 
-$(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a
-	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+$(O)/uflush-bench: $(BENCH_OBJS) $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -rdynamic -o $@ $(BENCH_OBJS) $(SQLITE_LIBS) \
+		$(O)/libuflush.a $(LDFLAGS) $(LIBS)
 
-$(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a
-	$(Q)$(CC) -rdynamic -o $@ $(TEST_OBJS) $(O)/libuflush.a $(LDFLAGS) \
-		$(LIBS) -lcriterion
+$(TESTBIN): $(TEST_OBJS) $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -rdynamic -o $@ $(TEST_OBJS) $(SQLITE_LIBS) \
+		$(O)/libuflush.a $(LDFLAGS) $(LIBS) -lcriterion
+
+$(SQLITE_LIB): $(O)/clients/sqlite/uflush_sqlite.o
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The extension carries its own copy of libuflush, built without jemalloc
+# (whose initial-exec TLS cannot be dlopen()ed into the shell), and
+# exports only its entry points.
+SQLITE_EXT_OBJS := $(LIB_SRCS:%.c=$(O)/ext/%.o)
+
+$(O)/ext/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (extension)")
+	$(Q)$(CC) $(CFLAGS) -DUF_NO_JEMALLOC -MMD -MP -c $< -o $@
+
+$(O)/clients/sqlite/uflush_sqlite-ext.o: clients/sqlite/uflush_sqlite.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (extension)")
+	$(Q)$(CC) $(CFLAGS) -DUF_SQLITE_EXT -fvisibility=hidden -MMD -MP \
+		-c $< -o $@
+
+$(SQLITE_EXT): $(O)/clients/sqlite/uflush_sqlite-ext.o $(SQLITE_EXT_OBJS) \
+		clients/sqlite/uflush_sqlite.map
+	$(Q)$(CC) -shared -Wl,--version-script=clients/sqlite/uflush_sqlite.map \
+		-o $@ $(filter %.o,$^) $(LDFLAGS) \
+		$(filter-out -ljemalloc,$(LIBS))
+
+$(SQLITE_CRASH): $(O)/tests/crash/sqlite_crash.o $(O)/libuflush.a $(SQLITE_LIB)
+	$(Q)$(CC) -o $@ $< $(SQLITE_LIBS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
 
 # No criterion here: it cannot start under TSan (Criterion#274).
 $(STRESSBIN): $(STRESS_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -o $@ $(STRESS_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+
+$(CRASHBIN): $(CRASH_OBJS) $(O)/libuflush.a
+	$(Q)$(CC) -o $@ $(CRASH_OBJS) $(O)/libuflush.a $(LDFLAGS) $(LIBS)
+
+# Only under SANITIZE=fuzzer (make fuzz): the objects carry its coverage.
+build-fuzz/uflush-api-fuzz: $(FUZZ_OBJS) $(O)/libuflush.a
+	$(Q)$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_OBJS) \
+		$(O)/libuflush.a -pthread $(LIBS)
 
 $(O)/uflush.pc: uflush.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -141,9 +207,33 @@ stress: deps
 	$(Q)$(MAKE) --no-print-directory $(STRESSBIN)
 	$(Q)$(STRESS_ENV) $(STRESSBIN) $(STRESS_ARGS)
 
+# The SQLite crash test: SIGKILL at random moments, then PRAGMA
+# integrity_check and the bank's invariant (SQLITE_CRASH_ARGS="--kills 50").
+sqlite-crash: deps
+	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
+	$(Q)$(SQLITE_CRASH) $(SQLITE_CRASH_ARGS)
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(O)/uflush-bench io $(RUN_ARGS)
+
+# libFuzzer: clang, and libclang-rt-dev (only recommended by clang).
+fuzz:
+	$(Q)UF_FUZZ=1 CC=clang scripts/install-deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=fuzzer CC=clang $(FUZZBIN)
+
+# New inputs go to build-fuzz/corpus; tests/fuzz/corpus (the committed
+# seeds) is only read.  Crashes land in build-fuzz/ as crash-<sha1>.
+FUZZ_OPTS ?= -timeout=60 -rss_limit_mb=2048
+fuzz-run: fuzz
+	@mkdir -p build-fuzz/corpus
+	$(Q)$(FUZZBIN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ \
+		-print_final_stats=1 $(FUZZ_OPTS) build-fuzz/corpus tests/fuzz/corpus
+
+# Needs root for a loop device.  CRASHLOOP_ARGS="-n 150 -s 1"
+crashloop: deps
+	$(Q)$(MAKE) --no-print-directory $(CRASHBIN)
+	$(Q)$(CRASHBIN) $(CRASHLOOP_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -156,7 +246,10 @@ install: all
 	install -m 644 $(O)/uflush.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_OBJS:.o=.d) \
-	$(STRESS_OBJS:.o=.d)
+	$(STRESS_OBJS:.o=.d) $(PLUGINS:.so=.d) \
+	$(O)/clients/sqlite/uflush_sqlite.d \
+	$(O)/clients/sqlite/uflush_sqlite-ext.d $(O)/tests/crash/sqlite_crash.d \
+	$(SQLITE_EXT_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(CRASH_OBJS:.o=.d)

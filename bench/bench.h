@@ -39,6 +39,12 @@ int bench_busyloop_main(int argc, char **argv);
 extern const struct bench_cmdline bench_busyloop_cmdline;
 int bench_reclaim_main(int argc, char **argv);
 extern const struct bench_cmdline bench_reclaim_cmdline;
+int bench_wcpcap_main(int argc, char **argv);
+extern const struct bench_cmdline bench_wcpcap_cmdline;
+int bench_jbod_main(int argc, char **argv);
+extern const struct bench_cmdline bench_jbod_cmdline;
+int bench_sqlite_main(int argc, char **argv);
+extern const struct bench_cmdline bench_sqlite_cmdline;
 int bench_policies_main(int argc, char **argv);
 void bench_policies_usage(FILE *f);
 

@@ -24,6 +24,12 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
 	{ "reclaim", "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works",
 	  bench_reclaim_main, &bench_reclaim_cmdline, NULL },
+	{ "wcpcap", "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not",
+	  bench_wcpcap_main, &bench_wcpcap_cmdline, NULL },
+	{ "jbod", "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold",
+	  bench_jbod_main, &bench_jbod_cmdline, NULL },
+	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
+	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };

@@ -4,9 +4,12 @@
  * mirror: caches, devices, files and pages as handles, argument checks, and
  * the system calls' glue (fsync, sync, close).
  *
- * Handles live in tables that are never freed while the process runs (like
- * file descriptors), so a closed handle is reported as -EBADF instead of
- * being a use after free; a slot is reused by a later open.
+ * Objects live in tables that are never freed while the process runs (like
+ * file descriptors); a handle names a slot and the generation it was opened
+ * with, so a closed handle is -EBADF, never a use after free nor the next
+ * object of the slot.  Every call counts itself in on its handle's slot for
+ * its duration; a close marks the slot closed, waits for the calls in it to
+ * leave, then tears the object down (see "Handle slots").
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,84 +38,347 @@
 #define UF_MAX_DEVS		256
 #define FILE_CHUNK		1024
 #define FILE_CHUNKS		64	/* 65536 open files */
+#define PSLOT_CHUNK		4096
+#define PSLOT_CHUNKS		512	/* 2M page handles at once */
 
-struct uf_cache_slot {
-	struct uf_cache cache;
-	bool in_use;
-	pthread_mutex_t lock;		/* device open/close */
+/*
+ * Handle values.  A handle is not a pointer but kind | slot | generation:
+ * bits 0-2 the kind (never 0, so no aligned pointer is a handle), bits 3-23
+ * the slot index, bits 24-63 the slot's generation when it was opened.
+ */
+#define H_KIND_BITS		3
+#define H_IDX_BITS		21
+#define H_GEN_SHIFT		(H_KIND_BITS + H_IDX_BITS)
+#define H_IDX_MAX		(1u << H_IDX_BITS)
+
+enum h_kind { H_CACHE = 1, H_DEV, H_FILE, H_PAGE };
+
+/*
+ * A slot's state, one word so that one atomic add both counts a caller in
+ * and reads what it checks: generation (bits 24-63) | S_LIVE | users (bits
+ * 0-22, calls in flight and page handles pinning the object).  Closing
+ * clears S_LIVE and bumps the generation in one compare-and-swap, so each
+ * call either got in before (and the close waits for it to leave) or sees
+ * the close and returns -EBADF.  A slot whose generation reaches
+ * UF_HANDLE_GEN_MAX is retired instead of reused: no handle value is ever
+ * issued twice.
+ */
+#define S_USERS			((1ull << 23) - 1)
+#define S_LIVE			(1ull << 23)
+#define S_GEN_SHIFT		24
+
+_Static_assert(sizeof(uintptr_t) == 8, "handles need 64-bit pointers");
+_Static_assert(UF_MAX_DEVS <= H_IDX_MAX && UF_MAX_CACHES <= H_IDX_MAX &&
+	       FILE_CHUNK * FILE_CHUNKS <= H_IDX_MAX &&
+	       PSLOT_CHUNK * PSLOT_CHUNKS <= H_IDX_MAX, "slot index bits");
+_Static_assert(UF_HANDLE_GEN_MAX == (~0ull >> S_GEN_SHIFT), "gen bits");
+
+struct hslot {
+	uint64_t state;
+	bool taken;		/* handles_lock: owned from open to close */
 };
 
+struct uf_cache_slot {
+	struct hslot h;
+	unsigned long nr_devs;	/* atomic: devices not yet torn down */
+	struct uf_cache cache;
+};
+
+enum { UMOUNT_NONE, UMOUNT_TAKING, UMOUNT_HELD };
+
 struct uf_dev {
-	bool in_use;
+	struct hslot h;		/* first: kept when the slot is reset */
 	struct uf_cache *cache;
 	struct uf_bdev *bdev;
 	struct backing_dev_info bdi;
 	struct super_block sb;
 	pthread_mutex_t files_lock;	/* open/close of this device's files */
-	unsigned long nr_files;
+	unsigned long nr_files;		/* atomic, under files_lock */
 	uint64_t size;
-	bool umount_held;
+	int umount;			/* atomic: UMOUNT_* */
 };
 
 struct uf_file {
-	struct inode inode;		/* first: inode <-> file casts */
-	bool in_use;
+	struct inode inode;
+	struct hslot h;
+	uint32_t idx;
 	struct uf_dev *dev;
+};
+
+/* A held page: one per uf_page_get, so a put handle never names another
+ * holder's page. */
+struct uf_page_slot {
+	struct hslot h;
+	uint32_t idx;
+	uint32_t next;			/* atomic: free list, index + 1 */
+	struct page *page;
+	struct uf_cache_slot *cs;	/* a user of the cache while held */
+	struct uf_file *file;		/* UF_PAGE_WRITE: a user of it */
 };
 
 static struct uf_cache_slot caches[UF_MAX_CACHES];
 static struct uf_dev devs[UF_MAX_DEVS];
 static struct uf_file *file_chunks[FILE_CHUNKS];
+static struct uf_page_slot *pslot_chunks[PSLOT_CHUNKS];
+static uint64_t pslot_free_head;	/* ABA tag << 32 | index + 1 */
+static unsigned int nr_pslot_chunks;	/* pslot_grow_lock */
+static pthread_mutex_t pslot_grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int cache_hz;	/* the hz of open caches; 0 = none open */
 static unsigned int nr_open_caches;
-
-static int uf_dev_close_all(struct uf_dev *d);
+/* Closers waiting for users to leave or objects to go (rare: one queue). */
+static DECLARE_WAIT_QUEUE_HEAD(handles_wq);
 
 /* ------------------------------------------------------------------ */
-/* Handle checks                                                       */
+/* Handle slots                                                        */
 
-static struct uf_cache_slot *cache_slot(struct uf_cache *c)
+static inline uint64_t s_gen(uint64_t s)
 {
-	return (struct uf_cache_slot *)c;
+	return s >> S_GEN_SHIFT;
 }
 
-static bool in_table(const void *p, const void *base, size_t size,
-		     size_t elem)
+static void *h_make(enum h_kind kind, uint32_t idx, uint64_t gen)
 {
-	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
-
-	return a >= b && a < b + size && (a - b) % elem == 0;
+	return (void *)(uintptr_t)(gen << H_GEN_SHIFT |
+				   (uint64_t)idx << H_KIND_BITS | kind);
 }
 
-static bool cache_ok(struct uf_cache *c)
+static bool h_decode(const void *h, enum h_kind kind, uint32_t *idx,
+		     uint64_t *gen)
 {
-	return c && in_table(c, caches, sizeof(caches), sizeof(caches[0])) &&
-	       __atomic_load_n(&cache_slot(c)->in_use, __ATOMIC_ACQUIRE);
-}
+	uint64_t v = (uintptr_t)h;
 
-static bool dev_ok(struct uf_dev *d)
-{
-	return d && in_table(d, devs, sizeof(devs), sizeof(devs[0])) &&
-	       __atomic_load_n(&d->in_use, __ATOMIC_ACQUIRE);
-}
-
-static bool file_ok(struct uf_file *f)
-{
-	int i;
-
-	if (!f)
+	if ((v & ((1u << H_KIND_BITS) - 1)) != kind)
 		return false;
-	for (i = 0; i < FILE_CHUNKS; i++) {
-		struct uf_file *chunk = __atomic_load_n(&file_chunks[i],
-							__ATOMIC_ACQUIRE);
+	*idx = (uint32_t)(v >> H_KIND_BITS) & (H_IDX_MAX - 1);
+	*gen = v >> H_GEN_SHIFT;
+	return true;
+}
 
-		if (chunk && in_table(f, chunk, FILE_CHUNK * sizeof(*chunk),
-				      sizeof(*chunk)))
-			return __atomic_load_n(&f->in_use, __ATOMIC_ACQUIRE);
-	}
+static void hslot_put(struct hslot *s)
+{
+	uint64_t n = __atomic_sub_fetch(&s->state, 1, __ATOMIC_ACQ_REL);
+
+	if (!(n & (S_LIVE | S_USERS)))
+		wake_up_all(&handles_wq);
+}
+
+/* Count a caller in if the slot still holds generation gen, open. */
+static bool hslot_get(struct hslot *s, uint64_t gen)
+{
+	uint64_t old = __atomic_fetch_add(&s->state, 1, __ATOMIC_ACQ_REL);
+
+	if (s_gen(old) == gen && (old & S_LIVE))
+		return true;
+	hslot_put(s);
 	return false;
 }
+
+/* The same for whatever generation is open (walks over a table). */
+static bool hslot_get_live(struct hslot *s, uint64_t *gen)
+{
+	uint64_t old = __atomic_fetch_add(&s->state, 1, __ATOMIC_ACQ_REL);
+
+	if (old & S_LIVE) {
+		*gen = s_gen(old);
+		return true;
+	}
+	hslot_put(s);
+	return false;
+}
+
+/* Close generation gen: from now on its calls get -EBADF.  Only one of
+ * racing closers wins. */
+static bool hslot_kill(struct hslot *s, uint64_t gen)
+{
+	uint64_t old = __atomic_load_n(&s->state, __ATOMIC_RELAXED), new;
+
+	do {
+		if (s_gen(old) != gen || !(old & S_LIVE))
+			return false;
+		new = (old & S_USERS) | (gen + 1) << S_GEN_SHIFT;
+	} while (!__atomic_compare_exchange_n(&s->state, &old, new, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static bool hslot_idle(struct hslot *s)
+{
+	return !(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) & S_USERS);
+}
+
+/* After hslot_kill: wait for the callers that got in before it. */
+static void hslot_drain(struct hslot *s)
+{
+	wait_event(handles_wq, hslot_idle(s));
+}
+
+/* The generation the next open of this (not live) slot gets. */
+static uint64_t hslot_gen(struct hslot *s)
+{
+	return s_gen(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE));
+}
+
+/* Open: what was set up before is seen by every caller counted in. */
+static uint64_t hslot_publish(struct hslot *s)
+{
+	return s_gen(__atomic_fetch_add(&s->state, S_LIVE, __ATOMIC_ACQ_REL));
+}
+
+static bool hslot_retired(struct hslot *s)
+{
+	return hslot_gen(s) >= UF_HANDLE_GEN_MAX;
+}
+
+/* Take a free slot (handles_lock held). */
+static bool hslot_claim(struct hslot *s)
+{
+	if (s->taken || hslot_retired(s))
+		return false;
+	s->taken = true;
+	return true;
+}
+
+static void hslot_release(struct hslot *s)
+{
+	pthread_mutex_lock(&handles_lock);
+	s->taken = false;
+	pthread_mutex_unlock(&handles_lock);
+}
+
+static struct uf_file *file_at(uint32_t idx)
+{
+	struct uf_file *chunk;
+
+	if (idx >= FILE_CHUNK * FILE_CHUNKS)
+		return NULL;
+	chunk = __atomic_load_n(&file_chunks[idx / FILE_CHUNK],
+				__ATOMIC_ACQUIRE);
+	return chunk ? &chunk[idx % FILE_CHUNK] : NULL;
+}
+
+static struct uf_page_slot *pslot_at(uint32_t idx)
+{
+	struct uf_page_slot *chunk;
+
+	if (idx >= PSLOT_CHUNK * PSLOT_CHUNKS)
+		return NULL;
+	chunk = __atomic_load_n(&pslot_chunks[idx / PSLOT_CHUNK],
+				__ATOMIC_ACQUIRE);
+	return chunk ? &chunk[idx % PSLOT_CHUNK] : NULL;
+}
+
+/* The slot a handle of any kind names, and its generation; NULL if none. */
+static struct hslot *hslot_of(const void *h, uint64_t *gen)
+{
+	struct uf_page_slot *ps;
+	struct uf_file *f;
+	uint32_t idx;
+
+	if (h_decode(h, H_CACHE, &idx, gen))
+		return idx < UF_MAX_CACHES ? &caches[idx].h : NULL;
+	if (h_decode(h, H_DEV, &idx, gen))
+		return idx < UF_MAX_DEVS ? &devs[idx].h : NULL;
+	if (h_decode(h, H_FILE, &idx, gen)) {
+		f = file_at(idx);
+		return f ? &f->h : NULL;
+	}
+	if (h_decode(h, H_PAGE, &idx, gen)) {
+		ps = pslot_at(idx);
+		return ps ? &ps->h : NULL;
+	}
+	return NULL;
+}
+
+/* The object behind a handle with a user counted in, or NULL: -EBADF. */
+static struct uf_cache_slot *cache_get(struct uf_cache *h)
+{
+	uint64_t gen;
+	uint32_t idx;
+
+	if (!h_decode(h, H_CACHE, &idx, &gen) || idx >= UF_MAX_CACHES)
+		return NULL;
+	return hslot_get(&caches[idx].h, gen) ? &caches[idx] : NULL;
+}
+
+static struct uf_dev *dev_get(struct uf_dev *h)
+{
+	uint64_t gen;
+	uint32_t idx;
+
+	if (!h_decode(h, H_DEV, &idx, &gen) || idx >= UF_MAX_DEVS)
+		return NULL;
+	return hslot_get(&devs[idx].h, gen) ? &devs[idx] : NULL;
+}
+
+static struct uf_file *file_get(struct uf_file *h)
+{
+	struct uf_file *f;
+	uint64_t gen;
+	uint32_t idx;
+
+	if (!h_decode(h, H_FILE, &idx, &gen))
+		return NULL;
+	f = file_at(idx);
+	return f && hslot_get(&f->h, gen) ? f : NULL;
+}
+
+static struct uf_page_slot *pslot_get(struct uf_page *h)
+{
+	struct uf_page_slot *ps;
+	uint64_t gen;
+	uint32_t idx;
+
+	if (!h_decode(h, H_PAGE, &idx, &gen))
+		return NULL;
+	ps = pslot_at(idx);
+	return ps && hslot_get(&ps->h, gen) ? ps : NULL;
+}
+
+static struct uf_cache_slot *cache_slot_of(struct uf_cache *c)
+{
+	return container_of(c, struct uf_cache_slot, cache);
+}
+
+long uf_handle_slot(const void *handle)
+{
+	uint64_t gen;
+	struct hslot *s = hslot_of(handle, &gen);
+
+	return s ? (long)(((uintptr_t)handle >> H_KIND_BITS) &
+			  (H_IDX_MAX - 1)) : -EBADF;
+}
+
+uint64_t uf_handle_gen(const void *handle)
+{
+	return (uintptr_t)handle >> H_GEN_SHIFT;
+}
+
+int uf_handle_age(const void *closed, uint64_t gen)
+{
+	struct hslot *s;
+	uint64_t old, g;
+	int ret = 0;
+
+	s = hslot_of(closed, &g);
+	if (!s || ((uintptr_t)closed & ((1u << H_KIND_BITS) - 1)) == H_PAGE)
+		return -EBADF;	/* page slots are not aged */
+	if (gen > UF_HANDLE_GEN_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&handles_lock);
+	old = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+	if (s->taken || (old & S_LIVE))
+		ret = -EBUSY;
+	while (!ret && !__atomic_compare_exchange_n(&s->state, &old,
+			(old & S_USERS) | gen << S_GEN_SHIFT, true,
+			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+	pthread_mutex_unlock(&handles_lock);
+	return ret;
+}
+
+static int uf_dev_close_cascade(struct uf_dev *d, uint64_t gen);
 
 /* ------------------------------------------------------------------ */
 /* Cache                                                               */
@@ -193,9 +459,10 @@ static struct uf_cache_slot *cache_slot_get(void)
 
 	pthread_mutex_lock(&handles_lock);
 	for (i = 0; i < UF_MAX_CACHES && !s; i++) {
-		if (!caches[i].in_use) {
+		if (hslot_claim(&caches[i].h)) {
 			s = &caches[i];
 			memset(&s->cache, 0, sizeof(s->cache));
+			s->nr_devs = 0;
 		}
 	}
 	pthread_mutex_unlock(&handles_lock);
@@ -268,14 +535,14 @@ int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out)
 	s->cache.policy = pol;
 	ret = cache_setup(&s->cache, cfg);
 	if (ret)
-		goto out_hz;
-	pthread_mutex_init(&s->lock, NULL);
+		goto out_slot;
 	pr_info("cache: %zu pages, HZ=%u, policy %s", cfg->nr_pages, cfg->hz,
 		pol->spec);
-	__atomic_store_n(&s->in_use, true, __ATOMIC_RELEASE);
-	*out = &s->cache;
+	*out = h_make(H_CACHE, (uint32_t)(s - caches), hslot_publish(&s->h));
 	return 0;
 
+out_slot:
+	hslot_release(&s->h);
 out_hz:
 	release_hz();
 out_policy:
@@ -284,27 +551,69 @@ out_policy:
 	return ret;
 }
 
-const char *uf_cache_policy(struct uf_cache *c)
+/* The string lives as long as the cache: the caller's to keep it open. */
+const char *uf_cache_policy(struct uf_cache *h)
 {
-	return cache_ok(c) ? c->policy->spec : NULL;
+	struct uf_cache_slot *s = cache_get(h);
+	const char *spec;
+
+	if (!s)
+		return NULL;
+	spec = s->cache.policy->spec;
+	hslot_put(&s->h);
+	return spec;
 }
 
-int uf_cache_close(struct uf_cache *c)
+/* Close every device of the cache, and their files (cache close). */
+static int cache_close_devs(struct uf_cache_slot *s)
 {
-	struct uf_cache_slot *s;
+	struct uf_dev *d;
 	int i, ret = 0, err;
+	uint64_t gen;
+	bool mine;
 
-	if (!cache_ok(c))
-		return -EBADF;
-	s = cache_slot(c);
 	for (i = 0; i < UF_MAX_DEVS; i++) {
-		if (!dev_ok(&devs[i]) || devs[i].cache != c)
+		d = &devs[i];
+		if (!hslot_get_live(&d->h, &gen))
 			continue;
-		err = uf_dev_close_all(&devs[i]);
+		mine = d->cache == &s->cache;
+		hslot_put(&d->h);
+		if (!mine)
+			continue;
+		err = uf_dev_close_cascade(d, gen);
 		if (!ret)
 			ret = err;
 	}
-	__atomic_store_n(&s->in_use, false, __ATOMIC_RELEASE);
+	return ret;
+}
+
+static bool cache_has_devs(struct uf_cache_slot *s)
+{
+	return __atomic_load_n(&s->nr_devs, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Calls on the cache and page handles are waited for first (the pool goes
+ * away), then each device is closed with its files; a device closed by
+ * someone else meanwhile is waited for.
+ */
+int uf_cache_close(struct uf_cache *h)
+{
+	struct uf_cache_slot *s;
+	struct uf_cache *c;
+	uint64_t gen;
+	uint32_t idx;
+	int ret;
+
+	if (!h_decode(h, H_CACHE, &idx, &gen) || idx >= UF_MAX_CACHES)
+		return -EBADF;
+	s = &caches[idx];
+	if (!hslot_kill(&s->h, gen))
+		return -EBADF;
+	hslot_drain(&s->h);
+	ret = cache_close_devs(s);
+	wait_event(handles_wq, !cache_has_devs(s));
+	c = &s->cache;
 	kswapd_stop(c);
 	uf_trace_close(c);
 	page_writeback_exit(c);
@@ -312,7 +621,7 @@ int uf_cache_close(struct uf_cache *c)
 	wb_policy_release(c->policy);
 	kfree(c->policy);
 	c->policy = NULL;
-	pthread_mutex_destroy(&s->lock);
+	hslot_release(&s->h);
 	release_hz();
 	return ret;
 }
@@ -343,13 +652,11 @@ static unsigned long *tunable_field(struct uf_cache *c, const char *name)
 	return NULL;
 }
 
-int uf_cache_set_tunable(struct uf_cache *c, const char *name,
-			 unsigned long value)
+static int cache_set_tunable(struct uf_cache *c, const char *name,
+			     unsigned long value)
 {
 	unsigned long *f;
 
-	if (!cache_ok(c))
-		return -EBADF;
 	if (!name)
 		return -EINVAL;
 	f = tunable_field(c, name);
@@ -360,18 +667,22 @@ int uf_cache_set_tunable(struct uf_cache *c, const char *name,
 	/* as the kernel's dirty_bytes handler: at least two pages */
 	if (!strcmp(name, "dirty_bytes") && value && value < 2 * PAGE_SIZE)
 		return -EINVAL;
-	if (!strcmp(name, "dirty_bytes") && !value && !c->vm.vm_dirty_ratio)
+	if (!strcmp(name, "dirty_bytes") && !value &&
+	    !__atomic_load_n(&c->vm.vm_dirty_ratio, __ATOMIC_RELAXED))
 		return -EINVAL;	/* would leave no dirty limit at all */
 	__atomic_store_n(f, value, __ATOMIC_RELAXED);
-	/* as the sysctl handlers do: a ratio clears the bytes, and back */
+	/* as the sysctl handlers do: a ratio clears the bytes, and back;
+	 * atomic, as the flushers and throttled writers read them */
 	if (!strcmp(name, "dirty_ratio"))
-		c->vm.vm_dirty_bytes = 0;
+		__atomic_store_n(&c->vm.vm_dirty_bytes, 0, __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_bytes") && value)
-		c->vm.vm_dirty_ratio = 0;
+		__atomic_store_n(&c->vm.vm_dirty_ratio, 0, __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_background_ratio"))
-		c->vm.dirty_background_bytes = 0;
+		__atomic_store_n(&c->vm.dirty_background_bytes, 0,
+				 __ATOMIC_RELAXED);
 	else if (!strcmp(name, "dirty_background_bytes") && value)
-		c->vm.dirty_background_ratio = 0;
+		__atomic_store_n(&c->vm.dirty_background_ratio, 0,
+				 __ATOMIC_RELAXED);
 	if (!strcmp(name, "dirty_ratio") || !strcmp(name, "dirty_bytes")) {
 		update_completion_period(c);
 		writeback_set_ratelimit(c);
@@ -379,30 +690,43 @@ int uf_cache_set_tunable(struct uf_cache *c, const char *name,
 	return 0;
 }
 
-int uf_cache_get_tunable(struct uf_cache *c, const char *name,
-			 unsigned long *value)
+int uf_cache_set_tunable(struct uf_cache *h, const char *name,
+			 unsigned long value)
 {
-	unsigned long *f;
+	struct uf_cache_slot *s = cache_get(h);
+	int ret;
 
-	if (!cache_ok(c))
+	if (!s)
 		return -EBADF;
-	if (!name || !value)
-		return -EINVAL;
-	f = tunable_field(c, name);
-	if (!f)
-		return -ENOENT;
-	*value = __atomic_load_n(f, __ATOMIC_RELAXED);
-	return 0;
+	ret = cache_set_tunable(&s->cache, name, value);
+	hslot_put(&s->h);
+	return ret;
 }
 
-int uf_cache_stats(struct uf_cache *c, struct uf_cache_stats *st)
+int uf_cache_get_tunable(struct uf_cache *h, const char *name,
+			 unsigned long *value)
+{
+	struct uf_cache_slot *s = cache_get(h);
+	unsigned long *f;
+	int ret = 0;
+
+	if (!s)
+		return -EBADF;
+	f = name && value ? tunable_field(&s->cache, name) : NULL;
+	if (!name || !value)
+		ret = -EINVAL;
+	else if (!f)
+		ret = -ENOENT;
+	else
+		*value = __atomic_load_n(f, __ATOMIC_RELAXED);
+	hslot_put(&s->h);
+	return ret;
+}
+
+static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 {
 	unsigned long bg, dirty;
 
-	if (!cache_ok(c))
-		return -EBADF;
-	if (!st)
-		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	global_dirty_limits(c, &bg, &dirty);
 	st->nr_pages = c->pool.nr;
@@ -420,7 +744,18 @@ int uf_cache_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	st->write_errors = (unsigned long)__atomic_load_n(&c->write_errors,
 							  __ATOMIC_RELAXED);
 	reclaim_fill_stats(c, st);
-	return 0;
+}
+
+int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
+{
+	struct uf_cache_slot *s = cache_get(h);
+
+	if (!s)
+		return -EBADF;
+	if (st)
+		cache_fill_stats(&s->cache, st);
+	hslot_put(&s->h);
+	return st ? 0 : -EINVAL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -433,22 +768,15 @@ static struct uf_dev *dev_slot_get(void)
 
 	pthread_mutex_lock(&handles_lock);
 	for (i = 0; i < UF_MAX_DEVS && !d; i++) {
-		if (!devs[i].in_use && !devs[i].cache) {
+		if (hslot_claim(&devs[i].h)) {
 			d = &devs[i];
-			memset(d, 0, sizeof(*d));
-			d->cache = (struct uf_cache *)1; /* reserved */
+			/* all but the slot, which stale callers may touch */
+			memset((char *)d + sizeof(d->h), 0,
+			       sizeof(*d) - sizeof(d->h));
 		}
 	}
 	pthread_mutex_unlock(&handles_lock);
 	return d;
-}
-
-static void dev_slot_put(struct uf_dev *d)
-{
-	pthread_mutex_lock(&handles_lock);
-	d->in_use = false;
-	d->cache = NULL;
-	pthread_mutex_unlock(&handles_lock);
 }
 
 /* The kernel names a bdi by its device number; files get 0:N. */
@@ -506,31 +834,38 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	return 0;
 }
 
-int uf_dev_open(struct uf_cache *c, const char *path,
+int uf_dev_open(struct uf_cache *h, const char *path,
 		const struct uf_dev_config *cfg, struct uf_dev **out)
 {
+	struct uf_cache_slot *s;
 	struct uf_dev *d;
 	int ret;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!cache_ok(c))
+	s = cache_get(h);
+	if (!s)
 		return -EBADF;
+	ret = -EINVAL;
 	if (!path || (cfg && (cfg->flags & ~(UF_DEV_FORCE | UF_DEV_SHAPED |
 					     UF_DEV_NO_FLUSHER))))
-		return -EINVAL;
+		goto out;
+	ret = -EMFILE;
 	d = dev_slot_get();
 	if (!d)
-		return -EMFILE;
-	ret = dev_setup(d, c, path, cfg);
+		goto out;
+	ret = dev_setup(d, &s->cache, path, cfg);
 	if (ret) {
-		dev_slot_put(d);
-		return ret;
+		hslot_release(&d->h);
+		goto out;
 	}
-	__atomic_store_n(&d->in_use, true, __ATOMIC_RELEASE);
-	*out = d;
-	return 0;
+	/* before the cache's user is dropped: its close counts this one */
+	__atomic_add_fetch(&s->nr_devs, 1, __ATOMIC_ACQ_REL);
+	*out = h_make(H_DEV, (uint32_t)(d - devs), hslot_publish(&d->h));
+out:
+	hslot_put(&s->h);
+	return ret;
 }
 
 /* sync(2) for one device: write, wait, flush the device cache. */
@@ -551,116 +886,229 @@ static void dev_teardown(struct uf_dev *d)
 	pthread_mutex_destroy(&d->files_lock);
 }
 
-/* Close every file of the device, then the device (cache close). */
-static int uf_dev_close_all(struct uf_dev *d)
+/* Drop a uf_dev_hold_umount() the closer inherits, so that a uf_sync()
+ * waiting for s_umount can leave and the close does not wait for it
+ * forever. */
+static void dev_drop_umount(struct uf_dev *d)
 {
-	int i, j, ret = 0, err;
+	int held = UMOUNT_HELD;
 
-	for (i = 0; i < FILE_CHUNKS; i++) {
-		struct uf_file *chunk = file_chunks[i];
-
-		for (j = 0; chunk && j < FILE_CHUNK; j++) {
-			if (!file_ok(&chunk[j]) || chunk[j].dev != d)
-				continue;
-			err = uf_file_close(&chunk[j]);
-			if (!ret)
-				ret = err;
-		}
-	}
-	return uf_dev_close(d) ?: ret;
+	if (__atomic_compare_exchange_n(&d->umount, &held, UMOUNT_NONE, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		up_write(&d->sb.s_umount);
 }
 
-int uf_dev_close(struct uf_dev *d)
-{
-	int ret;
+static int file_close_gen(struct uf_file *f, uint64_t gen);
 
-	if (!dev_ok(d))
-		return -EBADF;
-	pthread_mutex_lock(&d->files_lock);
-	if (d->nr_files) {
-		pthread_mutex_unlock(&d->files_lock);
-		return -EBUSY;
+/* Close every file of a closing device (cache close). */
+static int dev_close_files(struct uf_dev *d)
+{
+	struct uf_file *f;
+	int ret = 0, err;
+	uint32_t i;
+	uint64_t gen;
+	bool mine;
+
+	for (i = 0; i < FILE_CHUNK * FILE_CHUNKS; i++) {
+		f = file_at(i);
+		if (!f) {
+			i += FILE_CHUNK - 1;	/* chunk not allocated */
+			continue;
+		}
+		if (!hslot_get_live(&f->h, &gen))
+			continue;
+		mine = f->dev == d;
+		hslot_put(&f->h);
+		if (!mine)
+			continue;
+		err = file_close_gen(f, gen);
+		if (!ret && err != -EBADF)	/* -EBADF: closed meanwhile */
+			ret = err;
 	}
-	__atomic_store_n(&d->in_use, false, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&d->files_lock);
-	if (d->umount_held)
-		up_write(&d->sb.s_umount);
-	ret = dev_sync(d);
-	dev_teardown(d);
-	dev_slot_put(d);
 	return ret;
 }
 
-int uf_dev_set_shape(struct uf_dev *d, const struct uf_io_shape *shape)
+static bool dev_has_files(struct uf_dev *d)
 {
-	if (!dev_ok(d))
-		return -EBADF;
-	return uf_bdev_set_shape(d->bdev, shape);
+	return __atomic_load_n(&d->nr_files, __ATOMIC_ACQUIRE) != 0;
 }
 
-int uf_dev_stall(struct uf_dev *d, unsigned int ms)
+/* The device is closed (no new calls, no new files): wait for the calls
+ * in flight, close the files left (cascade), and tear it down. */
+static int dev_finish_close(struct uf_dev *d, bool cascade)
 {
-	if (!dev_ok(d))
-		return -EBADF;
-	return uf_bdev_stall(d->bdev, ms);
+	struct uf_cache_slot *s = cache_slot_of(d->cache);
+	int ret = 0, err;
+
+	dev_drop_umount(d);
+	hslot_drain(&d->h);
+	dev_drop_umount(d);	/* a hold that was in flight */
+	if (cascade)
+		ret = dev_close_files(d);
+	wait_event(handles_wq, !dev_has_files(d));
+	err = dev_sync(d);
+	if (!ret)
+		ret = err;
+	dev_teardown(d);
+	hslot_release(&d->h);
+	__atomic_sub_fetch(&s->nr_devs, 1, __ATOMIC_ACQ_REL);
+	wake_up_all(&handles_wq);
+	return ret;
 }
 
-int uf_dev_hold_umount(struct uf_dev *d)
+static int uf_dev_close_cascade(struct uf_dev *d, uint64_t gen)
 {
-	if (!dev_ok(d))
+	bool killed;
+
+	pthread_mutex_lock(&d->files_lock);
+	killed = hslot_kill(&d->h, gen);
+	pthread_mutex_unlock(&d->files_lock);
+	/* not killed: someone else's uf_dev_close; the cache waits for it */
+	return killed ? dev_finish_close(d, true) : 0;
+}
+
+int uf_dev_close(struct uf_dev *h)
+{
+	struct uf_dev *d = dev_get(h);
+	uint64_t gen = (uintptr_t)h >> H_GEN_SHIFT;
+	int ret = 0;
+
+	if (!d)
 		return -EBADF;
-	if (__atomic_exchange_n(&d->umount_held, true, __ATOMIC_ACQ_REL))
+	/* under files_lock: uf_file_open checks for a closed device there */
+	pthread_mutex_lock(&d->files_lock);
+	if (dev_has_files(d))
+		ret = -EBUSY;
+	else if (!hslot_kill(&d->h, gen))
+		ret = -EBADF;
+	pthread_mutex_unlock(&d->files_lock);
+	hslot_put(&d->h);
+	return ret ? ret : dev_finish_close(d, false);
+}
+
+int uf_dev_set_shape(struct uf_dev *h, const struct uf_io_shape *shape)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = uf_bdev_set_shape(d->bdev, shape);
+	hslot_put(&d->h);
+	return ret;
+}
+
+int uf_dev_stall(struct uf_dev *h, unsigned int ms)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = uf_bdev_stall(d->bdev, ms);
+	hslot_put(&d->h);
+	return ret;
+}
+
+int uf_dev_hold_umount(struct uf_dev *h)
+{
+	struct uf_dev *d = dev_get(h);
+	int none = UMOUNT_NONE;
+
+	if (!d)
+		return -EBADF;
+	if (!__atomic_compare_exchange_n(&d->umount, &none, UMOUNT_TAKING,
+					 false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED)) {
+		hslot_put(&d->h);
 		return -EBUSY;
+	}
 	down_write(&d->sb.s_umount);
+	__atomic_store_n(&d->umount, UMOUNT_HELD, __ATOMIC_RELEASE);
+	hslot_put(&d->h);
 	return 0;
 }
 
-int uf_dev_release_umount(struct uf_dev *d)
+int uf_dev_release_umount(struct uf_dev *h)
 {
-	if (!dev_ok(d))
+	struct uf_dev *d = dev_get(h);
+	int held = UMOUNT_HELD;
+	int ret = 0;
+
+	if (!d)
 		return -EBADF;
-	if (!__atomic_load_n(&d->umount_held, __ATOMIC_ACQUIRE))
-		return -EINVAL;
-	up_write(&d->sb.s_umount);
-	__atomic_store_n(&d->umount_held, false, __ATOMIC_RELEASE);
-	return 0;
+	if (__atomic_compare_exchange_n(&d->umount, &held, UMOUNT_NONE, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		up_write(&d->sb.s_umount);
+	else
+		ret = -EINVAL;
+	hslot_put(&d->h);
+	return ret;
 }
 
-struct backing_dev_info *uf_dev_bdi(struct uf_dev *d)
+/* Tests only: the objects stay valid while the handle is open. */
+struct uf_cache *uf_cache_obj(struct uf_cache *h)
 {
-	return dev_ok(d) ? &d->bdi : NULL;
+	struct uf_cache_slot *s = cache_get(h);
+
+	if (!s)
+		return NULL;
+	hslot_put(&s->h);
+	return &s->cache;
 }
 
-struct inode *uf_file_inode(struct uf_file *f)
+struct backing_dev_info *uf_dev_bdi(struct uf_dev *h)
 {
-	return file_ok(f) ? &f->inode : NULL;
+	struct uf_dev *d = dev_get(h);
+
+	if (!d)
+		return NULL;
+	hslot_put(&d->h);
+	return &d->bdi;
 }
 
-
-int uf_dev_stats(struct uf_dev *d, struct uf_dev_stats *st)
+struct inode *uf_file_inode(struct uf_file *h)
 {
-	if (!dev_ok(d))
+	struct uf_file *f = file_get(h);
+
+	if (!f)
+		return NULL;
+	hslot_put(&f->h);
+	return &f->inode;
+}
+
+int uf_dev_stats(struct uf_dev *h, struct uf_dev_stats *st)
+{
+	struct uf_dev *d = dev_get(h);
+
+	if (!d)
 		return -EBADF;
-	if (!st)
-		return -EINVAL;
-	bdi_fill_stats(&d->bdi, st);
-	return 0;
+	if (st)
+		bdi_fill_stats(&d->bdi, st);
+	hslot_put(&d->h);
+	return st ? 0 : -EINVAL;
 }
 
-int uf_sync(struct uf_cache *c)
+int uf_sync(struct uf_cache *h)
 {
+	struct uf_cache_slot *s = cache_get(h);
 	int i, ret = 0, err;
+	struct uf_dev *d;
+	uint64_t gen;
 
-	if (!cache_ok(c))
+	if (!s)
 		return -EBADF;
-	wakeup_flusher_threads(c, 0, WB_REASON_SYNC);
+	wakeup_flusher_threads(&s->cache, 0, WB_REASON_SYNC);
 	for (i = 0; i < UF_MAX_DEVS; i++) {
-		if (!dev_ok(&devs[i]) || devs[i].cache != c)
+		d = &devs[i];
+		if (!hslot_get_live(&d->h, &gen))
 			continue;
-		err = dev_sync(&devs[i]);
+		err = d->cache == &s->cache ? dev_sync(d) : 0;
+		hslot_put(&d->h);
 		if (!ret)
 			ret = err;
 	}
+	hslot_put(&s->h);
 	return ret;
 }
 
@@ -669,40 +1117,31 @@ int uf_sync(struct uf_cache *c)
 
 static struct uf_file *file_slot_get(void)
 {
-	struct uf_file *f = NULL;
+	struct uf_file *f = NULL, *chunk;
 	int i, j;
 
 	pthread_mutex_lock(&handles_lock);
 	for (i = 0; i < FILE_CHUNKS && !f; i++) {
-		if (!file_chunks[i]) {
-			struct uf_file *chunk = kzalloc(FILE_CHUNK *
-							sizeof(*chunk));
-
+		chunk = file_chunks[i];
+		if (!chunk) {
+			chunk = kzalloc(FILE_CHUNK * sizeof(*chunk));
 			if (!chunk)
 				break;
+			for (j = 0; j < FILE_CHUNK; j++)
+				chunk[j].idx = (uint32_t)(i * FILE_CHUNK + j);
 			__atomic_store_n(&file_chunks[i], chunk,
 					 __ATOMIC_RELEASE);
 		}
 		for (j = 0; j < FILE_CHUNK && !f; j++) {
-			if (!__atomic_load_n(&file_chunks[i][j].in_use,
-					     __ATOMIC_ACQUIRE) &&
-			    !file_chunks[i][j].dev) {
-				f = &file_chunks[i][j];
-				memset(f, 0, sizeof(*f));
-				f->dev = (struct uf_dev *)1; /* reserved */
+			if (hslot_claim(&chunk[j].h)) {
+				f = &chunk[j];
+				memset(&f->inode, 0, sizeof(f->inode));
+				f->dev = NULL;
 			}
 		}
 	}
 	pthread_mutex_unlock(&handles_lock);
 	return f;
-}
-
-static void file_slot_put(struct uf_file *f)
-{
-	pthread_mutex_lock(&handles_lock);
-	f->in_use = false;
-	f->dev = NULL;
-	pthread_mutex_unlock(&handles_lock);
 }
 
 /* -EEXIST for a used ino, -EBUSY for an overlapping range. */
@@ -753,19 +1192,14 @@ static void inode_init(struct uf_file *f, struct uf_dev *d, uint64_t ino,
 	inode->f_wb_err = errseq_sample(&mapping->wb_err);
 }
 
-int uf_file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
-		 uint64_t length, const struct uf_file_ops *ops, void *priv,
-		 struct uf_file **out)
+static int file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
+		     uint64_t length, const struct uf_file_ops *ops,
+		     void *priv, struct uf_file **out)
 {
 	struct uf_file *f;
 	uint64_t len;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!dev_ok(d))
-		return -EBADF;
 	if (dev_offset % PAGE_SIZE || !length || length > (uint64_t)LLONG_MAX)
 		return -EINVAL;
 	len = (length + PAGE_SIZE - 1) & PAGE_MASK;
@@ -775,26 +1209,47 @@ int uf_file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
 	if (!f)
 		return -EMFILE;
 	pthread_mutex_lock(&d->files_lock);
-	ret = dev_ok(d) ? check_file_conflict(d, ino, dev_offset,
-					      dev_offset + len) : -EBADF;
+	/* a device closed since dev_get() takes no new files */
+	ret = __atomic_load_n(&d->h.state, __ATOMIC_ACQUIRE) & S_LIVE ?
+	      check_file_conflict(d, ino, dev_offset, dev_offset + len) :
+	      -EBADF;
 	if (ret) {
 		pthread_mutex_unlock(&d->files_lock);
-		file_slot_put(f);
+		hslot_release(&f->h);
 		return ret;
 	}
 	inode_init(f, d, ino, dev_offset, len);
 	f->inode.ops = ops;
 	f->inode.priv = priv;
+	f->inode.handle = h_make(H_FILE, f->idx, hslot_gen(&f->h));
 	f->dev = d;
 	spin_lock(&d->sb.s_inode_list_lock);
 	list_add_tail(&f->inode.i_sb_list, &d->sb.s_inodes);
 	__atomic_add_fetch(&d->sb.s_nr_inodes, 1, __ATOMIC_RELAXED);
 	spin_unlock(&d->sb.s_inode_list_lock);
-	d->nr_files++;
-	__atomic_store_n(&f->in_use, true, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&d->nr_files, 1, __ATOMIC_ACQ_REL);
+	hslot_publish(&f->h);
 	pthread_mutex_unlock(&d->files_lock);
-	*out = f;
+	*out = f->inode.handle;
 	return 0;
+}
+
+int uf_file_open(struct uf_dev *h, uint64_t ino, uint64_t dev_offset,
+		 uint64_t length, const struct uf_file_ops *ops, void *priv,
+		 struct uf_file **out)
+{
+	struct uf_dev *d;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	d = dev_get(h);
+	if (!d)
+		return -EBADF;
+	ret = file_open(d, ino, dev_offset, length, ops, priv, out);
+	hslot_put(&d->h);
+	return ret;
 }
 
 /*
@@ -817,19 +1272,23 @@ static int file_evict(struct uf_file *f)
 	return ret;
 }
 
-int uf_file_close(struct uf_file *f)
+/*
+ * Close generation gen of the file: new calls get -EBADF at once; the calls
+ * in flight (an fsync waiting for I/O, a writer in the dirty throttle) and
+ * UF_PAGE_WRITE page handles are waited for; then the inode is evicted.
+ * Nothing is held while waiting, so the flusher and the throttled writers
+ * keep going.
+ */
+static int file_close_gen(struct uf_file *f, uint64_t gen)
 {
 	struct uf_dev *d;
 	int ret, err;
 
-	if (!file_ok(f))
+	if (!hslot_kill(&f->h, gen))
 		return -EBADF;
+	hslot_drain(&f->h);
 	d = f->dev;
 	pthread_mutex_lock(&d->files_lock);
-	if (!__atomic_exchange_n(&f->in_use, false, __ATOMIC_ACQ_REL)) {
-		pthread_mutex_unlock(&d->files_lock);
-		return -EBADF;
-	}
 	ret = file_evict(f);
 	err = errseq_check_and_advance(&f->inode.i_data.wb_err,
 				       &f->inode.f_wb_err);
@@ -838,17 +1297,29 @@ int uf_file_close(struct uf_file *f)
 	__atomic_sub_fetch(&d->sb.s_nr_inodes, 1, __ATOMIC_RELAXED);
 	spin_unlock(&d->sb.s_inode_list_lock);
 	radix_tree_destroy(&f->inode.i_data.page_tree);
-	d->nr_files--;
 	pthread_mutex_unlock(&d->files_lock);
-	file_slot_put(f);
+	hslot_release(&f->h);
+	/* last: a cache close waits for this before the device goes */
+	__atomic_sub_fetch(&d->nr_files, 1, __ATOMIC_ACQ_REL);
+	wake_up_all(&handles_wq);
 	return err ? err : (ret == -EIO ? 0 : ret);
 }
 
-ssize_t uf_pwrite(struct uf_file *f, const void *buf, size_t len,
-		  uint64_t offset)
+int uf_file_close(struct uf_file *h)
 {
-	if (!file_ok(f))
+	uint64_t gen;
+	uint32_t idx;
+	struct uf_file *f;
+
+	if (!h_decode(h, H_FILE, &idx, &gen))
 		return -EBADF;
+	f = file_at(idx);
+	return f ? file_close_gen(f, gen) : -EBADF;
+}
+
+static ssize_t file_pwrite(struct uf_file *f, const void *buf, size_t len,
+			   uint64_t offset)
+{
 	if (!buf && len)
 		return -EINVAL;
 	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
@@ -859,10 +1330,22 @@ ssize_t uf_pwrite(struct uf_file *f, const void *buf, size_t len,
 	return generic_perform_write(&f->inode, buf, len, (loff_t)offset);
 }
 
-ssize_t uf_pread(struct uf_file *f, void *buf, size_t len, uint64_t offset)
+ssize_t uf_pwrite(struct uf_file *h, const void *buf, size_t len,
+		  uint64_t offset)
 {
-	if (!file_ok(f))
+	struct uf_file *f = file_get(h);
+	ssize_t ret;
+
+	if (!f)
 		return -EBADF;
+	ret = file_pwrite(f, buf, len, offset);
+	hslot_put(&f->h);
+	return ret;
+}
+
+static ssize_t file_pread(struct uf_file *f, void *buf, size_t len,
+			  uint64_t offset)
+{
 	if (!buf && len)
 		return -EINVAL;
 	if (offset >= (uint64_t)f->inode.i_size || !len)
@@ -872,6 +1355,18 @@ ssize_t uf_pread(struct uf_file *f, void *buf, size_t len, uint64_t offset)
 	if (len > SSIZE_MAX)
 		len = SSIZE_MAX & PAGE_MASK;
 	return filemap_read(&f->inode, buf, len, (loff_t)offset);
+}
+
+ssize_t uf_pread(struct uf_file *h, void *buf, size_t len, uint64_t offset)
+{
+	struct uf_file *f = file_get(h);
+	ssize_t ret;
+
+	if (!f)
+		return -EBADF;
+	ret = file_pread(f, buf, len, offset);
+	hslot_put(&f->h);
+	return ret;
 }
 
 /*
@@ -905,75 +1400,113 @@ static int file_fsync(struct uf_file *f, bool datasync)
 	return err ? err : ret;
 }
 
-int uf_fsync(struct uf_file *f)
+int uf_fsync(struct uf_file *h)
 {
-	if (!file_ok(f))
+	struct uf_file *f = file_get(h);
+	int ret;
+
+	if (!f)
 		return -EBADF;
-	return file_fsync(f, false);
+	ret = file_fsync(f, false);
+	hslot_put(&f->h);
+	return ret;
 }
 
-int uf_fdatasync(struct uf_file *f)
+int uf_fdatasync(struct uf_file *h)
 {
-	if (!file_ok(f))
+	struct uf_file *f = file_get(h);
+	int ret;
+
+	if (!f)
 		return -EBADF;
-	return file_fsync(f, true);
+	ret = file_fsync(f, true);
+	hslot_put(&f->h);
+	return ret;
 }
 
-int uf_file_mark_inode_dirty(struct uf_file *f, unsigned int flags)
+int uf_file_mark_inode_dirty(struct uf_file *h, unsigned int flags)
 {
-	if (!file_ok(f))
+	struct uf_file *f = file_get(h);
+	int ret = -EINVAL;
+
+	if (!f)
 		return -EBADF;
-	if (!flags || (flags & ~(UF_I_DIRTY_SYNC | UF_I_DIRTY_DATASYNC)))
-		return -EINVAL;
-	__mark_inode_dirty(&f->inode, (int)flags);
-	return 0;
+	if (flags && !(flags & ~(UF_I_DIRTY_SYNC | UF_I_DIRTY_DATASYNC))) {
+		__mark_inode_dirty(&f->inode, (int)flags);
+		ret = 0;
+	}
+	hslot_put(&f->h);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
 /* Pages                                                               */
 
-/* The page handle is the struct page; it must belong to an open cache. */
-static struct uf_cache *page_cache_of(struct uf_page *p)
-{
-	int i;
-
-	for (i = 0; i < UF_MAX_CACHES; i++) {
-		struct uf_cache *c = &caches[i].cache;
-
-		if (__atomic_load_n(&caches[i].in_use, __ATOMIC_ACQUIRE) &&
-		    c->pool.pages && in_table(p, c->pool.pages,
-					      c->pool.nr * sizeof(struct page),
-					      sizeof(struct page)))
-			return c;
-	}
-	return NULL;
-}
-
 /*
- * A page handle is good while its holder has not put it: uf_users counts
- * the references handed out, so a second put (or use after put) is -EBADF
- * instead of stealing the page cache's own reference.
+ * Page handle slots come from a lock-free stack (uf_page_get is a buffer
+ * pool's hot path); the tag in the head's top half defeats ABA.
  */
-static bool page_ok(struct uf_page *p)
+static void pslot_push(struct uf_page_slot *ps)
 {
-	struct page *page = (struct page *)p;
+	uint64_t head = __atomic_load_n(&pslot_free_head, __ATOMIC_RELAXED);
+	uint64_t new;
 
-	return p && page_cache_of(p) &&
-	       __atomic_load_n(&page->uf_users, __ATOMIC_ACQUIRE) > 0;
+	do {
+		__atomic_store_n(&ps->next, (uint32_t)head, __ATOMIC_RELAXED);
+		new = ((head >> 32) + 1) << 32 | (ps->idx + 1);
+	} while (!__atomic_compare_exchange_n(&pslot_free_head, &head, new,
+					      true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
 }
 
-/* Take one handed-out reference back; false if none is left. */
-static bool page_user_put(struct page *page)
+static struct uf_page_slot *pslot_pop(void)
 {
-	unsigned int n = __atomic_load_n(&page->uf_users, __ATOMIC_ACQUIRE);
+	uint64_t head = __atomic_load_n(&pslot_free_head, __ATOMIC_ACQUIRE);
+	struct uf_page_slot *ps;
+	uint64_t new;
 
-	while (n) {
-		if (__atomic_compare_exchange_n(&page->uf_users, &n, n - 1,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			return true;
+	do {
+		if (!(uint32_t)head)
+			return NULL;
+		ps = pslot_at((uint32_t)head - 1);
+		new = ((head >> 32) + 1) << 32 |
+		      __atomic_load_n(&ps->next, __ATOMIC_RELAXED);
+	} while (!__atomic_compare_exchange_n(&pslot_free_head, &head, new,
+					      true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_ACQUIRE));
+	return ps;
+}
+
+static struct uf_page_slot *pslot_alloc(void)
+{
+	struct uf_page_slot *ps = pslot_pop(), *chunk;
+	uint32_t i, base;
+
+	if (ps)
+		return ps;
+	pthread_mutex_lock(&pslot_grow_lock);
+	ps = pslot_pop();
+	if (!ps && nr_pslot_chunks < PSLOT_CHUNKS) {
+		chunk = kzalloc(PSLOT_CHUNK * sizeof(*chunk));
+		if (chunk) {
+			base = nr_pslot_chunks * PSLOT_CHUNK;
+			for (i = 0; i < PSLOT_CHUNK; i++)
+				chunk[i].idx = base + i;
+			__atomic_store_n(&pslot_chunks[nr_pslot_chunks++],
+					 chunk, __ATOMIC_RELEASE);
+			for (i = PSLOT_CHUNK - 1; i > 0; i--)
+				pslot_push(&chunk[i]);
+			ps = &chunk[0];
+		}
 	}
-	return false;
+	pthread_mutex_unlock(&pslot_grow_lock);
+	return ps;
+}
+
+static void pslot_free(struct uf_page_slot *ps)
+{
+	if (!hslot_retired(&ps->h))
+		pslot_push(ps);
 }
 
 /* A cached page as it is, or a new one zeroed instead of read. */
@@ -993,21 +1526,12 @@ static struct page *page_get_noread(struct uf_file *f, unsigned long index)
 	return page;
 }
 
-int uf_page_get(struct uf_file *f, unsigned long index, unsigned int flags,
-		struct uf_page **out)
+static int page_lookup(struct uf_file *f, unsigned long index,
+		       unsigned int flags, struct page **pagep)
 {
 	struct page *page;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!file_ok(f))
-		return -EBADF;
-	if (flags & ~(UF_PAGE_NOREAD | UF_PAGE_NOCREATE | UF_PAGE_WRITE))
-		return -EINVAL;
-	if (index >= (unsigned long)(f->inode.i_size >> PAGE_SHIFT))
-		return -EFBIG;
 	if (flags & UF_PAGE_NOCREATE) {
 		page = find_get_page(f->inode.i_mapping, index);
 		if (!page)
@@ -1026,53 +1550,243 @@ int uf_page_get(struct uf_file *f, unsigned long index, unsigned int flags,
 		wait_on_page_writeback(page);
 		SetPageOwnerPriv1(page);
 	}
+	*pagep = page;
+	return 0;
+}
+
+/* The page handle pins the cache (its frame), and with UF_PAGE_WRITE the
+ * file (its mapping, for set_dirty and the throttle in put). */
+static int file_page_get(struct uf_file *f, unsigned long index,
+			 unsigned int flags, struct uf_page **out)
+{
+	struct uf_cache_slot *s = cache_slot_of(f->dev->cache);
+	struct uf_page_slot *ps;
+	struct page *page;
+	uint64_t gen;
+	int ret;
+
+	if (flags & ~(UF_PAGE_NOREAD | UF_PAGE_NOCREATE | UF_PAGE_WRITE))
+		return -EINVAL;
+	if (index >= (unsigned long)(f->inode.i_size >> PAGE_SHIFT))
+		return -EFBIG;
+	if (!hslot_get_live(&s->h, &gen))
+		return -EBADF;	/* the cache is closing */
+	ps = pslot_alloc();
+	ret = ps ? page_lookup(f, index, flags, &page) : -EMFILE;
+	if (ret) {
+		if (ps)
+			pslot_free(ps);
+		hslot_put(&s->h);
+		return ret;
+	}
+	/* the page-level count the allocator reads (a pinned frame) */
 	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
-	*out = (struct uf_page *)page;
+	ps->page = page;
+	ps->cs = s;
+	ps->file = NULL;
+	if (flags & UF_PAGE_WRITE) {
+		/* the caller's user keeps the slot: a plain add is enough */
+		__atomic_add_fetch(&f->h.state, 1, __ATOMIC_ACQ_REL);
+		ps->file = f;
+	}
+	*out = h_make(H_PAGE, ps->idx, hslot_publish(&ps->h));
 	return 0;
 }
 
-void *uf_page_data(struct uf_page *p)
+int uf_page_get(struct uf_file *h, unsigned long index, unsigned int flags,
+		struct uf_page **out)
 {
-	struct uf_cache *c;
+	struct uf_file *f;
+	int ret;
 
-	if (!page_ok(p))
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	f = file_get(h);
+	if (!f)
+		return -EBADF;
+	ret = file_page_get(f, index, flags, out);
+	hslot_put(&f->h);
+	return ret;
+}
+
+/* Valid until the handle is put. */
+void *uf_page_data(struct uf_page *h)
+{
+	struct uf_page_slot *ps = pslot_get(h);
+	void *data;
+
+	if (!ps)
 		return NULL;
-	c = page_cache_of(p);
-	return c ? page_address(c, (struct page *)p) : NULL;
+	data = page_address(&ps->cs->cache, ps->page);
+	hslot_put(&ps->h);
+	return data;
 }
 
-int uf_page_set_dirty(struct uf_page *p)
+int uf_page_set_dirty(struct uf_page *h)
 {
-	struct page *page = (struct page *)p;
+	struct uf_page_slot *ps = pslot_get(h);
+	int ret = 0;
 
-	if (!page_ok(p))
+	if (!ps)
 		return -EBADF;
-	if (!PageOwnerPriv1(page))
-		return -EPERM;	/* only a page taken with UF_PAGE_WRITE */
-	if (!page->mapping)
-		return -EBADF;	/* its file was closed */
-	SetPageUptodate(page);
-	set_page_dirty(page);
-	return 0;
+	if (!ps->file) {
+		ret = -EPERM;	/* only a page taken with UF_PAGE_WRITE */
+	} else {
+		SetPageUptodate(ps->page);
+		set_page_dirty(ps->page);
+	}
+	hslot_put(&ps->h);
+	return ret;
 }
 
-int uf_page_put(struct uf_page *p)
+/* The page handle's close: the first put wins, a second gets -EBADF. */
+int uf_page_put(struct uf_page *h)
 {
-	struct page *page = (struct page *)p;
-	struct address_space *mapping;
-	struct uf_cache *c;
+	struct uf_page_slot *ps;
+	struct page *page;
+	struct uf_file *f;
 	bool dirtied = false;
+	uint64_t gen;
+	uint32_t idx;
 
-	if (!page_ok(p) || !page_user_put(page))
+	if (!h_decode(h, H_PAGE, &idx, &gen))
 		return -EBADF;
-	c = page_cache_of(p);
-	mapping = page->mapping;
-	if (TestClearPageOwnerPriv1(page)) {
+	ps = pslot_at(idx);
+	if (!ps || !hslot_kill(&ps->h, gen))
+		return -EBADF;
+	hslot_drain(&ps->h);
+	page = ps->page;
+	f = ps->file;
+	if (f) {
+		ClearPageOwnerPriv1(page);
 		dirtied = PageDirty(page);
 		unlock_page(page);
 	}
-	put_page(c, page);
-	if (dirtied && mapping)
-		balance_dirty_pages_ratelimited(mapping);
+	__atomic_sub_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
+	put_page(&ps->cs->cache, page);
+	if (dirtied)
+		balance_dirty_pages_ratelimited(f->inode.i_mapping);
+	if (f)
+		hslot_put(&f->h);
+	hslot_put(&ps->cs->h);
+	pslot_free(ps);
 	return 0;
 }
+
+/* ---- begin: the dirty throttle's API (issue 9) ---- */
+/* kept together at the end of the file to ease merging */
+#include "mm/dirty-throttle.h"
+
+static ssize_t file_pwrite_nb(struct uf_file *f, const void *buf, size_t len,
+			      uint64_t offset, uint64_t *pause_ns)
+{
+	unsigned long nr_pages;
+	long pause;
+	ssize_t n;
+
+	if ((!buf && len) || !pause_ns)
+		return -EINVAL;
+	*pause_ns = 0;
+	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
+	    len > (uint64_t)f->inode.i_size - offset)
+		return -EFBIG;
+	if (!len)
+		return 0;
+	nr_pages = (unsigned long)(((offset + len - 1) >> PAGE_SHIFT) -
+				   (offset >> PAGE_SHIFT) + 1);
+	if (balance_dirty_pages_nowait_begin(f->inode.i_mapping, nr_pages,
+					     &pause)) {
+		*pause_ns = (uint64_t)jiffies_to_usecs((unsigned long)pause) *
+			    1000;
+		return -EAGAIN;
+	}
+	n = generic_perform_write(&f->inode, buf, len, (loff_t)offset);
+	balance_dirty_pages_nowait_end();
+	return n;
+}
+
+ssize_t uf_pwrite_nb(struct uf_file *h, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns)
+{
+	struct uf_file *f = file_get(h);
+	ssize_t ret;
+
+	if (!f)
+		return -EBADF;
+	ret = file_pwrite_nb(f, buf, len, offset, pause_ns);
+	hslot_put(&f->h);
+	return ret;
+}
+
+/* /sys/class/bdi/<dev>/ names, as the kernel's sysfs files */
+static int dev_set_bdi_tunable(struct backing_dev_info *bdi,
+			       const char *name, uint64_t value)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "min_ratio") || !strcmp(name, "max_ratio")) {
+		if (value > 100)
+			return -EINVAL;
+		return name[1] == 'i' ?
+		       bdi_set_min_ratio(bdi, (unsigned int)value) :
+		       bdi_set_max_ratio(bdi, (unsigned int)value);
+	}
+	if (!strcmp(name, "min_bytes"))
+		return bdi_set_min_bytes(bdi, value);
+	if (!strcmp(name, "max_bytes"))
+		return bdi_set_max_bytes(bdi, value);
+	if (!strcmp(name, "strict_limit"))
+		return value > 1 ? -EINVAL :
+		       bdi_set_strict_limit(bdi, (unsigned int)value);
+	return -ENOENT;
+}
+
+static int dev_get_bdi_tunable(struct backing_dev_info *bdi,
+			       const char *name, uint64_t *value)
+{
+	if (!name || !value)
+		return -EINVAL;
+	if (!strcmp(name, "min_ratio"))
+		*value = bdi_get_min_ratio(bdi);
+	else if (!strcmp(name, "max_ratio"))
+		*value = bdi_get_max_ratio(bdi);
+	else if (!strcmp(name, "min_bytes"))
+		*value = bdi_get_min_bytes(bdi);
+	else if (!strcmp(name, "max_bytes"))
+		*value = bdi_get_max_bytes(bdi);
+	else if (!strcmp(name, "strict_limit"))
+		*value = !!(__atomic_load_n(&bdi->capabilities,
+					    __ATOMIC_RELAXED) &
+			    BDI_CAP_STRICTLIMIT);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+int uf_dev_set_bdi_tunable(struct uf_dev *h, const char *name,
+			   uint64_t value)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = dev_set_bdi_tunable(&d->bdi, name, value);
+	hslot_put(&d->h);
+	return ret;
+}
+
+int uf_dev_get_bdi_tunable(struct uf_dev *h, const char *name,
+			   uint64_t *value)
+{
+	struct uf_dev *d = dev_get(h);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = dev_get_bdi_tunable(&d->bdi, name, value);
+	hslot_put(&d->h);
+	return ret;
+}
+/* ---- end: the dirty throttle's API ---- */

@@ -18,6 +18,28 @@
  * Errors common to all calls: -EBADF for a handle that is NULL, closed or
  * was never issued; -EINVAL for a NULL or malformed argument other than the
  * handle.
+ *
+ * Handle lifetimes:
+ *  - A handle value is never issued twice: a closed handle stays -EBADF for
+ *    every call, also after a later open took the same place in the
+ *    handle table (handles carry a generation; a table slot is retired
+ *    rather than reused after 2^40 opens).
+ *  - A close may race with calls on the same handle from other threads.
+ *    Each such call either runs to the end on the open object, or returns
+ *    -EBADF without touching it; the close waits for the calls that
+ *    started before it (an fsync waiting for I/O, a writer in the dirty
+ *    throttle) and then tears the object down.  Calls that start after
+ *    the close has begun get -EBADF.  Of two racing closes, one does the
+ *    work and the other gets -EBADF.
+ *  - So a thread must not close a handle while it is itself inside a call
+ *    on it (from a uf_file_ops callback, say): the close would wait for
+ *    itself.
+ *  - Page handles: one per uf_page_get() (two gets of one page are two
+ *    handles); uf_page_put() closes it.  A page handle with UF_PAGE_WRITE
+ *    keeps its file open: uf_file_close() waits for its put.  Without
+ *    UF_PAGE_WRITE it does not hold the file, and stays usable after the
+ *    file's close (uf_page_data, uf_page_put) until it is put.  Every page
+ *    handle keeps its cache: uf_cache_close() waits until all are put.
  */
 #ifndef UFLUSH_H
 #define UFLUSH_H
@@ -58,7 +80,9 @@ void uf_set_log_fn(uf_log_fn_t fn, void *priv);
  */
 struct uf_cache_config {
 	size_t nr_pages;		/* 4 KiB frames in the pool (65536) */
-	const char *policy;		/* flush policy spec; NULL = linux-3.2 */
+	const char *policy;		/* flush policy spec; NULL = "mainline"
+				 * (today's kernel); "linux-3.2" etc. name
+				 * the historical kernels (README) */
 	unsigned int hz;		/* jiffies per second (1000); see below */
 	unsigned int max_io_pages;	/* pages merged into one write (256) */
 
@@ -104,12 +128,15 @@ int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
  * knob, as it runs (record it with every result).  cfg.policy takes a
  * preset (linux-3.1, linux-3.2 = default, kara-v4.2, wu-riw, mainline)
  * followed by ,knob=value overrides and ,plugin=PATH.so; see README.
+ * The string lives until the cache is closed; NULL for a bad handle.
  */
 const char *uf_cache_policy(struct uf_cache *cache);
 
 /* Write back everything, stop the flushers, close all devices and files,
  * free the pool.  Returns the first writeback error, if any (the cache is
- * closed either way). */
+ * closed either way).  Waits for calls in flight on the cache, its devices
+ * and its files, and for every page handle of the cache to be put; calls
+ * racing with it get -EBADF. */
 int uf_cache_close(struct uf_cache *cache);
 
 /*
@@ -159,7 +186,9 @@ struct uf_dev_config {
 int uf_dev_open(struct uf_cache *cache, const char *path,
 		const struct uf_dev_config *cfg, struct uf_dev **out);
 
-/* Stop the flusher and close the device.  -EBUSY while files are open. */
+/* Stop the flusher and close the device.  -EBUSY while files are open
+ * (nothing is closed then).  Waits for calls in flight on the device; drops
+ * a uf_dev_hold_umount() hold. */
 int uf_dev_close(struct uf_dev *dev);
 
 int uf_dev_set_shape(struct uf_dev *dev, const struct uf_io_shape *shape);
@@ -190,8 +219,9 @@ enum uf_wb_kind {
 
 /*
  * What the embedder supplies for its files; every member is optional.
- * Both are called from the flusher (or an fsync caller) with no uflush lock
- * held; they may call uf_pwrite/uf_file_mark_inode_dirty on the same file.
+ * The callbacks are called from the flusher (or an fsync caller) with no
+ * uflush lock held; write_inode and writepages_veto may call
+ * uf_pwrite/uf_file_mark_inode_dirty on the same file.
  *
  * write_inode: write the file's metadata (called when the inode is dirty
  *   with UF_I_DIRTY_SYNC/DATASYNC).  sync is 1 for data integrity
@@ -202,11 +232,28 @@ enum uf_wb_kind {
  *   of writeback; the pages stay dirty and nothing is counted written (as
  *   btrfs declined kupdate for its btree inode).  Declining UF_WB_SYNC
  *   makes that fsync return -EAGAIN.
+ * map_blocks: delayed allocation.  Writeback gathers a run of contiguous
+ *   dirty pages and, before writing it, asks for blocks for the pages
+ *   [index, index + nr_pages).  Return how many pages from index were
+ *   mapped (0..nr_pages; an allocator maps at most one extent per call,
+ *   as ext4's mballoc did); only those are written now, the rest stay
+ *   dirty for the next round.  0 (nothing can be mapped now) ends this
+ *   writeback; an fsync that needed those pages fails with -EAGAIN.  A
+ *   -errno stops this writeback with the pages left dirty and reaches the
+ *   fsync that asked.  The pages of the
+ *   run are locked meanwhile: do not uf_page_get them from here.  The
+ *   policy knob wcpcap says how runs are gathered (seed 004): to the end
+ *   of the range on every round (stock), or up to max_extent_pages (cap).
+ * max_extent_pages: the most pages map_blocks maps in one call, for
+ *   wcpcap=cap; 0 is 2048 (8 MiB, mballoc's largest extent).
  */
 struct uf_file_ops {
 	int (*write_inode)(struct uf_file *file, void *priv, int sync);
 	int (*writepages_veto)(struct uf_file *file, void *priv,
 			       enum uf_wb_kind kind);
+	int (*map_blocks)(struct uf_file *file, void *priv,
+			  unsigned long index, unsigned long nr_pages);
+	unsigned long max_extent_pages;
 };
 
 /*
@@ -220,9 +267,10 @@ int uf_file_open(struct uf_dev *dev, uint64_t ino, uint64_t dev_offset,
 		 uint64_t length, const struct uf_file_ops *ops, void *priv,
 		 struct uf_file **out);
 
-/* Write back and drop the file's pages, then close it; waits for pages
- * of the file still held with UF_PAGE_WRITE.  Returns a writeback error
- * not yet reported by fsync, if any. */
+/* Write back and drop the file's pages, then close it; waits for calls in
+ * flight on the file and for pages of the file still held with
+ * UF_PAGE_WRITE.  Returns a writeback error not yet reported by fsync, if
+ * any. */
 int uf_file_close(struct uf_file *file);
 
 /*
@@ -235,6 +283,26 @@ ssize_t uf_pwrite(struct uf_file *file, const void *buf, size_t len,
 		  uint64_t offset);
 ssize_t uf_pread(struct uf_file *file, void *buf, size_t len,
 		 uint64_t offset);
+
+/* ---- begin: non-blocking write (dirty throttle, issue 9) ---- */
+/*
+ * uf_pwrite_nb: uf_pwrite for an event loop: it never sleeps in the dirty
+ * throttle.  Where uf_pwrite would be paused (balance_dirty_pages, of the
+ * cache policy's bdp kernel) it returns -EAGAIN having written nothing,
+ * with *pause_ns set to the pause it would have taken (at most 200 ms;
+ * 3.1's first pause is one jiffy).  Wait that long and call again: a call
+ * made sooner gets -EAGAIN and the time still left; the call after the
+ * wait writes, the pause counting as taken.  A write that goes ahead may
+ * still wait for a free frame (see the allocation contract below) but is
+ * not throttled; whatever pause it earns is asked for by the next call.
+ * *pause_ns is 0 unless -EAGAIN.  Other errors as uf_pwrite; pause_ns
+ * NULL: -EINVAL.  The kernel's counterpart is BDP_ASYNC
+ * (balance_dirty_pages_ratelimited_flags), which io_uring's buffered
+ * writes use; here it is asked before any byte is copied.
+ */
+ssize_t uf_pwrite_nb(struct uf_file *file, const void *buf, size_t len,
+		     uint64_t offset, uint64_t *pause_ns);
+/* ---- end: non-blocking write ---- */
 
 /* ---- begin: -ENOMEM and short counts (page allocation contract) ---- */
 /*
@@ -299,11 +367,14 @@ int uf_file_mark_inode_dirty(struct uf_file *file, unsigned int flags);
  * UF_PAGE_WRITE the data may be read but not changed; with it, the page is
  * locked (other writers and writeback wait) until uf_page_put().  May
  * sleep for a free frame.  -EFBIG index past the file; -ENOMEM no frame
- * could be freed; -EIO the read failed.
+ * could be freed; -EIO the read failed; -EMFILE 2^21 page handles are
+ * held already; -EBADF also when the file's cache is being closed.
  */
 int uf_page_get(struct uf_file *file, unsigned long index, unsigned int flags,
 		struct uf_page **out);
-void *uf_page_data(struct uf_page *page);	/* 4096 bytes, aligned */
+/* 4096 bytes, aligned; valid until the handle is put.  NULL for a bad
+ * handle. */
+void *uf_page_data(struct uf_page *page);
 /* Mark a page obtained with UF_PAGE_WRITE dirty (set_page_dirty). */
 int uf_page_set_dirty(struct uf_page *page);
 /* Unlock if locked, drop the reference; the caller may then be throttled. */
@@ -330,6 +401,8 @@ struct uf_dev_stats {
 	unsigned long state;		/* BDI_* bits */
 	unsigned long write_errors;	/* failed write requests */
 	unsigned long works_done;	/* wb_writeback works run */
+	unsigned long wcp_pages_scanned; /* dirty pages write_cache_pages
+					    looked at, written or not */
 };
 
 struct uf_cache_stats {
@@ -367,6 +440,28 @@ struct uf_cache_stats {
 
 int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);
 int uf_cache_stats(struct uf_cache *cache, struct uf_cache_stats *st);
+
+/* ---- begin: per-device dirty limits (dirty throttle, issue 9) ---- */
+/*
+ * A device's tunables by their /sys/class/bdi/<dev>/ names:
+ *   min_ratio     percent of the dirty threshold reserved for the device
+ *                 (the devices' sum stays under 100), default 0
+ *   max_ratio     percent it may use at most, default 100
+ *   min_bytes,    the same as bytes (mainline, v6.4): converted to a ratio
+ *   max_bytes     of the dirty threshold as it is when set; reading gives
+ *                 the ratio in bytes of the threshold now
+ *   strict_limit  1: throttle writers on the device's own dirty pages and
+ *                 share (BDI_CAP_STRICTLIMIT, as FUSE), not only when the
+ *                 cache is over its limit; honoured by bdp=mainline
+ * -ENOENT unknown name; -EINVAL out of range (a ratio over 100, min over
+ * max, the reserves reaching 100%, bytes over the dirtyable memory, a
+ * zero dirty threshold, strict_limit not 0/1).
+ */
+int uf_dev_set_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t value);
+int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
+			   uint64_t *value);
+/* ---- end: per-device dirty limits ---- */
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,15 @@
  *   cutoff    older_than_this of non-kupdate works: fixed v4.2 bg-all
  *   kupdate   fixed early (kupdate-early: retry while b_more_io_wait)
  *   progress  what wb_writeback returns: pages total
+ *   bgthresh  over_bground_thresh(): global bdi (seed 001)
+ *   chunk     writeback_chunk_size(): fixed bandwidth
+ *   skipcount a page ->writepage declines (redirty_page_for_writepage):
+ *             3.2 mainline
+ *   wcpcap    write_cache_pages with a block mapper: stock cap (seed 004)
+ *   bdp       the dirty throttle, balance_dirty_pages(): 3.1 (the writer
+ *             writes pages itself and sleeps) 3.2 (IO-less: position and
+ *             rate control) mainline (the wb_ form: think time, min
+ *             pause, strictlimit)
  *   reclaim   what reclaim does with dirty and writeback pages
  *             (mm/vmscan.h): legacy 3.2 pageout mainline
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
@@ -49,6 +58,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct address_space;
 struct bdi_writeback;
 struct inode;
 struct reclaim_policy;
@@ -108,6 +118,17 @@ struct wb_policy {
 	 */
 	void (*super_busy)(struct inode *inode, struct bdi_writeback *wb);
 
+	/*
+	 * balance_dirty_pages_ratelimited(): a writer dirtied a page of
+	 * @mapping (or, with BDP_PEEK, asks about @nr_new more).  Throttle
+	 * it as the chosen kernel did; BDP_ASYNC: instead of sleeping,
+	 * return -EAGAIN with *pause in jiffies (mm/dirty-throttle.h).
+	 * Called with no lock held, never for a flusher.
+	 */
+	int (*balance_dirty_pages)(struct address_space *mapping,
+				   unsigned long nr_new, unsigned int flags,
+				   long *pause);
+
 	/* wb_writeback() returns total progress instead of pages. */
 	bool return_total_progress;
 	/*
@@ -117,6 +138,30 @@ struct wb_policy {
 	 */
 	bool kupdate_early;
 
+	/*
+	 * over_bground_thresh(): besides the global test, is a device whose
+	 * own reclaimable pages exceed its share of background_thresh over
+	 * the threshold?  (seed 001; policies/bgthresh.c)
+	 */
+	bool bgthresh_bdi;
+	/*
+	 * writeback_chunk_size(): MAX_WRITEBACK_PAGES per inode instead of
+	 * about half a second of the device's bandwidth (policies/chunk.c).
+	 */
+	bool chunk_fixed;
+	/*
+	 * A page ->writepage declines: mainline takes it back out of the
+	 * dirtied counts and out of writeback_sb_inodes' progress
+	 * (policies/skipcount.c).  Both forms charge it to nr_to_write.
+	 */
+	bool skipcount_mainline;
+	/*
+	 * write_cache_pages() of a file with a block mapper (uf_file_ops.
+	 * map_blocks): stop accumulating at the mapper's extent and submit,
+	 * instead of scanning to the end of the range (seed 004;
+	 * policies/wcpcap.c).
+	 */
+	bool wcp_cap;
 	/* reclaim=: the reclaim variant (engine/mm/vmscan.h) */
 	const struct reclaim_policy *reclaim;
 
@@ -143,7 +188,7 @@ struct wb_policy {
 int wb_policy_resolve(const char *spec, struct wb_policy *pol);
 void wb_policy_release(struct wb_policy *pol);
 
-#define WB_POLICY_DEFAULT	"linux-3.2"
+#define WB_POLICY_DEFAULT	"mainline"
 
 /* Presets and knob values, for listing (NULL-terminated). */
 extern const char *const wb_policy_presets[];

@@ -30,6 +30,9 @@ V(skipped_removed)
 V(sbbusy_redirty) V(sbbusy_requeue) V(sbbusy_requeue_wait)
 V(cutoff_fixed) V(cutoff_v42) V(cutoff_bg_all)
 V(kupdate_fixed) V(kupdate_early) V(progress_pages) V(progress_total)
+V(bgthresh_global) V(bgthresh_bdi) V(chunk_fixed) V(chunk_bandwidth)
+V(skipcount_32) V(skipcount_mainline) V(wcpcap_stock) V(wcpcap_cap)
+V(bdp_31) V(bdp_32) V(bdp_mainline)
 V(reclaim_legacy) V(reclaim_32) V(reclaim_pageout) V(reclaim_mainline)
 #undef V
 
@@ -50,6 +53,11 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_cutoff_bg_all,
 	&wb_variant_kupdate_fixed, &wb_variant_kupdate_early,
 	&wb_variant_progress_pages, &wb_variant_progress_total,
+	&wb_variant_bgthresh_global, &wb_variant_bgthresh_bdi,
+	&wb_variant_chunk_fixed, &wb_variant_chunk_bandwidth,
+	&wb_variant_skipcount_32, &wb_variant_skipcount_mainline,
+	&wb_variant_wcpcap_stock, &wb_variant_wcpcap_cap,
+	&wb_variant_bdp_31, &wb_variant_bdp_32, &wb_variant_bdp_mainline,
 	&wb_variant_reclaim_legacy, &wb_variant_reclaim_32,
 	&wb_variant_reclaim_pageout, &wb_variant_reclaim_mainline,
 };
@@ -58,7 +66,7 @@ static const struct wb_variant *const variants[] = {
 
 static const char *const knobs[] = {
 	"nowait", "requeue", "skipped", "sbbusy", "cutoff", "kupdate",
-	"progress",
+	"progress", "bgthresh", "chunk", "skipcount", "wcpcap", "bdp",
 	"reclaim",
 };
 
@@ -70,33 +78,81 @@ struct preset {
 	const char *knobs;	/* values in the order of knobs[] */
 };
 
+/*
+ * Each kernel preset was checked knob by knob against that kernel's
+ * source: fs/fs-writeback.c (wb_writeback, writeback_sb_inodes,
+ * __writeback_inodes_wb, writeback_single_inode / requeue_inode,
+ * over_bground_thresh / wb_over_bg_thresh, writeback_chunk_size) and
+ * mm/page-writeback.c (write_cache_pages / writeback_iter,
+ * redirty_page_for_writepage / folio_redirty_for_writepage): Linux
+ * 3.1.10, 3.2.41, 3.3 and mainline (torvalds/linux, 2025).  wcpcap is
+ * ext4's (seed 004, 2.6.34): every kernel named here has the cap.
+ * The patch-series presets follow the seed lines they cite.
+ * reclaim: 3.2.41 mm/vmscan.c (shrink_page_list, shrink_inactive_list,
+ * do_try_to_free_pages) for linux-3.2; linux-3.1 is the pageout() path
+ * before Mel Gorman's 2011 series (policies/reclaim-legacy.c); linux-3.3
+ * and the patch series take 3.2's (not checked against 3.3's source);
+ * mainline per policies/reclaim-mainline.c.
+ */
 static const struct preset presets[] = {
-	{ "linux-3.1", "before the seed-000 series",
+	/*
+	 * 3.1.10: wb_writeback (older_than_this moved for kupdate only; no
+	 * progress: inode_wait_for_writeback on the oldest b_more_io),
+	 * writeback_single_inode (base), writeback_sb_inodes (pages_skipped
+	 * -> redirty_tail), __writeback_inodes_wb (grab_super_passive ->
+	 * redirty_tail), over_bground_thresh(void), writeback_chunk_size
+	 * (bandwidth); write_cache_pages + redirty_page_for_writepage.
+	 */
+	{ "linux-3.1", "3.1.10 fs-writeback.c: before seeds 000 and 001",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=fixed,kupdate=fixed,progress=pages"
+	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1"
 	  ",reclaim=legacy" },
-	{ "linux-3.2", "what was merged: 3.1 + bg-all (seed 000 L3262-3736)",
+	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
+	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages"
+	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  ",reclaim=3.2" },
+	/*
+	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff.
+	 * bdp=3.2 is a deviation: 3.3's balance_dirty_pages added the think
+	 * time (dirty_paused_when) and min_pause, not mirrored (README).
+	 */
+	{ "linux-3.3", "3.3 fs-writeback.c: 3.2 + bg-all (seed 000 L3715-3736)",
+	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
+	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
 	  ",reclaim=3.2" },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
-	  "cutoff=v4.2,kupdate=fixed,progress=pages"
+	  "cutoff=v4.2,kupdate=fixed,progress=pages,bgthresh=global,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
 	  ",reclaim=3.2" },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
-	  "cutoff=bg-all,kupdate=early,progress=total"
+	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
 	  ",reclaim=3.2" },
+	/*
+	 * mainline (torvalds/linux 2025): wb_writeback (bg-all,
+	 * inode_sleep_on_writeback), requeue_inode, writeback_sb_inodes (no
+	 * pages_skipped block; wrote less pages_skipped), trylock_super ->
+	 * redirty_tail, wb_over_bg_thresh, writeback_chunk_size,
+	 * writeback_iter + folio_redirty_for_writepage.
+	 */
 	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
-	  "cutoff=bg-all,kupdate=fixed,progress=pages"
+	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
+	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline"
 	  ",reclaim=mainline" },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
 
 const char *const wb_policy_presets[] = {
-	"linux-3.1", "linux-3.2", "kara-v4.2", "wu-riw", "mainline", NULL,
+	"linux-3.1", "linux-3.2", "linux-3.3", "kara-v4.2", "wu-riw",
+	"mainline", NULL,
 };
 
 static const struct wb_variant *find_variant(const char *knob,
@@ -202,7 +258,7 @@ static int parse_preset(struct wb_policy *pol, struct spec_parse *sp,
 
 	if (!p)
 		return bad_item(sp, 1, item,
-				"unknown preset (valid: linux-3.1 linux-3.2 kara-v4.2 wu-riw mainline)");
+				"unknown preset (valid: linux-3.1 linux-3.2 linux-3.3 kara-v4.2 wu-riw mainline)");
 	apply_preset(pol, sp, p);
 	return 0;
 }
@@ -225,7 +281,7 @@ static int parse_knob(struct wb_policy *pol, struct spec_parse *sp, int pos,
 	k = knob_index(item, (size_t)(eq - item));
 	if (k < 0)
 		return bad_item(sp, pos, item,
-				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress reclaim plugin)");
+				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress bgthresh chunk skipcount wcpcap bdp reclaim plugin)");
 	if (sp->given[k])
 		return bad_item(sp, pos, item, "%.*s already given by item %d",
 				(int)(eq - item), item, sp->given[k]);

@@ -133,7 +133,7 @@ void fx_setup(const struct fx_opts *o)
 	ret = uf_cache_open(&cfg, &fx.cache);
 	cr_assert_eq(ret, 0, "uf_cache_open(%s): %s", o->policy,
 		     strerror(-ret));
-	fx.pol = fx.cache->policy;
+	fx.pol = uf_cache_obj(fx.cache)->policy;
 	ret = uf_dev_open(fx.cache, fx.td.path, &dcfg, &fx.dev);
 	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", fx.td.path,
 		     strerror(-ret));
@@ -434,7 +434,7 @@ struct wb_writeback_work mkwork(enum wkind k)
 
 	INIT_LIST_HEAD(&w.list);
 	if (!w.nr_pages)
-		w.nr_pages = get_nr_dirty_pages(fx.cache);
+		w.nr_pages = get_nr_dirty_pages(uf_cache_obj(fx.cache));
 	if (k == W_SYNC || k == W_TAGGED)
 		w.sb = fx.bdi->sb;
 	return w;
@@ -464,12 +464,12 @@ bool work_queued(void)
 
 unsigned long expire_jiffies(void)
 {
-	return msecs_to_jiffies(fx.cache->vm.dirty_expire_interval * 10);
+	return msecs_to_jiffies(uf_cache_obj(fx.cache)->vm.dirty_expire_interval * 10);
 }
 
 unsigned long max_pause(void)
 {
-	unsigned int dwi = fx.cache->vm.dirty_writeback_interval;
+	unsigned int dwi = uf_cache_obj(fx.cache)->vm.dirty_writeback_interval;
 
 	return dwi ? msecs_to_jiffies(dwi * 10) : (unsigned long)HZ;
 }
@@ -766,4 +766,45 @@ bool cached(struct hand *h, unsigned long index)
 	if (page)
 		put_page(&h->c, page);
 	return page != NULL;
+}
+
+static void *fx_bg_fn(void *arg)
+{
+	struct fx_bg *bg = arg;
+
+	__atomic_store_n(&bg->task, current, __ATOMIC_RELEASE);
+	bg->fn(bg->arg);
+	__atomic_store_n(&bg->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void fx_bg_start(struct fx_bg *bg, void (*fn)(void *arg), void *arg)
+{
+	memset(bg, 0, sizeof(*bg));
+	bg->fn = fn;
+	bg->arg = arg;
+	cr_assert_eq(pthread_create(&bg->thread, NULL, fx_bg_fn, bg), 0);
+	while (!__atomic_load_n(&bg->task, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+bool fx_bg_done(struct fx_bg *bg)
+{
+	return __atomic_load_n(&bg->done, __ATOMIC_ACQUIRE);
+}
+
+void fx_bg_expect_asleep(struct fx_bg *bg, const char *who, const char *what)
+{
+	cr_assert_eq(uf_wait_task_sleeping(bg->task, 5000), 0,
+		     "%s: the %s did not go to sleep", what, who);
+}
+
+void fx_bg_join(struct fx_bg *bg, const char *who, const char *what)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	cr_assert_eq(pthread_timedjoin_np(bg->thread, NULL, &ts), 0,
+		     "%s: the %s was not woken", what, who);
 }

@@ -270,4 +270,25 @@ unsigned long nr_free(struct hand *h);
 struct page *cache_page(struct hand *h, unsigned long index);
 bool cached(struct hand *h, unsigned long index);
 
+/*
+ * A thread that runs fn(arg) in the background, for tests that check it
+ * sleeps (a task they can hand to uf_wait_task_sleeping) and is woken.
+ */
+struct fx_bg {
+	pthread_t thread;
+	struct task_struct *task;	/* atomic, set by the thread itself */
+	bool done;			/* atomic: fn returned */
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+/* Starts the thread; returns once it knows its task. */
+void fx_bg_start(struct fx_bg *bg, void (*fn)(void *arg), void *arg);
+bool fx_bg_done(struct fx_bg *bg);
+/* Asleep within 5 s, or fail: "<what>: the <who> did not go to sleep". */
+void fx_bg_expect_asleep(struct fx_bg *bg, const char *who,
+			 const char *what);
+/* Joined within 10 s, or fail: "<what>: the <who> was not woken". */
+void fx_bg_join(struct fx_bg *bg, const char *who, const char *what);
+
 #endif /* UF_TEST_FIXTURE_H */

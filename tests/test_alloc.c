@@ -70,55 +70,37 @@ static void sleep_ms(unsigned int ms)
 /* An allocating thread, and a way to see it sleep                     */
 
 struct allocator {
-	pthread_t thread;
-	struct task_struct *task;	/* atomic, set by the thread */
+	struct fx_bg bg;
 	struct hand *h;
 	struct page *page;		/* what alloc_page() gave */
-	bool done;			/* atomic */
 };
 
-static void *allocator_fn(void *arg)
+static void allocator_fn(void *arg)
 {
 	struct allocator *a = arg;
 
-	__atomic_store_n(&a->task, current, __ATOMIC_RELEASE);
 	a->page = alloc_page(&a->h->c);
-	__atomic_store_n(&a->done, true, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void allocator_start(struct allocator *a, struct hand *h)
 {
 	memset(a, 0, sizeof(*a));
 	a->h = h;
-	cr_assert_eq(pthread_create(&a->thread, NULL, allocator_fn, a), 0);
-	while (!__atomic_load_n(&a->task, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static bool allocator_done(struct allocator *a)
-{
-	return __atomic_load_n(&a->done, __ATOMIC_ACQUIRE);
+	fx_bg_start(&a->bg, allocator_fn, a);
 }
 
 /* Asleep now, and still waiting after the old allocator would have quit. */
 static void allocator_expect_waiting(struct allocator *a, const char *what)
 {
-	cr_assert_eq(uf_wait_task_sleeping(a->task, 5000), 0,
-		     "%s: the allocator did not go to sleep", what);
+	fx_bg_expect_asleep(&a->bg, "allocator", what);
 	sleep_ms(OLD_GIVEUP_MS);
-	cr_assert_not(allocator_done(a), "%s: alloc_page returned %s instead of waiting",
+	cr_assert_not(fx_bg_done(&a->bg), "%s: alloc_page returned %s instead of waiting",
 		      what, a->page ? "a frame" : "NULL (-ENOMEM)");
 }
 
 static struct page *allocator_join(struct allocator *a, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	cr_assert_eq(pthread_timedjoin_np(a->thread, NULL, &ts), 0,
-		     "%s: the allocator was not woken", what);
+	fx_bg_join(&a->bg, "allocator", what);
 	return a->page;
 }
 
@@ -219,7 +201,7 @@ Test(alloc, enomem_when_the_last_frame_becomes_pinned, .timeout = 60)
 	p1 = find_or_create_page(hmap(h), 1);	/* an in-flight read */
 	cr_assert(p1);
 	allocator_start(&a, h);
-	cr_assert_eq(uf_wait_task_sleeping(a.task, 5000), 0);
+	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0);
 	/* the read ends and hands the page to uf_page_get's caller */
 	SetPageUptodate(p1);
 	unlock_page(p1);
@@ -246,10 +228,10 @@ Test(alloc, waits_for_writeback_to_end, .timeout = 60)
 		unlock_page(p[i]);
 	}
 	allocator_start(&a, h);
-	cr_assert_eq(uf_wait_task_sleeping(a.task, 5000), 0,
+	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0,
 		     "the allocator did not wait for writeback");
 	sleep_ms(200);
-	cr_assert_not(allocator_done(&a), "alloc_page returned during writeback");
+	cr_assert_not(fx_bg_done(&a.bg), "alloc_page returned during writeback");
 	end_page_writeback(p[2]);
 	got = allocator_join(&a, "writeback of page 2 ended");
 	cr_assert(got, "no frame after writeback ended");
@@ -345,17 +327,9 @@ Test(alloc, one_free_frame_many_allocators_all_progress, .timeout = 120)
 #define IT_PAGES	64
 #define IT_CACHE	16
 
-struct it {
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct uf_file *file;
-	const char *path;
-};
-
-static void it_open(struct it *it, unsigned int dirty_ratio)
+static void it_open(struct tu_cdf *it, unsigned int dirty_ratio)
 {
 	struct uf_cache_config cfg;
-	int ret;
 
 	memset(it, 0, sizeof(*it));
 	it->path = tu_dev(TU_FILE, TU_DEV_SIZE);
@@ -366,24 +340,11 @@ static void it_open(struct it *it, unsigned int dirty_ratio)
 		cfg.dirty_ratio = dirty_ratio;
 		cfg.dirty_background_ratio = dirty_ratio;
 	}
-	cr_assert_eq(uf_cache_open(&cfg, &it->cache), 0);
-	ret = uf_dev_open(it->cache, it->path, NULL, &it->dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", it->path, strerror(-ret));
-	ret = uf_file_open(it->dev, 1, IT_FILE_OFF, IT_PAGES * PAGE_SIZE,
-			   NULL, NULL, &it->file);
-	cr_assert_eq(ret, 0, "uf_file_open: %s", strerror(-ret));
-}
-
-static void it_close(struct it *it)
-{
-	cr_assert_eq(uf_file_close(it->file), 0);
-	cr_assert_eq(uf_dev_close(it->dev), 0);
-	cr_assert_eq(uf_cache_close(it->cache), 0);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+	tu_cdf_open(it, &cfg, IT_FILE_OFF, IT_PAGES * PAGE_SIZE);
 }
 
 /* The whole file through uf_pread against @want. */
-static void it_expect_file(struct it *it, const unsigned char *want,
+static void it_expect_file(struct tu_cdf *it, const unsigned char *want,
 			   const char *what)
 {
 	size_t len = IT_PAGES * PAGE_SIZE;
@@ -412,7 +373,7 @@ Test(alloc, it_caller_pins_every_frame, .timeout = 60, .fini = tu_fini)
 	unsigned char *want = tu_alloc(len), *buf = tu_alloc(4 * PAGE_SIZE);
 	struct uf_page *pg[IT_CACHE], *extra;
 	unsigned int i;
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, 0);
 	tu_fill(want, len, IT_FILE_OFF, 1);
@@ -447,11 +408,11 @@ Test(alloc, it_caller_pins_every_frame, .timeout = 60, .fini = tu_fini)
 		      (IT_PAGES - 48) * PAGE_SIZE, 1, "after the short write");
 	free(want);
 	free(buf);
-	it_close(&it);
+	tu_cdf_close(&it);
 }
 
 struct reader {
-	struct it *it;
+	struct tu_cdf *it;
 	unsigned char *buf;
 	ssize_t ret;
 	bool done;		/* atomic */
@@ -480,7 +441,7 @@ Test(alloc, it_all_frames_dirty_waits_for_writeback, .timeout = 60,
 	struct timespec ts;
 	struct reader r;
 	pthread_t t;
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, 100);	/* no throttling, no background writeback */
 	cr_assert_eq(uf_dev_hold_umount(it.dev), 0);
@@ -513,5 +474,5 @@ Test(alloc, it_all_frames_dirty_waits_for_writeback, .timeout = 60,
 		      "the dirty pages");
 	free(r.buf);
 	free(buf);
-	it_close(&it);
+	tu_cdf_close(&it);
 }

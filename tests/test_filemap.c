@@ -58,23 +58,20 @@ static unsigned int lru_indices(struct hand *h, struct list_head *list,
 /* Threads that block, and a way to see they do                        */
 
 struct blocker {
-	pthread_t thread;
-	struct task_struct *task;	/* set by the thread itself */
+	struct fx_bg bg;
 	struct page *page;
 	struct hand *h;
 	int op;
-	bool done;			/* atomic */
 	int ret;
 };
 
 enum { OP_LOCK, OP_WAIT_WB, OP_TRUNCATE, OP_ALLOC, OP_FDATAWAIT };
 
-static void *blocker_fn(void *arg)
+static void blocker_fn(void *arg)
 {
 	struct blocker *b = arg;
 	struct page *page;
 
-	__atomic_store_n(&b->task, current, __ATOMIC_RELEASE);
 	switch (b->op) {
 	case OP_LOCK:
 		lock_page(b->page);
@@ -95,8 +92,6 @@ static void *blocker_fn(void *arg)
 		b->ret = filemap_fdatawait(hmap(b->h));
 		break;
 	}
-	__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void blocker_start(struct blocker *b, int op, struct hand *h,
@@ -106,34 +101,21 @@ static void blocker_start(struct blocker *b, int op, struct hand *h,
 	b->op = op;
 	b->h = h;
 	b->page = page;
-	cr_assert_eq(pthread_create(&b->thread, NULL, blocker_fn, b), 0);
-	while (!__atomic_load_n(&b->task, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static bool blocker_done(struct blocker *b)
-{
-	return __atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
+	fx_bg_start(&b->bg, blocker_fn, b);
 }
 
 /* The thread is asleep in schedule() and has not finished. */
 static void blocker_expect_asleep(struct blocker *b, const char *what)
 {
-	cr_assert_eq(uf_wait_task_sleeping(b->task, 5000), 0,
-		     "%s: the thread did not go to sleep", what);
-	cr_assert_not(blocker_done(b), "%s: returned while it should wait",
+	fx_bg_expect_asleep(&b->bg, "thread", what);
+	cr_assert_not(fx_bg_done(&b->bg), "%s: returned while it should wait",
 		      what);
 }
 
 static void blocker_join(struct blocker *b, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	cr_assert_eq(pthread_timedjoin_np(b->thread, NULL, &ts), 0,
-		     "%s: the thread was not woken", what);
-	cr_assert(blocker_done(b));
+	fx_bg_join(&b->bg, "thread", what);
+	cr_assert(fx_bg_done(&b->bg));
 }
 
 /* ------------------------------------------------------------------ */
@@ -278,7 +260,7 @@ Test(filemap, lock_page_handoff_between_many_threads)
 		for (;;) {
 			done = 0;
 			for (i = 0; i < 4; i++)
-				done += blocker_done(&b[i]);
+				done += fx_bg_done(&b[i].bg);
 			if (done == rounds + 1)
 				break;
 			cr_assert_leq(done, rounds + 1,
@@ -306,7 +288,7 @@ Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback)
 	/* the page lock is not what it waits for */
 	lock_page(page);
 	unlock_page(page);
-	cr_assert_not(blocker_done(&b));
+	cr_assert_not(fx_bg_done(&b.bg));
 	end_page_writeback(page);
 	blocker_join(&b, "wait_on_page_writeback after end_page_writeback");
 	cr_assert_not(PageWriteback(page));
@@ -583,46 +565,25 @@ Test(filemap, alloc_page_waits_for_a_freed_frame)
 #define IT_FILE_OFF	(1ull << 20)	/* the file starts 1 MiB in */
 #define IT_FILL_LEN	(6ull << 20)	/* seed 1 over the file and around */
 
-struct it {
-	struct uf_cache *cache;
-	struct uf_dev *dev;
-	struct uf_file *file;
-	const char *path;
-};
-
 /*
  * A cache of @nr_pages frames over a fresh device whose bytes are the
  * pattern of seed 1, and a file of @file_len bytes at IT_FILE_OFF.
  */
-static void it_open(struct it *it, enum tu_kind kind, size_t nr_pages,
+static void it_open(struct tu_cdf *it, enum tu_kind kind, size_t nr_pages,
 		    uint64_t file_len)
 {
 	struct uf_cache_config cfg;
-	int ret;
 
 	memset(it, 0, sizeof(*it));
 	it->path = tu_dev(kind, TU_DEV_SIZE);
 	tu_raw_fill(it->path, 0, IT_FILL_LEN, 1);
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = nr_pages;
-	cr_assert_eq(uf_cache_open(&cfg, &it->cache), 0);
-	ret = uf_dev_open(it->cache, it->path, NULL, &it->dev);
-	cr_assert_eq(ret, 0, "uf_dev_open(%s): %s", it->path, strerror(-ret));
-	ret = uf_file_open(it->dev, 1, IT_FILE_OFF, file_len, NULL, NULL,
-			   &it->file);
-	cr_assert_eq(ret, 0, "uf_file_open: %s", strerror(-ret));
-}
-
-static void it_close(struct it *it)
-{
-	cr_assert_eq(uf_file_close(it->file), 0);
-	cr_assert_eq(uf_dev_close(it->dev), 0);
-	cr_assert_eq(uf_cache_close(it->cache), 0);
-	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+	tu_cdf_open(it, &cfg, IT_FILE_OFF, file_len);
 }
 
 /* uf_pread of [off, off+len) of the file must give the pattern of @seed. */
-static void it_expect(struct it *it, uint64_t off, size_t len, uint32_t seed,
+static void it_expect(struct tu_cdf *it, uint64_t off, size_t len, uint32_t seed,
 		      const char *what)
 {
 	char *buf = malloc(len);
@@ -641,7 +602,7 @@ static void it_expect(struct it *it, uint64_t off, size_t len, uint32_t seed,
 }
 
 /* Write the pattern of @seed over [off, off+len) of the file. */
-static void it_write(struct it *it, uint64_t off, size_t len, uint32_t seed)
+static void it_write(struct tu_cdf *it, uint64_t off, size_t len, uint32_t seed)
 {
 	char *buf = malloc(len);
 	ssize_t n;
@@ -656,7 +617,7 @@ static void it_write(struct it *it, uint64_t off, size_t len, uint32_t seed)
 
 Test(filemap, it_unwritten_ranges_read_the_device, .fini = tu_fini)
 {
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, TU_FILE, 64, 64 * PAGE_SIZE);
 	it_expect(&it, 0, PAGE_SIZE, 1, "page 0");
@@ -664,13 +625,13 @@ Test(filemap, it_unwritten_ranges_read_the_device, .fini = tu_fini)
 	it_expect(&it, 63 * PAGE_SIZE + 1, PAGE_SIZE - 1, 1, "last page");
 	/* again, now from the cache */
 	it_expect(&it, 5000, 10000, 1, "cached");
-	it_close(&it);
+	tu_cdf_close(&it);
 }
 
 Test(filemap, it_reads_past_the_end_are_short, .fini = tu_fini)
 {
 	char buf[256];
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, TU_FILE, 64, 8 * PAGE_SIZE);
 	cr_assert_eq(uf_pread(it.file, buf, sizeof(buf), 8 * PAGE_SIZE - 100),
@@ -678,14 +639,14 @@ Test(filemap, it_reads_past_the_end_are_short, .fini = tu_fini)
 	cr_assert_eq(tu_check(buf, 100, IT_FILE_OFF + 8 * PAGE_SIZE - 100, 1),
 		     -1);
 	cr_assert_eq(uf_pread(it.file, buf, sizeof(buf), 8 * PAGE_SIZE), 0);
-	it_close(&it);
+	tu_cdf_close(&it);
 }
 
 Test(filemap, it_partial_page_write_keeps_the_rest_of_the_page,
      .fini = tu_fini)
 {
 	unsigned char *want, *got;
-	struct it it;
+	struct tu_cdf it;
 	bool same;
 
 	it_open(&it, TU_FILE, 64, 16 * PAGE_SIZE);
@@ -712,7 +673,7 @@ Test(filemap, it_partial_page_write_keeps_the_rest_of_the_page,
 	free(want);
 	free(got);
 	cr_assert(same, "the device does not hold old + new bytes");
-	it_close(&it);
+	tu_cdf_close(&it);
 }
 
 Test(filemap, it_write_past_the_end_fails_and_changes_nothing,
@@ -720,7 +681,7 @@ Test(filemap, it_write_past_the_end_fails_and_changes_nothing,
 {
 	struct uf_cache_stats st;
 	char buf[PAGE_SIZE];
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, TU_FILE, 64, 8 * PAGE_SIZE);
 	memset(buf, 0xab, sizeof(buf));
@@ -731,7 +692,7 @@ Test(filemap, it_write_past_the_end_fails_and_changes_nothing,
 	cr_assert_eq(st.nr_file_pages, 0, "a refused write created pages");
 	cr_assert_eq(st.nr_dirty, 0);
 	cr_assert_eq(uf_fsync(it.file), 0);
-	it_close(&it);
+	tu_cdf_close(&it);
 	tu_raw_expect(it.path, IT_FILE_OFF, 8 * PAGE_SIZE, 1,
 		      "device after refused writes");
 }
@@ -744,7 +705,7 @@ static void big_file_through_small_cache(enum tu_kind kind)
 	const size_t chunk = 20000;	/* not page aligned on purpose */
 	struct uf_cache_stats st;
 	uint64_t off;
-	struct it it;
+	struct tu_cdf it;
 
 	it_open(&it, kind, 64, len);
 	for (off = 0; off < len; off += chunk)
@@ -755,7 +716,7 @@ static void big_file_through_small_cache(enum tu_kind kind)
 		it_expect(&it, off, off + 3 * chunk > len ? len - off
 			  : 3 * chunk, 7, "read back through the cache");
 	cr_assert_eq(uf_fsync(it.file), 0);
-	it_close(&it);
+	tu_cdf_close(&it);
 	tu_raw_expect(it.path, IT_FILE_OFF, len, 7, "device after close");
 	tu_raw_expect(it.path, IT_FILE_OFF + len, PAGE_SIZE, 1,
 		      "device after the file");

@@ -115,7 +115,7 @@ static struct page *page_at(unsigned long index)
 	struct page *page = find_get_page(pw.m, index);
 
 	cr_assert(page, "page %lu is not cached", index);
-	put_page(fx.cache, page);
+	put_page(uf_cache_obj(fx.cache), page);
 	return page;
 }
 
@@ -131,7 +131,7 @@ static bool tagged(unsigned long index, int tag)
 
 static unsigned long vm(enum vm_stat_item i)
 {
-	return global_page_state(fx.cache, i);
+	return global_page_state(uf_cache_obj(fx.cache), i);
 }
 
 static unsigned long bs(enum bdi_stat_item i)
@@ -152,7 +152,7 @@ static uint64_t dirty_mask(void)
 			continue;
 		if (PageDirty(page))
 			mask |= 1ULL << i;
-		put_page(fx.cache, page);
+		put_page(uf_cache_obj(fx.cache), page);
 	}
 	return mask;
 }
@@ -723,7 +723,7 @@ static bool page_dirtied_during_walk_survives(struct writeback_control wbc)
 	dirty_pages(6, 1, 8);
 	cr_assert(tagged(6, PAGECACHE_TAG_DIRTY));
 	unlock_page(p2);
-	put_page(fx.cache, p2);
+	put_page(uf_cache_obj(fx.cache), p2);
 	helper_join(&w.h);
 	cr_assert_eq(w.ret, 0);
 	survived = PageDirty(page_at(6));
@@ -785,7 +785,7 @@ static void write_and_group(char *out, size_t outlen)
 		if (page) {
 			if (PageWriteback(page))
 				req = page->private;
-			put_page(fx.cache, page);
+			put_page(uf_cache_obj(fx.cache), page);
 		}
 		if (req && req == cur && i == first + nr) {
 			nr++;
@@ -939,7 +939,7 @@ Test(page_writeback, write_error_sets_the_mapping_error, .fini = fx_fini)
 
 	/* one failed request (pages 4-7), counted once per request */
 	cr_assert_eq(fx.bdi->write_errors, 1);
-	cr_assert_eq(fx.cache->write_errors, 1);
+	cr_assert_eq(uf_cache_obj(fx.cache)->write_errors, 1);
 	for (i = 0; i < 12; i++) {
 		struct page *page = page_at(i);
 		bool bad = i >= 4 && i < 8;
@@ -972,7 +972,7 @@ static int veto_fn(struct uf_file *file, void *priv, enum uf_wb_kind kind)
 {
 	struct veto *v = priv;
 
-	if ((struct inode *)file != pw.t->inode)
+	if (file != pw.t->f)
 		v->wrong_file = true;
 	v->asked |= 1u << kind;
 	return (v->decline >> kind) & 1;
@@ -1066,11 +1066,16 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	cr_assert_eq(helper_wait_sleeping(&w.h, TU_WAIT_MS), 0,
 		     "the writer was never throttled");
 	cr_assert(!helper_done(&w.h));
-	/* it stopped just over the limit, and stays there */
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	/*
+	 * 3.2's IO-less throttle (the default preset's bdp=3.2) checks at
+	 * the limit, where bdi_position_ratio() is 0, and the writer sleeps
+	 * there until writeback makes room (the old simple throttle let one
+	 * page more through before it slept).
+	 */
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 	usleep(300 * 1000);
 	cr_assert(!helper_done(&w.h));
-	cr_assert_eq(vm(NR_FILE_DIRTY), 17);
+	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 
 	/* each round of writeback lets it go on */
 	t0 = uf_now_ns();
@@ -1086,5 +1091,12 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	}
 	helper_join(&w.h);
 	cr_assert_eq(w.err, 0, "uf_pwrite: %zd", w.err);
-	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16);
+	/*
+	 * 3.2's limit is soft: after a max_pause sleep the writer is checked
+	 * again only after nr_dirtied_pause pages, at most the pages it had
+	 * dirtied before the sleep (1 | clamp(.., pages_dirtied -
+	 * pages_dirtied / 8)), so between checks it may pass the limit by up
+	 * to that much (24 here: 15 pages, a short pause, 9 more).
+	 */
+	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16 + 16);
 }

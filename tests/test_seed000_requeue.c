@@ -119,7 +119,7 @@ Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
      .timeout = 60)
 {
 	static const char *const bad[] = {
-		"linux-3.3",			/* preset */
+		"linux-3.4",			/* preset */
 		"Linux-3.1",			/* preset (case) */
 		"kara-v4.2,requeue=p2-v5",	/* value */
 		"kara-v4.2,requeues=p2-v4",	/* knob */
@@ -131,14 +131,14 @@ Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
 	static const struct {
 		const char *spec, *same_as;
 	} eq[] = {
-		{ "linux-3.1,cutoff=bg-all", "linux-3.2" },
-		{ "linux-3.2,cutoff=fixed", "linux-3.1" },
+		{ "linux-3.2,cutoff=bg-all", "linux-3.3" },
+		{ "linux-3.3,cutoff=fixed", "linux-3.2" },
 		{ "linux-3.1,nowait=v4.2,requeue=p2-v4,skipped=removed,"
 		  "sbbusy=requeue,cutoff=v4.2", "kara-v4.2" },
 		{ "linux-3.1,requeue=riw,skipped=requeue-wait,"
 		  "sbbusy=requeue-wait,cutoff=bg-all,kupdate=early,"
 		  "progress=total", "wu-riw" },
-		{ "linux-3.1,nowait=mainline,requeue=mainline,"
+		{ "linux-3.3,nowait=mainline,requeue=mainline,"
 		  "skipped=removed,cutoff=bg-all", "mainline" },
 		{ "kara-v4.2,nowait=b0,requeue=base,skipped=redirty,"
 		  "sbbusy=redirty,cutoff=fixed", "linux-3.1" },
@@ -168,7 +168,7 @@ Test(seed000_requeue, registry_refuses_unknown_names_overrides_in_order,
 		cr_assert_eq(ret, 0, "uf_cache_open(\"%s\"): %s", eq[i].spec,
 			     strerror(-ret));
 		cr_assert_eq(wb_policy_resolve(eq[i].same_as, &b), 0);
-		cr_assert(same_hooks(c->policy, &b),
+		cr_assert(same_hooks(uf_cache_obj(c)->policy, &b),
 			  "\"%s\" runs other hooks than \"%s\" (%s)",
 			  eq[i].spec, eq[i].same_as, uf_cache_policy(c));
 		wb_policy_release(&b);
@@ -474,7 +474,11 @@ static void pages_skipped_case(const char *spec, const char *want)
 	w = mkwork(W_TAGGED);
 	w.nr_pages = 3;
 	ret = run(&w);
-	cr_assert_eq(ret, 3, "%s: the tagged work wrote %ld pages, want 3",
+	/*
+	 * 3 written + the held page: ->writepage declining a page still
+	 * uses up slice in 3.2's write_cache_pages (skipcount=3.2).
+	 */
+	cr_assert_eq(ret, 4, "%s: the tagged work used %ld pages, want 4",
 		     spec, ret);
 	cr_assert_eq(t->nr_write_inode, 1);
 	expect_on(t, want);
@@ -859,13 +863,13 @@ Test(seed000_requeue, b4b_v4_fixed_cutoff_stalls_with_b_dirty,
 		     rn.done_at - ts);
 }
 
-/* 3.2 (bg-all, L1223-1271): cutoff = now at every pass: B in pass 2. */
-Test(seed000_requeue, b4b_linux32_bg_all_takes_b_next_pass,
+/* 3.3 (bg-all, L1223-1271): cutoff = now at every pass: B in pass 2. */
+Test(seed000_requeue, b4b_linux33_bg_all_takes_b_next_pass,
      .fini = fx_fini, .timeout = 60)
 {
 	unsigned long sleeps[4];
 
-	b4b_case("linux-3.2", 2, 0, sleeps, 4);
+	b4b_case("linux-3.3", 2, 0, sleeps, 4);
 }
 
 /* bg-all with the v4.2 loop: still pass 2, before any sleep. */
@@ -874,7 +878,7 @@ Test(seed000_requeue, b4b_bg_all_with_v42_takes_b_next_pass,
 {
 	unsigned long sleeps[32];
 
-	b4b_case("linux-3.2,nowait=v4.2,requeue=p2-v4", 2, 0, sleeps, 32);
+	b4b_case("linux-3.3,nowait=v4.2,requeue=p2-v4", 2, 0, sleeps, 32);
 }
 
 /*
@@ -967,7 +971,7 @@ static unsigned long b6_run(const char *spec)
 Test(seed000_requeue, b6_bg_all_writes_journal_inode_on_each_redirty,
      .fini = fx_fini, .timeout = 120)
 {
-	unsigned long ts = b6_run("linux-3.2");
+	unsigned long ts = b6_run("linux-3.3");
 	int i;
 
 	cr_assert(!time_before(jiffies, b6.end),
@@ -1574,7 +1578,7 @@ Test(seed000_requeue, b10_kara_v42_eagain_retries_quickly_keeping_dirtied_when,
 
 	b10_run("kara-v4.2", &res);
 	bound = max_pause() + msecs_to_jiffies(
-		fx.cache->vm.dirty_writeback_interval * 10);
+		uf_cache_obj(fx.cache)->vm.dirty_writeback_interval * 10);
 	cr_assert(!res.dw_moved, "dirtied_when moved under P2-v4");
 	cr_assert_leq(res.longest_gap, bound, "a gap of %lu jiffies",
 		      res.longest_gap);

@@ -535,6 +535,82 @@ static inline void tu_file_expect(struct uf_file *f, uint64_t off,
 		     what, bad, seed);
 }
 
+/*
+ * The counters a refused call must not move, against a snapshot taken
+ * before it; nr_free is left to the caller (not every test can pin it).
+ */
+static inline void tu_expect_stats_same(struct uf_cache *cache,
+					const struct uf_cache_stats *a,
+					const char *what)
+{
+	struct uf_cache_stats b;
+
+	cr_assert_eq(uf_cache_stats(cache, &b), 0);
+#define TU_SAME(field)							\
+	cr_assert_eq(a->field, b.field, "%s changed " #field ": %lu -> %lu", \
+		     what, a->field, b.field)
+	TU_SAME(nr_file_pages);
+	TU_SAME(nr_dirty);
+	TU_SAME(nr_writeback);
+	TU_SAME(nr_dirtied);
+	TU_SAME(nr_written);
+	TU_SAME(write_errors);
+#undef TU_SAME
+}
+
+/* Every call on a closed file: -EBADF, nothing written anywhere. */
+static inline void tu_expect_file_ebadf(struct uf_file *f)
+{
+	char buf[4096];
+	struct uf_page *p = (struct uf_page *)buf;
+
+	memset(buf, 0xee, sizeof(buf));
+	cr_assert_eq(uf_pwrite(f, buf, sizeof(buf), 0), -EBADF);
+	cr_assert_eq(uf_pwrite(f, buf, 100, 5), -EBADF);
+	cr_assert_eq(uf_pread(f, buf, sizeof(buf), 0), -EBADF);
+	cr_assert_eq(buf[0], (char)0xee, "a refused read wrote the buffer");
+	cr_assert_eq(uf_fsync(f), -EBADF);
+	cr_assert_eq(uf_fdatasync(f), -EBADF);
+	cr_assert_eq(uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC), -EBADF);
+	cr_assert_eq(uf_page_get(f, 0, 0, &p), -EBADF);
+	cr_assert_null(p);
+	p = (struct uf_page *)buf;
+	cr_assert_eq(uf_page_get(f, 0, UF_PAGE_WRITE | UF_PAGE_NOREAD, &p),
+		     -EBADF);
+	cr_assert_null(p);
+	cr_assert_eq(uf_page_get(f, 1, UF_PAGE_WRITE | UF_PAGE_NOREAD, &p),
+		     -EBADF);
+	cr_assert_null(p);
+	cr_assert_eq(uf_file_close(f), -EBADF, "a second uf_file_close");
+}
+
+/* A cache, the device at path in it, and one file (ino 1) on the device. */
+struct tu_cdf {
+	struct uf_cache *cache;
+	struct uf_dev *dev;
+	struct uf_file *file;
+	const char *path;
+};
+
+/* Open cdf's cache from cfg, its device and the file at [off, +len). */
+static inline void tu_cdf_open(struct tu_cdf *cdf,
+			       const struct uf_cache_config *cfg,
+			       uint64_t off, uint64_t len)
+{
+	cr_assert_eq(uf_cache_open(cfg, &cdf->cache), 0);
+	cdf->dev = tu_cache_dev(cdf->cache, cdf->path, 0);
+	cdf->file = tu_file_open(cdf->dev, 1, off, len, NULL, NULL);
+}
+
+/* Close file, device and cache; each must close clean, no WARN/BUG. */
+static inline void tu_cdf_close(struct tu_cdf *cdf)
+{
+	cr_assert_eq(uf_file_close(cdf->file), 0);
+	cr_assert_eq(uf_dev_close(cdf->dev), 0);
+	cr_assert_eq(uf_cache_close(cdf->cache), 0);
+	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
+}
+
 /* ------------------------------------------------------------------ */
 /* Mounted devices                                                     */
 

@@ -118,7 +118,7 @@ void bdi_queue_work(struct backing_dev_info *bdi,
 	if (bdi->wb.task)
 		wake_up_process(bdi->wb.task);
 	else
-		trace_writeback_nothread(bdi);
+		trace_writeback_nothread(bdi, work);
 	spin_unlock(&bdi->wb_lock);
 }
 
@@ -285,7 +285,7 @@ static int write_inode(struct inode *inode, struct writeback_control *wbc)
 {
 	if (!inode->ops || !inode->ops->write_inode)
 		return 0;
-	return inode->ops->write_inode((struct uf_file *)inode, inode->priv,
+	return inode->ops->write_inode(inode->handle, inode->priv,
 				       wbc->sync_mode == WB_SYNC_ALL);
 }
 
@@ -297,6 +297,8 @@ void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 {
 	DEFINE_WAIT(wait);
 
+	/* __iget(): with no lock held, only this keeps evict() waiting */
+	inode->i_count++;
 	while (inode->i_state & I_SYNC) {
 		prepare_to_wait(&inode->i_sync_wait, &wait,
 				TASK_UNINTERRUPTIBLE);
@@ -307,15 +309,23 @@ void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
 	}
+	inode->i_count--;
+	if (inode->i_state & I_FREEING)
+		wake_up_all(&inode->i_sync_wait);
 }
 
-/* inode_sync_wait(): wait for I_SYNC without list_lock. */
+/*
+ * inode_sync_wait(): wait for I_SYNC without list_lock.  For an inode being
+ * evicted (I_FREEING), also for a flusher asleep in
+ * inode_wait_for_writeback() to take its locks back (i_count).
+ */
 void inode_wait_for_writeback_sync(struct inode *inode)
 {
 	DEFINE_WAIT(wait);
 
 	spin_lock(&inode->i_lock);
-	while (inode->i_state & I_SYNC) {
+	while ((inode->i_state & I_SYNC) ||
+	       ((inode->i_state & I_FREEING) && inode->i_count > 1)) {
 		prepare_to_wait(&inode->i_sync_wait, &wait,
 				TASK_UNINTERRUPTIBLE);
 		spin_unlock(&inode->i_lock);
@@ -359,6 +369,9 @@ static int writeback_single_inode(struct inode *inode,
 			return 0;
 		}
 		inode_wait_for_writeback(inode, wb);
+		/* evicted meanwhile: written by evict(), off the lists soon */
+		if (inode->i_state & I_FREEING)
+			return 0;
 	}
 	BUG_ON(inode->i_state & I_SYNC);
 
@@ -410,6 +423,25 @@ static int writeback_single_inode(struct inode *inode,
 
 /* ------------------------------------------------------------------ */
 /* Passes over b_io                                                    */
+
+/*
+ * What one inode's writeback counts as progress.  The pages ->writepage
+ * declined used up slice too: 3.2 counts them as written; mainline
+ * ("Recalculate 'wrote' according skipped pages") does not, so that an
+ * inode whose pages are all held cannot keep wb_writeback looping.
+ */
+static long sb_inode_wrote(const struct wb_policy *pol, long write_chunk,
+			   const struct writeback_control *wbc)
+{
+	long wrote = write_chunk - wbc->nr_to_write;
+
+	if (pol->skipcount_mainline) {
+		wrote -= wbc->pages_skipped;
+		if (wrote < 0)
+			wrote = 0;
+	}
+	return wrote;
+}
 
 /* Return to wb_writeback often enough to check its stop conditions. */
 static bool writeback_should_bail(unsigned long start_time, long wrote,
@@ -467,7 +499,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 		writeback_single_inode(inode, wb, &wbc);
 
 		work->nr_pages -= write_chunk - wbc.nr_to_write;
-		wrote += write_chunk - wbc.nr_to_write;
+		wrote += sb_inode_wrote(pol, write_chunk, &wbc);
 		if (!(inode->i_state & I_DIRTY))
 			wrote++;
 		if (wbc.pages_skipped && pol->pages_skipped)
@@ -1218,4 +1250,26 @@ int sync_inode_metadata(struct inode *inode, int wait)
 	};
 
 	return sync_inode(inode, &wbc);
+}
+
+/*
+ * 3.1/3.2's writeback_inodes_wb(): write up to @nr_pages of @wb's dirty
+ * inodes (all of b_dirty is eligible) from the calling thread.  3.1's
+ * balance_dirty_pages() has throttled writers write pages this way.
+ */
+long writeback_inodes_wb(struct bdi_writeback *wb, long nr_pages)
+{
+	struct wb_writeback_work work = {
+		.nr_pages = nr_pages,
+		.sync_mode = WB_SYNC_NONE,
+		.range_cyclic = 1,
+		.reason = WB_REASON_BACKGROUND,
+	};
+
+	spin_lock(&wb->list_lock);
+	if (list_empty(&wb->b_io))
+		queue_io(wb, &work);
+	__writeback_inodes_wb(wb, &work);
+	spin_unlock(&wb->list_lock);
+	return nr_pages - work.nr_pages;
 }

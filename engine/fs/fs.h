@@ -56,6 +56,7 @@ struct inode {
 	wait_queue_head_t i_sync_wait;	/* __I_SYNC bit waiters */
 
 	/* the embedder's side (struct uf_file) */
+	struct uf_file *handle;		/* what ops get: the handle, not a pointer */
 	const struct uf_file_ops *ops;
 	void *priv;
 	errseq_t f_wb_err;		/* what this opener has seen */

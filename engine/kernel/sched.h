@@ -95,6 +95,28 @@ struct task_struct {
 	int exit_code;
 	bool should_stop;		/* atomic */
 	struct completion *started;	/* creator waits for the thread */
+
+	/*
+	 * The dirty throttle (mm/page-writeback.c), fields of the kernel's
+	 * task_struct: pages dirtied since the last balance_dirty_pages(),
+	 * the count at which to call it next (3.2+), and the start of the
+	 * current dirty-and-pause period (3.3+, mainline's think time).
+	 */
+	int nr_dirtied;
+	int nr_dirtied_pause;
+	unsigned long dirty_paused_when;
+	/* uflush: the per-CPU bdp_ratelimits counter, per thread here */
+	int bdp_ratelimits;
+	bool bdp_ready;			/* fields set as fork() does */
+	/*
+	 * uflush: BDP_* flags for the throttle calls made on this thread's
+	 * behalf by the write in progress (the kernel passes them as an
+	 * argument from the kiocb's IOCB_NOWAIT), and when a non-blocking
+	 * writer told "-EAGAIN, pause" may write again (0: not told).
+	 */
+	unsigned int bdp_flags;
+	unsigned long bdp_resume;
+	bool bdp_owed;			/* bdp_resume is set */
 };
 
 /* The calling thread's task, created on first use. */

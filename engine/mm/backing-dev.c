@@ -31,10 +31,13 @@ static void wakeup_timer_fn(struct timer_list *t)
 	struct backing_dev_info *bdi = wb->bdi;
 
 	spin_lock(&bdi->wb_lock);
-	if (bdi->wb.task)
+	if (bdi->wb.task) {
+		trace_writeback_wake_thread(bdi);
 		wake_up_process(bdi->wb.task);
-	else
-		trace_writeback_nothread(bdi);
+	} else {
+		/* 3.2 woke the forker here; there is none (see fs-writeback.c) */
+		trace_writeback_wake_forker_thread(bdi);
+	}
 	spin_unlock(&bdi->wb_lock);
 }
 
@@ -77,6 +80,8 @@ int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,
 	/* the kernel's initial estimate: 100 MB/s, in pages per second */
 	bdi->write_bandwidth = (100 << 20) / PAGE_SIZE;
 	bdi->avg_write_bandwidth = bdi->write_bandwidth;
+	bdi->dirty_ratelimit = bdi->write_bandwidth;	/* 3.2's INIT_BW */
+	bdi->balanced_dirty_ratelimit = bdi->write_bandwidth;
 	bdi->bw_time_stamp = jiffies;
 	spin_lock_init(&bdi->wb_lock);
 	INIT_LIST_HEAD(&bdi->work_list);
@@ -178,4 +183,6 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							  __ATOMIC_RELAXED);
 	st->works_done = (unsigned long)__atomic_load_n(&bdi->works_done,
 							__ATOMIC_RELAXED);
+	st->wcp_pages_scanned = (unsigned long)__atomic_load_n(
+		&bdi->wcp_scanned, __ATOMIC_RELAXED);
 }

@@ -30,6 +30,9 @@ enum bdi_state {
 	BDI_writeback_running,	/* wb_do_writeback() is running */
 };
 
+/* bdi->capabilities (mainline's): throttle on the device's own counters */
+#define BDI_CAP_STRICTLIMIT	0x00000010
+
 enum bdi_stat_item {
 	BDI_RECLAIMABLE,	/* dirty pages of this device */
 	BDI_WRITEBACK,		/* pages under writeback */
@@ -59,9 +62,23 @@ struct backing_dev_info {
 
 	/* write bandwidth estimate (pages/s), mm/page-writeback.c */
 	unsigned long bw_time_stamp;
+	unsigned long dirtied_stamp;
 	unsigned long written_stamp;
 	unsigned long write_bandwidth;
 	unsigned long avg_write_bandwidth;
+
+	/*
+	 * The IO-less throttle's base rate (pages/s), re-estimated every
+	 * 200 ms; each writer of the device is throttled at about it, and it
+	 * tracks balanced_dirty_ratelimit (~ write_bw / N writers) in small
+	 * steps.  dirty_exceeded: some writer found the device or the cache
+	 * over its limit (the ratelimit front-end then checks more often).
+	 */
+	unsigned long dirty_ratelimit;
+	unsigned long balanced_dirty_ratelimit;
+	int dirty_exceeded;
+	unsigned int capabilities;	/* BDI_CAP_* */
+	long bdp_written;		/* pages written by dirtiers (3.1) */
 
 	struct bdi_writeback wb;
 	spinlock_t wb_lock;		/* protects work_list */
@@ -73,6 +90,7 @@ struct backing_dev_info {
 	unsigned int max_io_pages;	/* cap of one merged write request */
 	long write_errors;
 	long works_done;
+	long wcp_scanned;		/* pages write_cache_pages looked at */
 	wait_queue_head_t wb_waitq;	/* wb_wait_for_completion-style */
 };
 

@@ -13,18 +13,19 @@
  * do_writepages, global_dirty_limits, bdi_dirty_limit, bdi_set_min/max_
  * ratio, __bdi_update_bandwidth / bdi_update_write_bandwidth,
  * update_dirty_limit and writeback_chunk_size (which 3.2 keeps in
- * fs/fs-writeback.c).
+ * fs/fs-writeback.c).  The dirty throttle, balance_dirty_pages(), comes
+ * in three versions chosen by the policy's bdp knob (3.1, 3.2, mainline:
+ * mm/dirty-throttle.h), each saying what source it was checked against.
  *
  * Simplified, and why:
  *  - "memory" is a struct uf_cache; dirtyable memory is its free plus file
  *    pages (no highmem, no reserves);
  *  - no PF_LESS_THROTTLE / real-time boost of the limits (no such tasks);
- *  - balance_dirty_pages is the simple pre-IO-less throttle (kick the
- *    flusher, sleep until under the limit); the IO-less one with
- *    pos_ratio and dirty_ratelimit is a policy of its own, to come;
  *  - the filesystem is one ->writepages: mpage-style, each run of
  *    contiguous dirty pages (up to bdi->max_io_pages) becomes one
- *    asynchronous write request; there is no per-page ->writepage;
+ *    asynchronous write request; there is no per-page ->writepage (a page
+ *    the embedder holds is what it would decline); a file with a block
+ *    mapper is written as ext4's delalloc writepages did (wcpcap);
  *  - the per-device proportions count events with an aged denominator
  *    (engine/lib/proportions.h says how that differs from lib/proportions.c).
  */
@@ -34,8 +35,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "mm/backing-dev.h"
+#include "mm/dirty-throttle.h"
 #include "kernel/bug.h"
 #include "fs/fs.h"
 #include "io/io.h"
@@ -43,11 +46,13 @@
 #include "mm/mm.h"
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
+#include "policies/policy.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "lib/radix-tree.h"
 #include "kernel/sched.h"
 #include "lib/slab.h"
+#include "policies/policy.h"
 #include "trace/events/writeback.h"
 #include "uflush.h"
 #include "kernel/wait.h"
@@ -59,6 +64,8 @@
 #define DIRTY_SCOPE		8
 /* 4 MiB: the smallest writeback chunk, in pages. */
 #define MIN_WRITEBACK_PAGES	(4096UL >> (PAGE_SHIFT - 10))
+/* chunk=fixed: the 3.0 chunk (fs/fs-writeback.c), 4 MiB. */
+#define MAX_WRITEBACK_PAGES	1024L
 /* tag_pages_for_writeback() drops the tree lock every this many pages. */
 #define WRITEBACK_TAG_BATCH	4096
 /* The most buffers one vectored write takes (UIO_MAXIOV). */
@@ -68,6 +75,14 @@
 
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/*
+ * The cache's policy knob @member, or false for a cache that has no policy
+ * (one built by hand in a unit test): what the engine did before the knob
+ * (global threshold, bandwidth chunk, 3.2 accounting, stock gathering).
+ */
+#define POLICY_KNOB(c, member)	((c)->policy && (c)->policy->member)
 
 static inline unsigned long min_ul(unsigned long a, unsigned long b)
 {
@@ -77,6 +92,11 @@ static inline unsigned long min_ul(unsigned long a, unsigned long b)
 static inline unsigned long max_ul(unsigned long a, unsigned long b)
 {
 	return a > b ? a : b;
+}
+
+static inline long min_l(long a, long b)
+{
+	return a < b ? a : b;
 }
 
 static inline unsigned int ilog2_ul(unsigned long x)
@@ -112,6 +132,7 @@ struct wb_domain {
 	unsigned long dirty_limit;	/* global_dirty_limit; 0: not yet */
 	unsigned long update_time;	/* global_update_bandwidth()'s */
 	unsigned int bdi_min_ratio;	/* sum of the devices' min_ratio */
+	unsigned long ratelimit_pages;	/* 3.2's, from the dirty threshold */
 };
 
 struct bdi_share {
@@ -119,6 +140,7 @@ struct bdi_share {
 	const struct backing_dev_info *bdi;
 	struct wb_domain *dom;
 	struct prop_local_single completions;
+	/* in 1/BDI_RATIO_SCALE percent, as mainline keeps them */
 	unsigned int min_ratio;		/* guarded by dom->lock */
 	unsigned int max_ratio;
 };
@@ -133,6 +155,8 @@ static __thread struct bdi_share *share_hit;
 static __thread unsigned long share_hit_gen;
 
 static unsigned int calc_period_shift(struct uf_cache *c);
+static unsigned long num_online_cpus(void);
+static void vm_dirties_change_shift(unsigned int shift);
 
 /* The cache's domain, created on first use; NULL only if out of memory. */
 static struct wb_domain *cache_domain(struct uf_cache *c)
@@ -170,7 +194,7 @@ static struct bdi_share *__bdi_share_lookup(struct backing_dev_info *bdi,
 	s->bdi = bdi;
 	s->dom = dom;
 	prop_local_init_single(&s->completions);
-	s->max_ratio = 100;
+	s->max_ratio = 100 * BDI_RATIO_SCALE;
 	s->next = bdi_shares;
 	bdi_shares = s;
 	return s;
@@ -326,9 +350,14 @@ void update_completion_period(struct uf_cache *c)
 
 	if (dom)
 		prop_change_shift(&dom->completions, calc_period_shift(c));
+	vm_dirties_change_shift(calc_period_shift(c));
 }
 
-/* 3.2 resets the smoothed limit to the threshold when a sysctl changes. */
+/*
+ * After a sysctl change: ratelimit_pages (3.2 and mainline), and the
+ * smoothed limit reset to the threshold (mainline does this; 3.2 left
+ * global_dirty_limit to follow down by itself).
+ */
 void writeback_set_ratelimit(struct uf_cache *c)
 {
 	struct wb_domain *dom = cache_domain(c);
@@ -339,6 +368,10 @@ void writeback_set_ratelimit(struct uf_cache *c)
 	__global_dirty_limits(c, &background_thresh, &dirty_thresh);
 	spin_lock(&dom->lock);
 	dom->dirty_limit = dirty_thresh;
+	/* each thread (the kernel: CPU) may overshoot by 1/32 at most */
+	__atomic_store_n(&dom->ratelimit_pages,
+			 max_ul(dirty_thresh / (num_online_cpus() * 32), 16),
+			 __ATOMIC_RELAXED);
 	spin_unlock(&dom->lock);
 }
 
@@ -373,7 +406,7 @@ void bdi_writeout_inc(struct backing_dev_info *bdi)
 	inc_bdi_stat(bdi, BDI_WRITTEN);
 	if (s)
 		prop_inc_single_max(&s->dom->completions, &s->completions, 1,
-				    READ_ONCE(s->max_ratio));
+				    READ_ONCE(s->max_ratio) / BDI_RATIO_SCALE);
 }
 
 void bdi_writeout_fraction(struct backing_dev_info *bdi, long *numerator,
@@ -403,7 +436,9 @@ unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
 			      unsigned long dirty)
 {
 	struct bdi_share *s = bdi_share(bdi);
-	unsigned int min_ratio = 0, max_ratio = 100, sum_min = 0;
+	const uint64_t whole = 100 * BDI_RATIO_SCALE;
+	unsigned int min_ratio = 0, max_ratio = 100 * BDI_RATIO_SCALE;
+	unsigned int sum_min = 0;
 	long numerator, denominator;
 	uint64_t bdi_dirty;
 
@@ -416,23 +451,28 @@ unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
 		spin_unlock(&s->dom->lock);
 	}
 
-	bdi_dirty = (uint64_t)dirty * (100 - sum_min) / 100;
+	/* ratios in percent (3.2) give the same result in these units */
+	bdi_dirty = (uint64_t)dirty * (whole - sum_min) / whole;
 	bdi_dirty *= (uint64_t)numerator;
 	bdi_dirty /= (uint64_t)denominator;
 
-	bdi_dirty += (uint64_t)dirty * min_ratio / 100;
-	if (bdi_dirty > (uint64_t)dirty * max_ratio / 100)
-		bdi_dirty = (uint64_t)dirty * max_ratio / 100;
+	bdi_dirty += (uint64_t)dirty * min_ratio / whole;
+	if (bdi_dirty > (uint64_t)dirty * max_ratio / whole)
+		bdi_dirty = (uint64_t)dirty * max_ratio / whole;
 	return (unsigned long)bdi_dirty;
 }
 
-int bdi_set_min_ratio(struct backing_dev_info *bdi, unsigned int min_ratio)
+/* min_ratio in 1/BDI_RATIO_SCALE percent (mainline's __bdi_set_min_ratio) */
+static int __bdi_set_min_ratio(struct backing_dev_info *bdi,
+			       unsigned int min_ratio)
 {
 	struct bdi_share *s = bdi_share(bdi);
 	int ret = 0;
 
 	if (!s)
 		return -ENOMEM;
+	if (min_ratio > 100 * BDI_RATIO_SCALE)
+		return -EINVAL;
 	spin_lock(&s->dom->lock);
 	if (min_ratio > s->max_ratio) {
 		ret = -EINVAL;
@@ -440,7 +480,7 @@ int bdi_set_min_ratio(struct backing_dev_info *bdi, unsigned int min_ratio)
 		/* the reserves of all devices must leave some to share */
 		unsigned int others = s->dom->bdi_min_ratio - s->min_ratio;
 
-		if (others + min_ratio < 100) {
+		if (others + min_ratio < 100 * BDI_RATIO_SCALE) {
 			s->dom->bdi_min_ratio = others + min_ratio;
 			s->min_ratio = min_ratio;
 		} else {
@@ -451,14 +491,15 @@ int bdi_set_min_ratio(struct backing_dev_info *bdi, unsigned int min_ratio)
 	return ret;
 }
 
-int bdi_set_max_ratio(struct backing_dev_info *bdi, unsigned int max_ratio)
+static int __bdi_set_max_ratio(struct backing_dev_info *bdi,
+			       unsigned int max_ratio)
 {
 	struct bdi_share *s = bdi_share(bdi);
 	int ret = 0;
 
 	if (!s)
 		return -ENOMEM;
-	if (max_ratio > 100)
+	if (max_ratio > 100 * BDI_RATIO_SCALE)
 		return -EINVAL;
 	spin_lock(&s->dom->lock);
 	if (s->min_ratio > max_ratio)
@@ -469,13 +510,125 @@ int bdi_set_max_ratio(struct backing_dev_info *bdi, unsigned int max_ratio)
 	return ret;
 }
 
+int bdi_set_min_ratio(struct backing_dev_info *bdi, unsigned int min_ratio)
+{
+	if (min_ratio > 100)
+		return -EINVAL;
+	return __bdi_set_min_ratio(bdi, min_ratio * BDI_RATIO_SCALE);
+}
+
+int bdi_set_max_ratio(struct backing_dev_info *bdi, unsigned int max_ratio)
+{
+	if (max_ratio > 100)
+		return -EINVAL;
+	return __bdi_set_max_ratio(bdi, max_ratio * BDI_RATIO_SCALE);
+}
+
+/*
+ * mainline (v6.4, Stefan Roesch): the limits as bytes, converted to a
+ * ratio of the dirty threshold at the time of the call; more than the
+ * dirtyable memory, or a zero threshold, is -EINVAL.
+ */
+static long bdi_ratio_from_pages(struct uf_cache *c, unsigned long pages)
+{
+	unsigned long background_thresh, dirty_thresh;
+
+	__global_dirty_limits(c, &background_thresh, &dirty_thresh);
+	if (!dirty_thresh)
+		return -EINVAL;
+	return (long)((uint64_t)pages * 100 * BDI_RATIO_SCALE / dirty_thresh);
+}
+
+static uint64_t bdi_get_bytes(struct uf_cache *c, unsigned int ratio)
+{
+	unsigned long background_thresh, dirty_thresh;
+
+	__global_dirty_limits(c, &background_thresh, &dirty_thresh);
+	return (uint64_t)dirty_thresh * PAGE_SIZE * ratio / BDI_RATIO_SCALE /
+	       100;
+}
+
+static long bdi_bytes_to_ratio(struct backing_dev_info *bdi, uint64_t bytes)
+{
+	unsigned long pages = (unsigned long)(bytes >> PAGE_SHIFT);
+
+	if (pages > determine_dirtyable_memory(bdi->cache))
+		return -EINVAL;
+	return bdi_ratio_from_pages(bdi->cache, pages);
+}
+
+int bdi_set_min_bytes(struct backing_dev_info *bdi, uint64_t min_bytes)
+{
+	long ratio = bdi_bytes_to_ratio(bdi, min_bytes);
+
+	if (ratio < 0)
+		return (int)ratio;
+	return __bdi_set_min_ratio(bdi, (unsigned int)ratio);
+}
+
+int bdi_set_max_bytes(struct backing_dev_info *bdi, uint64_t max_bytes)
+{
+	long ratio = bdi_bytes_to_ratio(bdi, max_bytes);
+
+	if (ratio < 0)
+		return (int)ratio;
+	return __bdi_set_max_ratio(bdi, (unsigned int)ratio);
+}
+
+uint64_t bdi_get_min_bytes(struct backing_dev_info *bdi)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	return s ? bdi_get_bytes(bdi->cache, READ_ONCE(s->min_ratio)) : 0;
+}
+
+uint64_t bdi_get_max_bytes(struct backing_dev_info *bdi)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	return bdi_get_bytes(bdi->cache, s ? READ_ONCE(s->max_ratio) :
+					     100 * BDI_RATIO_SCALE);
+}
+
+unsigned int bdi_get_min_ratio(struct backing_dev_info *bdi)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	return s ? READ_ONCE(s->min_ratio) / BDI_RATIO_SCALE : 0;
+}
+
+unsigned int bdi_get_max_ratio(struct backing_dev_info *bdi)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	return s ? READ_ONCE(s->max_ratio) / BDI_RATIO_SCALE : 100;
+}
+
+int bdi_set_strict_limit(struct backing_dev_info *bdi,
+			 unsigned int strict_limit)
+{
+	if (strict_limit > 1)
+		return -EINVAL;
+	if (strict_limit)
+		__atomic_or_fetch(&bdi->capabilities, BDI_CAP_STRICTLIMIT,
+				  __ATOMIC_RELAXED);
+	else
+		__atomic_and_fetch(&bdi->capabilities, ~BDI_CAP_STRICTLIMIT,
+				   __ATOMIC_RELAXED);
+	return 0;
+}
+
 /**
  * over_bground_thresh - should background writeback (start or) go on?
  * @bdi: the device whose flusher asks
  *
  * The global test: dirty (not yet written) pages of the whole cache over
  * the background threshold.  Pages under writeback do not count: the
- * question is whether to put more under writeback.
+ * question is whether to put more under writeback.  Under bgthresh=bdi
+ * (seed 001, 3.2+) also the device's own test: its reclaimable pages
+ * over its share of background_thresh, so that a device whose backlog is
+ * large keeps writing while the global count is low (a JBOD, where the
+ * other devices' pages keep the global count down).  Both strict.
  */
 bool over_bground_thresh(struct backing_dev_info *bdi)
 {
@@ -488,17 +641,11 @@ bool over_bground_thresh(struct backing_dev_info *bdi)
 	    global_page_state(c, NR_UNSTABLE_NFS) > background_thresh)
 		return true;
 
-	/*
-	 * Per-device background threshold (seed 001, merged in 3.2; 3.1 had
-	 * only the test above).  When the policy switch for it lands, add:
-	 *
-	 *	if (bdi_stat(bdi, BDI_RECLAIMABLE) >
-	 *	    bdi_dirty_limit(bdi, background_thresh))
-	 *		return true;
-	 *
-	 * so that a device whose own dirty backlog exceeds its share of the
-	 * background threshold keeps writing while the global count is low.
-	 */
+	if (POLICY_KNOB(c, bgthresh_bdi) &&
+	    bdi_stat(bdi, BDI_RECLAIMABLE) >
+	    bdi_dirty_limit(bdi, background_thresh))
+		return true;
+
 	return false;
 }
 
@@ -572,25 +719,35 @@ static void bdi_update_write_bandwidth(struct backing_dev_info *bdi,
 		avg += (old - avg) >> 3;
 out:
 	bdi->write_bandwidth = (unsigned long)bw;
-	bdi->avg_write_bandwidth = avg;
+	/* read by the throttles without the lock */
+	WRITE_ONCE(bdi->avg_write_bandwidth, avg);
 }
 
 /*
- * 3.2's __bdi_update_bandwidth() without the dirty-ratelimit half (that
- * belongs to the IO-less throttle).  @thresh != 0 also moves the smoothed
- * global dirty limit.  Serialised by wb->list_lock.
+ * 3.2's __bdi_update_bandwidth(): at most once per BANDWIDTH_INTERVAL,
+ * the write bandwidth estimate, and, when called from a throttle
+ * (@thresh != 0), the smoothed global dirty limit and, for the IO-less
+ * throttle (@update_ratelimit: 3.2; 3.1 had no rate control), the dirty
+ * ratelimit.  The flusher calls it with @thresh == 0.  Serialised by
+ * wb->list_lock.
  */
 static void __bdi_update_bandwidth(struct backing_dev_info *bdi,
-				   unsigned long thresh, unsigned long dirty,
-				   unsigned long start_time)
+				   unsigned long thresh,
+				   unsigned long bg_thresh,
+				   unsigned long dirty,
+				   unsigned long bdi_thresh,
+				   unsigned long bdi_dirty,
+				   unsigned long start_time,
+				   bool update_ratelimit)
 {
 	unsigned long now = jiffies;
 	unsigned long elapsed = now - bdi->bw_time_stamp;
-	unsigned long written;
+	unsigned long dirtied, written;
 
 	if (elapsed < BANDWIDTH_INTERVAL)
 		return;
 
+	dirtied = bdi_stat(bdi, BDI_DIRTIED);
 	written = bdi_stat(bdi, BDI_WRITTEN);
 
 	/*
@@ -601,11 +758,18 @@ static void __bdi_update_bandwidth(struct backing_dev_info *bdi,
 	    time_before(bdi->bw_time_stamp, start_time))
 		goto snapshot;
 
-	if (thresh)
+	if (thresh) {
 		global_update_bandwidth(bdi->cache, thresh, dirty, now);
+		if (update_ratelimit)
+			bdi_update_dirty_ratelimit(bdi, thresh, bg_thresh,
+						   dirty, bdi_thresh,
+						   bdi_dirty, dirtied,
+						   elapsed);
+	}
 	bdi_update_write_bandwidth(bdi, elapsed, written);
 
 snapshot:
+	bdi->dirtied_stamp = dirtied;
 	bdi->written_stamp = written;
 	__atomic_store_n(&bdi->bw_time_stamp, now, __ATOMIC_RELAXED);
 }
@@ -623,14 +787,18 @@ void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time)
 {
 	assert_spin_locked(&bdi->wb.list_lock);
-	__bdi_update_bandwidth(bdi, 0, 0, start_time);
+	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, false);
 }
 
-/* From the throttle, which does not hold list_lock. */
+/* 3.1/3.2's static bdi_update_bandwidth(): from the throttle, unlocked. */
 static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
 					unsigned long thresh,
+					unsigned long bg_thresh,
 					unsigned long dirty,
-					unsigned long start_time)
+					unsigned long bdi_thresh,
+					unsigned long bdi_dirty,
+					unsigned long start_time,
+					bool update_ratelimit)
 {
 	/* the kernel's unlocked fast path; the stamp is read atomically */
 	if (time_is_after_eq_jiffies(__atomic_load_n(&bdi->bw_time_stamp,
@@ -638,7 +806,8 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
 				     BANDWIDTH_INTERVAL))
 		return;
 	spin_lock(&bdi->wb.list_lock);
-	__bdi_update_bandwidth(bdi, thresh, dirty, start_time);
+	__bdi_update_bandwidth(bdi, thresh, bg_thresh, dirty, bdi_thresh,
+			       bdi_dirty, start_time, update_ratelimit);
 	spin_unlock(&bdi->wb.list_lock);
 }
 
@@ -656,8 +825,9 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
  *	round_down(pages + MIN_WRITEBACK_PAGES, MIN_WRITEBACK_PAGES)
  *
  * i.e. the next multiple of 4 MiB above pages: never less than 4 MiB, and
- * 4 MiB-aligned so that large files are written in big extents.  (Before
- * 3.2 it was min(MAX_WRITEBACK_PAGES = 1024, nr_pages).)
+ * 4 MiB-aligned so that large files are written in big extents.  The
+ * rule is 3.1's (3.1.10 has it); chunk=fixed gives the 3.0 chunk,
+ * MAX_WRITEBACK_PAGES (policies/chunk.c).
  */
 long writeback_chunk_size(struct backing_dev_info *bdi,
 			  struct wb_writeback_work *work)
@@ -666,6 +836,9 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 
 	if (work->sync_mode == WB_SYNC_ALL || work->tagged_writepages)
 		return LONG_MAX;
+	if (POLICY_KNOB(bdi->cache, chunk_fixed))
+		return work->nr_pages < MAX_WRITEBACK_PAGES ?
+		       work->nr_pages : MAX_WRITEBACK_PAGES;
 
 	pages = (long)min_ul(bdi->avg_write_bandwidth / 2,
 			     global_dirty_limit(bdi->cache) / DIRTY_SCOPE);
@@ -677,81 +850,1230 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 }
 
 /* ------------------------------------------------------------------ */
-/* Dirty throttling                                                    */
+/* Dirty throttling: what the three kernels share                      */
 
-static bool dirty_exceeded(struct uf_cache *c, unsigned long *pbackground,
-			   unsigned long *pdirty, unsigned long *pnr_dirty)
+/*
+ * The kernel reads its per-CPU counters with an error of up to
+ * nr_cpus * BDI_STAT_BATCH; uflush's counters are exact, so the error the
+ * throttle allows for ("1000 dd on a slow USB stick": let a device with
+ * only that many dirty pages go) is 0.
+ */
+static inline unsigned long bdi_stat_error(struct backing_dev_info *bdi)
 {
-	unsigned long nr_reclaimable;
+	(void)bdi;
+	return 0;
+}
 
-	__global_dirty_limits(c, pbackground, pdirty);
-	nr_reclaimable = global_page_state(c, NR_FILE_DIRTY) +
-			 global_page_state(c, NR_UNSTABLE_NFS);
-	*pnr_dirty = nr_reclaimable + global_page_state(c, NR_WRITEBACK);
-	return nr_reclaimable > *pbackground;
+unsigned long dirty_freerun_ceiling(unsigned long thresh,
+				    unsigned long bg_thresh)
+{
+	return (thresh + bg_thresh) / 2;
+}
+
+unsigned long hard_dirty_limit(struct uf_cache *c, unsigned long thresh)
+{
+	return max_ul(thresh, global_dirty_limit(c));
 }
 
 /*
- * Kick background writeback once the cache is over the background
- * threshold; over the dirty threshold, also sleep on cache->dirty_wait
- * (writeback completions wake it) until back under it.  The sleep is timed
- * (HZ/10) so that a missed wakeup or a limit raised meanwhile costs at
- * most one period.
+ * 3.2 and mainline: the pages a task may dirty before it looks again, in
+ * the freerun area: about the square root of the distance to the limit.
  */
-static void balance_dirty_pages(struct backing_dev_info *bdi)
+unsigned long dirty_poll_interval(unsigned long dirty, unsigned long thresh)
 {
+	if (thresh > dirty)
+		return 1UL << (ilog2_ul(thresh - dirty) >> 1);
+	return 1;
+}
+
+static inline unsigned long clamp_ul(unsigned long v, unsigned long lo,
+				     unsigned long hi)
+{
+	return min_ul(max_ul(v, lo), hi);
+}
+
+static unsigned long num_online_cpus(void)
+{
+	static long n;
+
+	if (!n) {
+		long v = sysconf(_SC_NPROCESSORS_ONLN);
+
+		__atomic_store_n(&n, v > 0 ? v : 1, __ATOMIC_RELAXED);
+	}
+	return (unsigned long)n;
+}
+
+/* The task as fork() leaves it for the throttle (kernel/fork.c). */
+static struct task_struct *bdp_task(void)
+{
+	struct task_struct *t = current;
+
+	if (!t->bdp_ready) {
+		t->nr_dirtied = 0;
+		t->nr_dirtied_pause = 128 >> (PAGE_SHIFT - 10);
+		t->bdp_ready = true;
+	}
+	return t;
+}
+
+/* Writers that may not sleep here: the cache is going away. */
+static inline bool bdp_fatal(struct uf_cache *c)
+{
+	return READ_ONCE(c->closing);
+}
+
+/* 3.2 / mainline ratelimit_pages: dirty_thresh / (cpus * 32), >= 16. */
+static unsigned long ratelimit_pages_of(struct backing_dev_info *bdi)
+{
+	/* per page: through the per-thread lookup cache, no lock */
+	struct bdi_share *s = bdi_share(bdi);
+	unsigned long n = s ? READ_ONCE(s->dom->ratelimit_pages) : 0;
+
+	return n ? n : 32;	/* the static initial value */
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.1: the dirtier writes pages itself                                */
+
+/*
+ * Checked against Linux 3.1.10 mm/page-writeback.c (and fs/fs-writeback.c
+ * writeback_inodes_wb, include/trace/events/writeback.h).
+ *
+ * Each task's share of recent page dirtyings (vm_dirties, tsk->dirties)
+ * lowers its limit by up to 1/8, so that heavy dirtiers are throttled
+ * before light ones.  The kernel keeps one vm_dirties for the machine;
+ * here it is one per process too (a thread's share is of all caches'
+ * dirtyings), its period following the last cache opened.
+ */
+#define TASK_LIMIT_FRACTION	8
+
+static struct prop_descriptor vm_dirties;
+static pthread_once_t vm_dirties_once = PTHREAD_ONCE_INIT;
+static __thread struct prop_local_single task_dirties;
+static __thread bool task_dirties_ready;
+
+static void vm_dirties_init(void)
+{
+	prop_descriptor_init(&vm_dirties, 12);
+}
+
+static struct prop_local_single *task_dirties_of(void)
+{
+	pthread_once(&vm_dirties_once, vm_dirties_init);
+	if (!task_dirties_ready) {
+		prop_local_init_single(&task_dirties);
+		task_dirties_ready = true;
+	}
+	return &task_dirties;
+}
+
+/* 3.1's task_dirty_inc(current), from account_page_dirtied(). */
+static void task_dirty_inc(void)
+{
+	prop_inc_single_max(&vm_dirties, task_dirties_of(), 1, 100);
+}
+
+void task_dirty_reset(void)
+{
+	task_dirties_ready = false;
+}
+
+static void vm_dirties_change_shift(unsigned int shift)
+{
+	pthread_once(&vm_dirties_once, vm_dirties_init);
+	prop_change_shift(&vm_dirties, shift);
+}
+
+unsigned long task_dirty_limit(unsigned long bdi_dirty)
+{
+	unsigned long num, den, dirty = bdi_dirty;
+	uint64_t inv = bdi_dirty / TASK_LIMIT_FRACTION;
+
+	prop_fraction_single(&vm_dirties, task_dirties_of(), &num, &den);
+	inv *= num;
+	inv /= den;
+	dirty -= (unsigned long)inv;
+	return max_ul(dirty, bdi_dirty / 2);
+}
+
+/* The lowest limit any task can have. */
+unsigned long task_min_dirty_limit(unsigned long bdi_dirty)
+{
+	return bdi_dirty - bdi_dirty / TASK_LIMIT_FRACTION;
+}
+
+/* 3.1's ratelimit_pages: pool / (cpus * 32), in [16, 4 MiB]. */
+static unsigned long ratelimit_pages_31(struct uf_cache *c)
+{
+	unsigned long n = c->pool.nr / (num_online_cpus() * 32);
+
+	if (n < 16)
+		n = 16;
+	if (n * PAGE_SIZE > 4096 * 1024)
+		n = (4096 * 1024) / PAGE_SIZE;
+	return n;
+}
+
+/* How many pages a throttled dirtier writes: 1.5 times what it dirtied. */
+long sync_writeback_pages(struct uf_cache *c, unsigned long dirtied)
+{
+	if (dirtied < ratelimit_pages_31(c))
+		dirtied = ratelimit_pages_31(c);
+	return (long)(dirtied + dirtied / 2);
+}
+
+static int balance_dirty_pages_31(struct address_space *mapping,
+				  unsigned long write_chunk,
+				  unsigned int flags, long *pausep)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
 	struct uf_cache *c = bdi->cache;
-	unsigned long background_thresh, dirty_thresh, nr_dirty;
+	unsigned long nr_reclaimable, bdi_nr_reclaimable;
+	unsigned long nr_dirty, bdi_dirty;
+	unsigned long background_thresh, dirty_thresh, bdi_thresh;
+	unsigned long task_bdi_thresh, min_task_bdi_thresh;
+	unsigned long pages_written = 0;
+	unsigned long pause = 1;
+	bool dirty_exceeded = false, clear_dirty_exceeded = true;
 	unsigned long start_time = jiffies;
-	long pause = (long)max_ul((unsigned long)HZ / 10, 1);
-	bool traced = false;
-	DEFINE_WAIT(wait);
+	int ret = 0;
 
 	for (;;) {
-		bool over_bg = dirty_exceeded(c, &background_thresh,
-					      &dirty_thresh, &nr_dirty);
+		nr_reclaimable = global_page_state(c, NR_FILE_DIRTY) +
+				 global_page_state(c, NR_UNSTABLE_NFS);
+		nr_dirty = nr_reclaimable + global_page_state(c, NR_WRITEBACK);
 
-		if (over_bg && !writeback_in_progress(bdi))
-			bdi_start_background_writeback(bdi);
-		if (nr_dirty <= dirty_thresh || READ_ONCE(c->closing))
+		global_dirty_limits(c, &background_thresh, &dirty_thresh);
+
+		/* below the midpoint the flusher is left to catch up */
+		if (nr_dirty <= (background_thresh + dirty_thresh) / 2)
 			break;
 
-		if (!traced) {
-			trace_global_dirty_state(c, background_thresh,
-						 dirty_thresh);
-			traced = true;
-		}
-		/* the flusher may be between works: make sure it runs */
-		bdi_start_background_writeback(bdi);
-		bdi_update_bandwidth_thresh(bdi, dirty_thresh, nr_dirty,
-					    start_time);
+		bdi_thresh = bdi_dirty_limit(bdi, dirty_thresh);
+		min_task_bdi_thresh = task_min_dirty_limit(bdi_thresh);
+		task_bdi_thresh = task_dirty_limit(bdi_thresh);
 
-		prepare_to_wait(&c->dirty_wait, &wait, TASK_UNINTERRUPTIBLE);
-		/* re-check once queued: a completion may have just woken */
-		dirty_exceeded(c, &background_thresh, &dirty_thresh,
-			       &nr_dirty);
-		if (nr_dirty > dirty_thresh && !READ_ONCE(c->closing))
-			io_schedule_timeout(pause);
-		finish_wait(&c->dirty_wait, &wait);
+		bdi_nr_reclaimable = bdi_stat(bdi, BDI_RECLAIMABLE);
+		bdi_dirty = bdi_nr_reclaimable + bdi_stat(bdi, BDI_WRITEBACK);
+
+		dirty_exceeded = bdi_dirty > task_bdi_thresh ||
+				 nr_dirty > dirty_thresh;
+		clear_dirty_exceeded = bdi_dirty <= min_task_bdi_thresh &&
+				       nr_dirty <= dirty_thresh;
+		if (!dirty_exceeded)
+			break;
+
+		/* uflush: the writeback and sleep below would block */
+		if (flags & BDP_ASYNC) {
+			*pausep = (long)pause;
+			ret = -EAGAIN;
+			break;
+		}
+
+		if (!READ_ONCE(bdi->dirty_exceeded))
+			WRITE_ONCE(bdi->dirty_exceeded, 1);
+
+		bdi_update_bandwidth_thresh(bdi, dirty_thresh, 0, nr_dirty,
+					    bdi_thresh, bdi_dirty, start_time,
+					    false);
+
+		trace_balance_dirty_start(bdi);
+		/* over its share: write some of the device's pages itself */
+		if (bdi_nr_reclaimable > task_bdi_thresh) {
+			long wrote = writeback_inodes_wb(&bdi->wb,
+							 (long)write_chunk);
+
+			pages_written += (unsigned long)wrote;
+			__atomic_add_fetch(&bdi->bdp_written, wrote,
+					   __ATOMIC_RELAXED);
+			trace_balance_dirty_written(bdi, pages_written);
+			if (pages_written >= write_chunk)
+				break;	/* done its duty */
+		}
+		__set_current_state(TASK_UNINTERRUPTIBLE);
+		io_schedule_timeout((long)pause);
+		trace_balance_dirty_wait(bdi);
+
+		/*
+		 * In the max-pause area (under the hard limit and near its
+		 * own share) a task need not sleep for more than 200 ms.
+		 */
+		dirty_thresh = hard_dirty_limit(c, dirty_thresh);
+		if (nr_dirty < dirty_thresh &&
+		    bdi_dirty < (task_bdi_thresh + bdi_thresh) / 2 &&
+		    time_after(jiffies, start_time + MAX_PAUSE))
+			break;
+
+		/* 1, 2, 4 ... up to the old 100 ms nap */
+		pause <<= 1;
+		if (pause > (unsigned long)HZ / 10)
+			pause = (unsigned long)HZ / 10;
+		if (bdp_fatal(c))
+			break;
 	}
+
+	if (flags & BDP_PEEK)
+		return ret;
+	/* only when no task can be over the limit */
+	if (clear_dirty_exceeded && READ_ONCE(bdi->dirty_exceeded))
+		WRITE_ONCE(bdi->dirty_exceeded, 0);
+
+	if (writeback_in_progress(bdi))
+		return ret;
+	/* (no laptop mode) start background writeback at its threshold */
+	if (nr_reclaimable > background_thresh)
+		bdi_start_background_writeback(bdi);
+	return ret;
+}
+
+/*
+ * 3.1's balance_dirty_pages_ratelimited_nr(), one page at a time: the
+ * per-CPU bdp_ratelimits counter is per thread here; the limit drops to 8
+ * pages while the device is over its limit.
+ */
+int balance_dirty_pages_ratelimited_31(struct address_space *mapping,
+				       unsigned long nr_new,
+				       unsigned int flags, long *pause)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct task_struct *t = bdp_task();
+	unsigned long ratelimit = ratelimit_pages_31(bdi->cache);
+	unsigned long p;
+
+	if (READ_ONCE(bdi->dirty_exceeded))
+		ratelimit = 8;
+
+	if (flags & BDP_PEEK) {
+		p = (unsigned long)t->bdp_ratelimits + nr_new;
+		if (p < ratelimit)
+			return 0;
+		return balance_dirty_pages_31(mapping,
+				(unsigned long)sync_writeback_pages(bdi->cache,
+								    p),
+				flags, pause);
+	}
+	p = (unsigned long)++t->bdp_ratelimits;
+	if (p >= ratelimit) {
+		ratelimit = (unsigned long)sync_writeback_pages(bdi->cache, p);
+		t->bdp_ratelimits = 0;
+		return balance_dirty_pages_31(mapping, ratelimit, flags, pause);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.2: IO-less throttling, position and rate control                  */
+
+/*
+ * Checked against Linux 3.2.41 mm/page-writeback.c (bdi_position_ratio,
+ * bdi_update_dirty_ratelimit, __bdi_update_bandwidth, dirty_poll_interval,
+ * bdi_max_pause, balance_dirty_pages, balance_dirty_pages_ratelimited_nr)
+ * and include/trace/events/writeback.h.  3.2 has no think time
+ * (dirty_paused_when), no min_pause and no DIRTY_POLL_THRESH: those are
+ * 3.3+.
+ *
+ * pos_ratio (fixed point, 1.0 == 1024) says how far the dirty pages are
+ * from where they should be: the global control line is the cubic
+ *
+ *	f(dirty) = 1 + ((setpoint - dirty) / (limit - setpoint))^3
+ *
+ * with setpoint midway between the freerun ceiling and the limit
+ * (f = 2 at freerun, 1 at setpoint, 0 at the limit); the device's line
+ * scales it by the device's distance from its own setpoint (slope
+ * 1 / (8 * write_bw) for a single device, never below 1/4), and the
+ * reserve area scales it up when the device is nearly out of dirty pages.
+ */
+unsigned long bdi_position_ratio(struct backing_dev_info *bdi,
+				 unsigned long thresh, unsigned long bg_thresh,
+				 unsigned long dirty, unsigned long bdi_thresh,
+				 unsigned long bdi_dirty)
+{
+	unsigned long write_bw = READ_ONCE(bdi->avg_write_bandwidth);
+	unsigned long freerun = dirty_freerun_ceiling(thresh, bg_thresh);
+	unsigned long limit = hard_dirty_limit(bdi->cache, thresh);
+	unsigned long x_intercept, setpoint, bdi_setpoint, span;
+	long long pos_ratio;
+	long x;
+
+	if (dirty >= limit)
+		return 0;
+
+	setpoint = (freerun + limit) / 2;
+	/* (setpoint - dirty) wraps when negative; as s64 it is right */
+	x = (long)((int64_t)((setpoint - dirty) << RATELIMIT_CALC_SHIFT) /
+		   (int32_t)(limit - setpoint + 1));
+	pos_ratio = x;
+	pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+	pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+	pos_ratio += 1 << RATELIMIT_CALC_SHIFT;
+
+	if (bdi_thresh > thresh)
+		bdi_thresh = thresh;
+	/* an idle device keeps a workable threshold to ramp up from */
+	bdi_thresh = max_ul(bdi_thresh, (limit - dirty) / 8);
+	/* bdi_setpoint = setpoint * bdi_thresh / thresh, in 16-bit fixed */
+	x = (long)(((uint64_t)bdi_thresh << 16) / (thresh + 1));
+	bdi_setpoint = (unsigned long)(setpoint * (uint64_t)x >> 16);
+	/* 8 * write_bw for one device, moving to bdi_thresh for JBODs */
+	span = (unsigned long)((thresh - bdi_thresh + 8 * write_bw) *
+			       (uint64_t)x >> 16);
+	x_intercept = bdi_setpoint + span;
+
+	if (bdi_dirty < x_intercept - span / 4)
+		pos_ratio = (long long)((uint64_t)pos_ratio *
+					(x_intercept - bdi_dirty) /
+					(x_intercept - bdi_setpoint + 1));
+	else
+		pos_ratio /= 4;
+
+	/* reserve area: keep the device from running dry */
+	x_intercept = bdi_thresh / 2;
+	if (bdi_dirty < x_intercept) {
+		if (bdi_dirty > x_intercept / 8)
+			pos_ratio = (long long)((uint64_t)pos_ratio *
+						x_intercept / bdi_dirty);
+		else
+			pos_ratio *= 8;
+	}
+	return (unsigned long)pos_ratio;
+}
+
+/*
+ * Every 200 ms: the balanced rate is what would have made the device's
+ * dirty rate match its write bandwidth,
+ *
+ *	balanced = task_ratelimit * write_bw / dirty_rate   (~ write_bw / N)
+ *
+ * and dirty_ratelimit steps towards it only when the position error agrees
+ * in direction, by 1/8 of the distance to the nearest of (previous
+ * balanced, balanced, task_ratelimit), less when close.
+ */
+void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
+				unsigned long thresh, unsigned long bg_thresh,
+				unsigned long dirty, unsigned long bdi_thresh,
+				unsigned long bdi_dirty, unsigned long dirtied,
+				unsigned long elapsed)
+{
+	unsigned long freerun = dirty_freerun_ceiling(thresh, bg_thresh);
+	unsigned long limit = hard_dirty_limit(bdi->cache, thresh);
+	unsigned long setpoint = (freerun + limit) / 2;
+	unsigned long write_bw = READ_ONCE(bdi->avg_write_bandwidth);
+	unsigned long dirty_ratelimit = READ_ONCE(bdi->dirty_ratelimit);
+	unsigned long dirty_rate, task_ratelimit, balanced_dirty_ratelimit;
+	unsigned long pos_ratio, step, x;
+
+	dirty_rate = (dirtied - bdi->dirtied_stamp) * (unsigned long)HZ /
+		     elapsed;
+
+	pos_ratio = bdi_position_ratio(bdi, thresh, bg_thresh, dirty,
+				       bdi_thresh, bdi_dirty);
+	task_ratelimit = (unsigned long)((uint64_t)dirty_ratelimit *
+					 pos_ratio >> RATELIMIT_CALC_SHIFT);
+	task_ratelimit++;	/* ramps up from tiny values */
+
+	balanced_dirty_ratelimit = (unsigned long)((uint64_t)task_ratelimit *
+						   write_bw /
+						   (dirty_rate | 1));
+
+	step = 0;
+	if (dirty < setpoint) {
+		x = min_ul(bdi->balanced_dirty_ratelimit,
+			   min_ul(balanced_dirty_ratelimit, task_ratelimit));
+		if (dirty_ratelimit < x)
+			step = x - dirty_ratelimit;
+	} else {
+		x = max_ul(bdi->balanced_dirty_ratelimit,
+			   max_ul(balanced_dirty_ratelimit, task_ratelimit));
+		if (dirty_ratelimit > x)
+			step = dirty_ratelimit - x;
+	}
+
+	/*
+	 * Slow down near the target, and never more than 1/8 per step.  A
+	 * shift of a word or more is undefined in C; 3.2 on x86-64 shifted
+	 * by its low 6 bits, which is what this does (mainline: step = 0).
+	 */
+	step >>= (dirty_ratelimit / (2 * step + 1)) &
+		 (sizeof(long) * CHAR_BIT - 1);
+	step = (step + 7) / 8;
+
+	if (dirty_ratelimit < balanced_dirty_ratelimit)
+		dirty_ratelimit += step;
+	else
+		dirty_ratelimit -= step;
+
+	__atomic_store_n(&bdi->dirty_ratelimit, max_ul(dirty_ratelimit, 1),
+			 __ATOMIC_RELAXED);
+	bdi->balanced_dirty_ratelimit = balanced_dirty_ratelimit;
+
+	trace_bdi_dirty_ratelimit(bdi, dirty_rate, task_ratelimit, false);
+}
+
+/*
+ * 3.2's longest pause: 20 ms for one dirtier, N * 20 ms for 2^N, at most
+ * what the device's dirty pages last (/8), in [4, MAX_PAUSE] jiffies.
+ */
+unsigned long bdi_max_pause(struct backing_dev_info *bdi,
+			    unsigned long bdi_dirty)
+{
+	unsigned long bw = READ_ONCE(bdi->avg_write_bandwidth);
+	unsigned long hi = ilog2_ul(bw);
+	unsigned long lo = ilog2_ul(READ_ONCE(bdi->dirty_ratelimit));
+	unsigned long t;
+
+	t = (unsigned long)HZ / 50;
+	if (hi > lo)
+		t += (hi - lo) * (20 * (unsigned long)HZ) / 1024;
+	t = min_ul(t, bdi_dirty * (unsigned long)HZ / (8 * bw + 1));
+	return clamp_ul(t, 4, MAX_PAUSE);
+}
+
+static int balance_dirty_pages_32(struct address_space *mapping,
+				  unsigned long pages_dirtied,
+				  unsigned int flags, long *pausep)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct uf_cache *c = bdi->cache;
+	struct task_struct *t = bdp_task();
+	unsigned long nr_reclaimable, nr_dirty, bdi_dirty, freerun;
+	unsigned long background_thresh, dirty_thresh, bdi_thresh;
+	long pause = 0, max_pause = 0;
+	bool dirty_exceeded = false;
+	unsigned long task_ratelimit, dirty_ratelimit = 0, pos_ratio;
+	unsigned long start_time = jiffies;
+	int ret = 0;
+
+	for (;;) {
+		nr_reclaimable = global_page_state(c, NR_FILE_DIRTY) +
+				 global_page_state(c, NR_UNSTABLE_NFS);
+		nr_dirty = nr_reclaimable + global_page_state(c, NR_WRITEBACK);
+
+		global_dirty_limits(c, &background_thresh, &dirty_thresh);
+
+		/* throttle only when background writeback cannot keep up */
+		freerun = dirty_freerun_ceiling(dirty_thresh,
+						background_thresh);
+		if (nr_dirty <= freerun)
+			break;
+
+		if (!writeback_in_progress(bdi))
+			bdi_start_background_writeback(bdi);
+
+		/* not a hard limit: bdi_position_ratio() handles excess */
+		bdi_thresh = bdi_dirty_limit(bdi, dirty_thresh);
+		bdi_dirty = bdi_stat(bdi, BDI_RECLAIMABLE) +
+			    bdi_stat(bdi, BDI_WRITEBACK);
+
+		dirty_exceeded = bdi_dirty > bdi_thresh ||
+				 nr_dirty > dirty_thresh;
+		if (dirty_exceeded && !READ_ONCE(bdi->dirty_exceeded) &&
+		    !(flags & BDP_PEEK))
+			WRITE_ONCE(bdi->dirty_exceeded, 1);
+
+		bdi_update_bandwidth_thresh(bdi, dirty_thresh,
+					    background_thresh, nr_dirty,
+					    bdi_thresh, bdi_dirty, start_time,
+					    true);
+
+		max_pause = (long)bdi_max_pause(bdi, bdi_dirty);
+
+		dirty_ratelimit = READ_ONCE(bdi->dirty_ratelimit);
+		pos_ratio = bdi_position_ratio(bdi, dirty_thresh,
+					       background_thresh, nr_dirty,
+					       bdi_thresh, bdi_dirty);
+		task_ratelimit = (unsigned long)((uint64_t)dirty_ratelimit *
+						 pos_ratio >>
+						 RATELIMIT_CALC_SHIFT);
+		if (task_ratelimit == 0) {
+			pause = max_pause;
+			goto pause;
+		}
+		pause = (long)((unsigned long)HZ * pages_dirtied /
+			       task_ratelimit);
+		if (pause <= 0) {
+			trace_balance_dirty_pages(bdi, dirty_thresh,
+					background_thresh, nr_dirty, bdi_thresh,
+					bdi_dirty, dirty_ratelimit,
+					task_ratelimit, pages_dirtied, 0, pause,
+					start_time, BDP_TRACE_32);
+			pause = 1;	/* keep nr_dirtied_pause below */
+			break;
+		}
+		pause = pause < max_pause ? pause : max_pause;
+
+pause:
+		trace_balance_dirty_pages(bdi, dirty_thresh, background_thresh,
+					  nr_dirty, bdi_thresh, bdi_dirty,
+					  dirty_ratelimit, task_ratelimit,
+					  pages_dirtied, 0, pause, start_time,
+					  BDP_TRACE_32);
+		/* uflush: the kernel's BDP_ASYNC (mainline) in 3.2's loop */
+		if (flags & BDP_ASYNC) {
+			*pausep = pause;
+			return -EAGAIN;
+		}
+		__set_current_state(TASK_KILLABLE);
+		io_schedule_timeout(pause);
+
+		/* normally dirty < thresh now; also 1000 dd on a USB stick */
+		if (task_ratelimit)
+			break;
+		/* a stuck device over the limit: let others' writers on */
+		if (bdi_dirty <= bdi_stat_error(bdi))
+			break;
+		if (bdp_fatal(c))
+			break;
+	}
+
+	if (flags & BDP_PEEK)
+		return ret;
+	if (!dirty_exceeded && READ_ONCE(bdi->dirty_exceeded))
+		WRITE_ONCE(bdi->dirty_exceeded, 0);
+
+	t->nr_dirtied = 0;
+	if (pause == 0) {	/* freerun */
+		t->nr_dirtied_pause = (int)dirty_poll_interval(nr_dirty,
+							       dirty_thresh);
+	} else if (pause <= max_pause / 4 &&
+		   pages_dirtied >= (unsigned long)t->nr_dirtied_pause) {
+		t->nr_dirtied_pause = (int)clamp_ul(
+			dirty_ratelimit * (unsigned long)(max_pause / 2) /
+				(unsigned long)HZ,
+			pages_dirtied + pages_dirtied / 8, pages_dirtied * 4);
+	} else if (pause >= max_pause) {
+		t->nr_dirtied_pause = 1 | (int)clamp_ul(
+			dirty_ratelimit * (unsigned long)(max_pause / 2) /
+				(unsigned long)HZ,
+			pages_dirtied / 4, pages_dirtied - pages_dirtied / 8);
+	}
+
+	if (writeback_in_progress(bdi))
+		return ret;
+	if (nr_reclaimable > background_thresh)
+		bdi_start_background_writeback(bdi);
+	return ret;
+}
+
+/*
+ * 3.2's balance_dirty_pages_ratelimited_nr(): a task calls in after
+ * nr_dirtied_pause pages (8 while the device is over its limit); the
+ * per-CPU bdp_ratelimits backstop (per thread here) catches many tasks
+ * starting at once with a large initial nr_dirtied_pause.
+ */
+int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
+				       unsigned long nr_new,
+				       unsigned int flags, long *pause)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct task_struct *t = bdp_task();
+	unsigned long rl_pages = ratelimit_pages_of(bdi);
+	unsigned long ratelimit = (unsigned long)t->nr_dirtied_pause;
+	unsigned long nr;
+
+	if (READ_ONCE(bdi->dirty_exceeded))
+		ratelimit = min_ul(ratelimit, 32 >> (PAGE_SHIFT - 10));
+
+	if (flags & BDP_PEEK) {
+		nr = (unsigned long)t->nr_dirtied + nr_new;
+		if (nr < ratelimit &&
+		    (unsigned long)t->bdp_ratelimits + nr_new < rl_pages)
+			return 0;
+		return balance_dirty_pages_32(mapping, nr, flags, pause);
+	}
+
+	t->nr_dirtied++;
+	if ((unsigned long)t->nr_dirtied >= ratelimit) {
+		t->bdp_ratelimits = 0;
+	} else if ((unsigned long)++t->bdp_ratelimits >= rl_pages) {
+		t->bdp_ratelimits = 0;
+		ratelimit = 0;
+	}
+	if ((unsigned long)t->nr_dirtied >= ratelimit)
+		return balance_dirty_pages_32(mapping,
+					      (unsigned long)t->nr_dirtied,
+					      flags, pause);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* mainline: the wb_ form                                              */
+
+/*
+ * Checked against torvalds/linux mm/page-writeback.c @8e9d5ead
+ * (pos_ratio_polynom, wb_position_ratio, wb_update_dirty_ratelimit,
+ * __wb_update_bandwidth, wb_max_pause, wb_min_pause, wb_dirty_limits,
+ * balance_dirty_pages, balance_dirty_pages_ratelimited_flags), the
+ * min_bytes/max_bytes patches of v6.4 (Stefan Roesch) and
+ * include/trace/events/writeback.h @79fe08ee.  There is one wb per device
+ * here (no cgroup writeback, so no memcg domain, no foreign-inode flush and
+ * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks, no laptop mode, and no
+ * dirty_throttle_leaks (a thread's unpaid dirtying is not handed on when
+ * it exits).
+ */
+long long pos_ratio_polynom(unsigned long setpoint, unsigned long dirty,
+			    unsigned long limit)
+{
+	long long pos_ratio;
+	long x;
+
+	x = (long)(((int64_t)setpoint - (int64_t)dirty) *
+		   (1 << RATELIMIT_CALC_SHIFT) /
+		   (int64_t)((limit - setpoint) | 1));
+	pos_ratio = x;
+	pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+	pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+	pos_ratio += 1 << RATELIMIT_CALC_SHIFT;
+
+	if (pos_ratio < 0)
+		return 0;
+	if (pos_ratio > 2LL << RATELIMIT_CALC_SHIFT)
+		return 2LL << RATELIMIT_CALC_SHIFT;
+	return pos_ratio;
+}
+
+/*
+ * As 3.2's bdi_position_ratio(), with two changes: pos_ratio_polynom()
+ * clamps the global line to [0, 2] and divides by (limit - setpoint) | 1;
+ * and a strictlimit device (BDI_CAP_STRICTLIMIT, FUSE's) is throttled on
+ * its own counters: a second cubic over [wb_bg_thresh, wb_thresh], the
+ * smaller of the two lines winning.
+ */
+void wb_position_ratio(struct dirty_throttle_control *dtc)
+{
+	struct backing_dev_info *wb = dtc->wb;
+	unsigned long write_bw = READ_ONCE(wb->avg_write_bandwidth);
+	unsigned long freerun = dirty_freerun_ceiling(dtc->thresh,
+						      dtc->bg_thresh);
+	unsigned long limit = hard_dirty_limit(wb->cache, dtc->thresh);
+	unsigned long wb_thresh = dtc->wb_thresh;
+	unsigned long x_intercept, setpoint, wb_setpoint, span;
+	long long pos_ratio;
+	long x;
+
+	dtc->pos_ratio = 0;
+	if (dtc->dirty >= limit)
+		return;
+
+	setpoint = (freerun + limit) / 2;
+	pos_ratio = pos_ratio_polynom(setpoint, dtc->dirty, limit);
+
+	if (READ_ONCE(wb->capabilities) & BDI_CAP_STRICTLIMIT) {
+		long long wb_pos_ratio;
+
+		if (dtc->wb_dirty < 8) {
+			dtc->pos_ratio = (unsigned long)(pos_ratio * 2 <
+					2LL << RATELIMIT_CALC_SHIFT ?
+					pos_ratio * 2 :
+					2LL << RATELIMIT_CALC_SHIFT);
+			return;
+		}
+		if (dtc->wb_dirty >= wb_thresh)
+			return;
+		wb_setpoint = dirty_freerun_ceiling(wb_thresh,
+						    dtc->wb_bg_thresh);
+		if (wb_setpoint == 0 || wb_setpoint == wb_thresh)
+			return;
+		wb_pos_ratio = pos_ratio_polynom(wb_setpoint, dtc->wb_dirty,
+						 wb_thresh);
+		dtc->pos_ratio = (unsigned long)(pos_ratio < wb_pos_ratio ?
+						 pos_ratio : wb_pos_ratio);
+		return;
+	}
+
+	if (wb_thresh > dtc->thresh)
+		wb_thresh = dtc->thresh;
+	wb_thresh = max_ul(wb_thresh, (limit - dtc->dirty) / 8);
+	x = (long)(((uint64_t)wb_thresh << 16) / (dtc->thresh | 1));
+	wb_setpoint = (unsigned long)(setpoint * (uint64_t)x >> 16);
+	span = (unsigned long)((dtc->thresh - wb_thresh + 8 * write_bw) *
+			       (uint64_t)x >> 16);
+	x_intercept = wb_setpoint + span;
+
+	if (dtc->wb_dirty < x_intercept - span / 4)
+		pos_ratio = (long long)((uint64_t)pos_ratio *
+					(x_intercept - dtc->wb_dirty) /
+					((x_intercept - wb_setpoint) | 1));
+	else
+		pos_ratio /= 4;
+
+	x_intercept = wb_thresh / 2;
+	if (dtc->wb_dirty < x_intercept) {
+		if (dtc->wb_dirty > x_intercept / 8)
+			pos_ratio = (long long)((uint64_t)pos_ratio *
+						x_intercept / dtc->wb_dirty);
+		else
+			pos_ratio *= 8;
+	}
+	dtc->pos_ratio = (unsigned long)pos_ratio;
+}
+
+/*
+ * As 3.2's bdi_update_dirty_ratelimit(), but: the balanced rate is capped
+ * at write_bw; a strictlimit device steers by its own dirty pages and
+ * setpoint; and the step is DIV_ROUND_UP(step >> shift, 8), 0 when the
+ * shift would be a whole word.  pos_ratio comes from the dtc.
+ */
+void wb_update_dirty_ratelimit(struct dirty_throttle_control *dtc,
+			       unsigned long dirtied, unsigned long elapsed)
+{
+	struct backing_dev_info *wb = dtc->wb;
+	unsigned long dirty = dtc->dirty;
+	unsigned long freerun = dirty_freerun_ceiling(dtc->thresh,
+						      dtc->bg_thresh);
+	unsigned long limit = hard_dirty_limit(wb->cache, dtc->thresh);
+	unsigned long setpoint = (freerun + limit) / 2;
+	unsigned long write_bw = READ_ONCE(wb->avg_write_bandwidth);
+	unsigned long dirty_ratelimit = READ_ONCE(wb->dirty_ratelimit);
+	unsigned long dirty_rate, task_ratelimit, balanced_dirty_ratelimit;
+	unsigned long step, x, shift;
+
+	dirty_rate = (dirtied - wb->dirtied_stamp) * (unsigned long)HZ /
+		     elapsed;
+	task_ratelimit = (unsigned long)((uint64_t)dirty_ratelimit *
+					 dtc->pos_ratio >>
+					 RATELIMIT_CALC_SHIFT);
+	task_ratelimit++;
+
+	balanced_dirty_ratelimit = (unsigned long)((uint64_t)task_ratelimit *
+						   write_bw /
+						   (dirty_rate | 1));
+	if (balanced_dirty_ratelimit > write_bw)
+		balanced_dirty_ratelimit = write_bw;
+
+	step = 0;
+	if (READ_ONCE(wb->capabilities) & BDI_CAP_STRICTLIMIT) {
+		dirty = dtc->wb_dirty;
+		if (dtc->wb_dirty < 8)
+			setpoint = dtc->wb_dirty + 1;
+		else
+			setpoint = (dtc->wb_thresh + dtc->wb_bg_thresh) / 2;
+	}
+
+	if (dirty < setpoint) {
+		x = min_ul(wb->balanced_dirty_ratelimit,
+			   min_ul(balanced_dirty_ratelimit, task_ratelimit));
+		if (dirty_ratelimit < x)
+			step = x - dirty_ratelimit;
+	} else {
+		x = max_ul(wb->balanced_dirty_ratelimit,
+			   max_ul(balanced_dirty_ratelimit, task_ratelimit));
+		if (dirty_ratelimit > x)
+			step = dirty_ratelimit - x;
+	}
+
+	shift = dirty_ratelimit / (2 * step + 1);
+	if (shift < sizeof(long) * CHAR_BIT)
+		step = DIV_ROUND_UP(step >> shift, 8);
+	else
+		step = 0;
+
+	if (dirty_ratelimit < balanced_dirty_ratelimit)
+		dirty_ratelimit += step;
+	else
+		dirty_ratelimit -= step;
+
+	__atomic_store_n(&wb->dirty_ratelimit, max_ul(dirty_ratelimit, 1),
+			 __ATOMIC_RELAXED);
+	wb->balanced_dirty_ratelimit = balanced_dirty_ratelimit;
+
+	trace_bdi_dirty_ratelimit(wb, dirty_rate, task_ratelimit, true);
+}
+
+/* mainline's __wb_update_bandwidth(gdtc, NULL, true), from the throttle. */
+static void __wb_update_bandwidth(struct dirty_throttle_control *gdtc)
+{
+	struct backing_dev_info *wb = gdtc->wb;
+	unsigned long now = jiffies;
+	unsigned long elapsed, dirtied, written;
+
+	spin_lock(&wb->wb.list_lock);
+	/* at least 1: the unlocked check above may race */
+	elapsed = max_ul(now - wb->bw_time_stamp, 1);
+	dirtied = bdi_stat(wb, BDI_DIRTIED);
+	written = bdi_stat(wb, BDI_WRITTEN);
+
+	global_update_bandwidth(wb->cache, gdtc->thresh, gdtc->dirty, now);
+	wb_update_dirty_ratelimit(gdtc, dirtied, elapsed);
+	/* mainline also clamps written to the stamp and avg to >= 1 */
+	bdi_update_write_bandwidth(wb, elapsed,
+				   max_ul(written, wb->written_stamp));
+	if (!READ_ONCE(wb->avg_write_bandwidth))
+		WRITE_ONCE(wb->avg_write_bandwidth, 1);
+
+	wb->dirtied_stamp = dirtied;
+	wb->written_stamp = written;
+	__atomic_store_n(&wb->bw_time_stamp, now, __ATOMIC_RELAXED);
+	spin_unlock(&wb->wb.list_lock);
+}
+
+/* Pause at most as long as the device's dirty pages last, <= 200 ms. */
+unsigned long wb_max_pause(struct backing_dev_info *wb,
+			   unsigned long wb_dirty)
+{
+	unsigned long bw = READ_ONCE(wb->avg_write_bandwidth);
+	unsigned long t;
+
+	t = wb_dirty / (1 + bw / roundup_pow_of_two(1 + (unsigned long)HZ /
+						    8));
+	t++;
+	return min_ul(t, MAX_PAUSE);
+}
+
+/*
+ * The shortest pause worth sleeping (10 ms for one dirtier, N * 10 ms for
+ * 2^N), and the pages to dirty before the next call, at least
+ * DIRTY_POLL_THRESH unless that would overshoot max_pause.
+ */
+long wb_min_pause(struct backing_dev_info *wb, long max_pause,
+		  unsigned long task_ratelimit, unsigned long dirty_ratelimit,
+		  int *nr_dirtied_pause)
+{
+	long hi = (long)ilog2_ul(READ_ONCE(wb->avg_write_bandwidth));
+	long lo = (long)ilog2_ul(READ_ONCE(wb->dirty_ratelimit));
+	long t, pause;
+	int pages;
+
+	t = max_ul((unsigned long)HZ / 100, 1);
+	if (hi > lo)
+		t += (hi - lo) * (10 * HZ) / 1024;
+
+	t = t < 1 + max_pause / 2 ? t : 1 + max_pause / 2;
+	pages = (int)(dirty_ratelimit * (unsigned long)t /
+		      roundup_pow_of_two((unsigned long)HZ));
+
+	if (pages < DIRTY_POLL_THRESH) {
+		t = max_pause;
+		pages = (int)(dirty_ratelimit * (unsigned long)t /
+			      roundup_pow_of_two((unsigned long)HZ));
+		if (pages > DIRTY_POLL_THRESH) {
+			pages = DIRTY_POLL_THRESH;
+			t = (long)((unsigned long)HZ * DIRTY_POLL_THRESH /
+				   dirty_ratelimit);
+		}
+	}
+
+	pause = (long)((unsigned long)HZ * (unsigned long)pages /
+		       (task_ratelimit + 1));
+	if (pause > max_pause) {
+		t = max_pause;
+		pages = (int)(task_ratelimit * (unsigned long)t /
+			      roundup_pow_of_two((unsigned long)HZ));
+	}
+
+	*nr_dirtied_pause = pages;
+	return pages >= DIRTY_POLL_THRESH ? 1 + t / 2 : t;
+}
+
+/* mainline's __wb_calc_thresh(): 3.2's bdi_dirty_limit() on the dtc. */
+unsigned long __wb_calc_thresh(struct dirty_throttle_control *dtc)
+{
+	return bdi_dirty_limit(dtc->wb, dtc->thresh);
+}
+
+void wb_dirty_limits(struct dirty_throttle_control *dtc)
+{
+	struct backing_dev_info *wb = dtc->wb;
+
+	dtc->wb_thresh = __wb_calc_thresh(dtc);
+	dtc->wb_bg_thresh = dtc->thresh ?
+		(unsigned long)((uint64_t)dtc->wb_thresh * dtc->bg_thresh /
+				dtc->thresh) : 0;
+	dtc->wb_dirty = bdi_stat(wb, BDI_RECLAIMABLE) +
+			bdi_stat(wb, BDI_WRITEBACK);
+}
+
+static void trace_bdp_mainline(struct dirty_throttle_control *sdtc,
+			       unsigned long dirty_ratelimit,
+			       unsigned long task_ratelimit,
+			       unsigned long pages_dirtied, long period,
+			       long pause, unsigned long start_time)
+{
+	trace_balance_dirty_pages(sdtc->wb, sdtc->thresh, sdtc->bg_thresh,
+				  sdtc->dirty, sdtc->wb_thresh,
+				  sdtc->wb_dirty, dirty_ratelimit,
+				  task_ratelimit, pages_dirtied, period, pause,
+				  start_time, BDP_TRACE_MAINLINE);
+}
+
+static int balance_dirty_pages_mainline(struct address_space *mapping,
+					unsigned long pages_dirtied,
+					unsigned int flags, long *pausep)
+{
+	struct backing_dev_info *wb = mapping->backing_dev_info;
+	struct uf_cache *c = wb->cache;
+	struct task_struct *t = bdp_task();
+	struct dirty_throttle_control gdtc_stor = { .wb = wb };
+	struct dirty_throttle_control *const gdtc = &gdtc_stor;
+	struct dirty_throttle_control *sdtc;
+	unsigned long nr_reclaimable, task_ratelimit, dirty_ratelimit;
+	long period, pause, max_pause, min_pause;
+	int nr_dirtied_pause;
+	bool dirty_exceeded = false;
+	bool strictlimit = READ_ONCE(wb->capabilities) & BDI_CAP_STRICTLIMIT;
+	bool peek = flags & BDP_PEEK;
+	unsigned long start_time = jiffies;
+	int ret = 0;
+
+	for (;;) {
+		unsigned long now = jiffies;
+		unsigned long dirty, thresh, bg_thresh;
+
+		nr_reclaimable = global_page_state(c, NR_FILE_DIRTY);
+		gdtc->avail = determine_dirtyable_memory(c);
+		gdtc->dirty = nr_reclaimable +
+			      global_page_state(c, NR_WRITEBACK);
+		global_dirty_limits(c, &gdtc->bg_thresh, &gdtc->thresh);
+
+		if (strictlimit) {
+			wb_dirty_limits(gdtc);
+			dirty = gdtc->wb_dirty;
+			thresh = gdtc->wb_thresh;
+			bg_thresh = gdtc->wb_bg_thresh;
+		} else {
+			dirty = gdtc->dirty;
+			thresh = gdtc->thresh;
+			bg_thresh = gdtc->bg_thresh;
+		}
+
+		/* (no laptop mode) background writeback at its threshold */
+		if (nr_reclaimable > gdtc->bg_thresh &&
+		    !writeback_in_progress(wb))
+			bdi_start_background_writeback(wb);
+
+		/* below freerun (a strictlimit device: its own) go on */
+		if (dirty <= dirty_freerun_ceiling(thresh, bg_thresh)) {
+			if (!peek) {
+				t->dirty_paused_when = now;
+				t->nr_dirtied = 0;
+				t->nr_dirtied_pause =
+					(int)dirty_poll_interval(dirty, thresh);
+			}
+			break;
+		}
+
+		if (!writeback_in_progress(wb))
+			bdi_start_background_writeback(wb);
+
+		if (!strictlimit)
+			wb_dirty_limits(gdtc);
+
+		dirty_exceeded = gdtc->wb_dirty > gdtc->wb_thresh &&
+				 (gdtc->dirty > gdtc->thresh || strictlimit);
+
+		wb_position_ratio(gdtc);
+		sdtc = gdtc;
+
+		if (!peek &&
+		    dirty_exceeded != (bool)READ_ONCE(wb->dirty_exceeded))
+			WRITE_ONCE(wb->dirty_exceeded, dirty_exceeded);
+
+		if (time_is_before_jiffies(READ_ONCE(wb->bw_time_stamp) +
+					   BANDWIDTH_INTERVAL))
+			__wb_update_bandwidth(gdtc);
+
+		dirty_ratelimit = READ_ONCE(wb->dirty_ratelimit);
+		task_ratelimit = (unsigned long)((uint64_t)dirty_ratelimit *
+						 sdtc->pos_ratio >>
+						 RATELIMIT_CALC_SHIFT);
+		max_pause = (long)wb_max_pause(wb, sdtc->wb_dirty);
+		min_pause = wb_min_pause(wb, max_pause, task_ratelimit,
+					 dirty_ratelimit, &nr_dirtied_pause);
+
+		if (task_ratelimit == 0) {
+			period = max_pause;
+			pause = max_pause;
+			goto pause;
+		}
+		period = (long)((unsigned long)HZ * pages_dirtied /
+				task_ratelimit);
+		pause = period;
+		if (t->dirty_paused_when)
+			pause -= (long)(now - t->dirty_paused_when);
+		/*
+		 * Under min_pause: don't sleep, carry the time over (think
+		 * time of less than a second is paid later); a longer think
+		 * time resets, as for a light dirtier.
+		 */
+		if (pause < min_pause) {
+			trace_bdp_mainline(sdtc, dirty_ratelimit,
+					   task_ratelimit, pages_dirtied,
+					   period, pause < 0 ? pause : 0,
+					   start_time);
+			if (peek)
+				break;
+			if (pause < -HZ) {
+				t->dirty_paused_when = now;
+				t->nr_dirtied = 0;
+			} else if (period) {
+				t->dirty_paused_when += (unsigned long)period;
+				t->nr_dirtied = 0;
+			} else if ((unsigned long)t->nr_dirtied_pause <=
+				   pages_dirtied) {
+				t->nr_dirtied_pause += (int)pages_dirtied;
+			}
+			break;
+		}
+		if (pause > max_pause) {
+			/* for an occasional drop of task_ratelimit */
+			now += (unsigned long)min_l(pause - max_pause,
+						    max_pause);
+			pause = max_pause;
+		}
+
+pause:
+		trace_bdp_mainline(sdtc, dirty_ratelimit, task_ratelimit,
+				   pages_dirtied, period, pause, start_time);
+		if (flags & BDP_ASYNC) {
+			*pausep = pause;
+			ret = -EAGAIN;
+			break;
+		}
+		__set_current_state(TASK_KILLABLE);
+		io_schedule_timeout(pause);
+
+		t->dirty_paused_when = now + (unsigned long)pause;
+		t->nr_dirtied = 0;
+		t->nr_dirtied_pause = nr_dirtied_pause;
+
+		if (task_ratelimit)
+			break;
+		if (sdtc->wb_dirty <= bdi_stat_error(wb))
+			break;
+		if (bdp_fatal(c))
+			break;
+	}
+	return ret;
+}
+
+int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
+					     unsigned long nr_new,
+					     unsigned int flags, long *pause)
+{
+	struct backing_dev_info *wb = mapping->backing_dev_info;
+	struct task_struct *t = bdp_task();
+	unsigned long rl_pages = ratelimit_pages_of(wb);
+	int ratelimit = t->nr_dirtied_pause;
+
+	if (READ_ONCE(wb->dirty_exceeded))
+		ratelimit = ratelimit < (32 >> (PAGE_SHIFT - 10)) ?
+			    ratelimit : 32 >> (PAGE_SHIFT - 10);
+
+	if (flags & BDP_PEEK) {
+		unsigned long nr = (unsigned long)t->nr_dirtied + nr_new;
+
+		if (nr < (unsigned long)ratelimit &&
+		    (unsigned long)t->bdp_ratelimits + nr_new < rl_pages)
+			return 0;
+		return balance_dirty_pages_mainline(mapping, nr, flags,
+						    pause);
+	}
+
+	/*
+	 * The kernel counts these in folio_account_dirtied(), for newly
+	 * dirtied folios; here, as 3.2 did, for each page written.
+	 */
+	t->nr_dirtied++;
+	t->bdp_ratelimits++;
+	if (t->nr_dirtied >= ratelimit) {
+		t->bdp_ratelimits = 0;
+	} else if ((unsigned long)t->bdp_ratelimits >= rl_pages) {
+		t->bdp_ratelimits = 0;
+		ratelimit = 0;
+	}
+	if (t->nr_dirtied >= ratelimit)
+		return balance_dirty_pages_mainline(mapping,
+				(unsigned long)t->nr_dirtied, flags, pause);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The decision point                                                  */
+
+int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
+					  unsigned long nr_new,
+					  unsigned int flags, long *pause)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	const struct wb_policy *pol;
+	long dummy;
+
+	if (!bdi)
+		return 0;
+	/* the flushers are what makes room: never throttle them */
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	if (!pause)
+		pause = &dummy;
+	*pause = 0;
+	pol = bdi->cache->policy;
+	if (pol && pol->balance_dirty_pages)
+		return pol->balance_dirty_pages(mapping, nr_new, flags, pause);
+	return balance_dirty_pages_ratelimited_32(mapping, nr_new, flags,
+						  pause);
+}
+
+/**
+ * balance_dirty_pages_nowait_begin - may a non-blocking writer go on?
+ * @mapping: the mapping it is about to write
+ * @nr_new: pages the write spans
+ * @pause: out: jiffies to wait before trying again, on -EAGAIN
+ *
+ * uflush's use of BDP_ASYNC: asked before anything is copied.  -EAGAIN
+ * when the throttle would pause the writer after these pages; the caller
+ * is then expected to wait *pause (asking sooner gets -EAGAIN and the
+ * rest of it), after which the write goes ahead as paid for.  On 0 the
+ * write's own throttle calls do not sleep (balance_dirty_pages_nowait_end
+ * ends that); what they would have paused for is owed on the next call.
+ */
+int balance_dirty_pages_nowait_begin(struct address_space *mapping,
+				     unsigned long nr_new, long *pause)
+{
+	struct task_struct *t = bdp_task();
+	unsigned long now = jiffies;
+	int ret;
+
+	*pause = 0;
+	if (t->bdp_owed) {
+		if (time_before(now, t->bdp_resume)) {
+			*pause = (long)(t->bdp_resume - now);
+			return -EAGAIN;
+		}
+		/* it waited as a sleeping writer would have: paid */
+		t->bdp_owed = false;
+		t->nr_dirtied = 0;
+		t->bdp_ratelimits = 0;
+		t->dirty_paused_when = now;
+	} else {
+		ret = balance_dirty_pages_ratelimited_flags(mapping, nr_new,
+				BDP_ASYNC | BDP_PEEK, pause);
+		if (ret == -EAGAIN) {
+			t->bdp_owed = true;
+			t->bdp_resume = now + (unsigned long)*pause;
+			return ret;
+		}
+	}
+	t->bdp_flags |= BDP_ASYNC;
+	return 0;
+}
+
+void balance_dirty_pages_nowait_end(void)
+{
+	current->bdp_flags &= ~(unsigned int)BDP_ASYNC;
 }
 
 /**
  * balance_dirty_pages_ratelimited - after dirtying a page of @mapping
  * @mapping: the mapping just dirtied
  *
- * Called by writers after each page they dirty.  Never throttles a kernel
- * thread of uflush (the flushers): they are what makes room.
+ * Called by writers after each page they dirty; the policy's bdp knob
+ * says which kernel's throttle runs.  A write on behalf of a non-blocking
+ * caller (current->bdp_flags has BDP_ASYNC) never sleeps here.
  */
 void balance_dirty_pages_ratelimited(struct address_space *mapping)
 {
-	struct backing_dev_info *bdi = mapping->backing_dev_info;
-
-	if (!bdi)
-		return;
-	if (current->flags & PF_KTHREAD)
-		return;
-	balance_dirty_pages(bdi);
+	balance_dirty_pages_ratelimited_flags(mapping, 0, current->bdp_flags,
+					      NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -776,6 +2098,10 @@ void account_page_dirtied(struct page *page, struct address_space *mapping)
 	inc_vm_state(c, NR_DIRTIED);
 	inc_bdi_stat(bdi, BDI_RECLAIMABLE);
 	inc_bdi_stat(bdi, BDI_DIRTIED);
+	/* 3.1's per-task share (task_dirty_limit); only 3.1 reads it */
+	if (c->policy && c->policy->balance_dirty_pages ==
+			 balance_dirty_pages_ratelimited_31)
+		task_dirty_inc();
 }
 
 /**
@@ -972,7 +2298,25 @@ struct mpage_data {
 	struct uf_cache *cache;
 	struct wb_request *wr;
 	unsigned int max_pages;
+	long scanned;			/* pages looked at, for wcp_scanned */
+
+	/*
+	 * Delayed allocation (uf_file_ops.map_blocks), ext4's mpage_da_data:
+	 * the run of contiguous dirty pages being gathered, each locked and
+	 * referenced until it is mapped and written or given back.
+	 */
+	struct inode *da_inode;		/* the file maps at writeback */
+	unsigned long cap;		/* wcpcap=cap: run limit; 0: stock */
+	struct page **ext;
+	unsigned long ext_nr, ext_size;
+	bool io_done;			/* this round's run went out */
+	bool map_stalled;		/* the mapper mapped none of a run */
+	long tail_budget;		/* stock: slice for the pages after it */
+	long written;			/* mapped and written, all rounds */
 };
+
+/* seed 004: "8 MiB / blocksize", mballoc's largest extent, in pages. */
+#define DA_MAX_EXTENT_PAGES	((8UL << 20) >> PAGE_SHIFT)
 
 static unsigned int bdi_max_io_pages(struct backing_dev_info *bdi)
 {
@@ -1217,6 +2561,144 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
+/* Give back the run from @from on: unlocked, still dirty. */
+static void mpage_da_release(struct mpage_data *mpd, unsigned long from)
+{
+	unsigned long i;
+
+	for (i = from; i < mpd->ext_nr; i++) {
+		unlock_page(mpd->ext[i]);
+		put_page(mpd->cache, mpd->ext[i]);
+	}
+	mpd->ext_nr = 0;
+}
+
+/*
+ * Map the run and write what the mapper mapped (ext4's
+ * mpage_da_map_and_submit): those pages go under writeback, the others
+ * are given back still dirty for the next round.  The round is over
+ * (io_done) either way.  Return 0 or the mapper's error.
+ */
+static int mpage_da_map_and_submit(struct mpage_data *mpd,
+				   struct writeback_control *wbc)
+{
+	struct inode *inode = mpd->da_inode;
+	unsigned long i, nr = mpd->ext_nr;
+	int mapped;
+
+	if (!nr)
+		return 0;
+	mpd->io_done = true;
+	mapped = inode->ops->map_blocks((struct uf_file *)inode, inode->priv,
+					mpd->ext[0]->index, nr);
+	if (mapped < 0) {
+		mpage_da_release(mpd, 0);
+		return mapped;
+	}
+	if ((unsigned long)mapped > nr)
+		mapped = (int)nr;
+	if (!mapped)
+		mpd->map_stalled = true;
+	for (i = 0; i < (unsigned long)mapped; i++) {
+		struct page *page = mpd->ext[i];
+
+		if (clear_page_dirty_for_io(page)) {
+			mpage_writepage(page, wbc, mpd);	/* unlocks */
+			wbc->nr_to_write--;
+			mpd->written++;
+		} else {
+			unlock_page(page);
+		}
+		put_page(mpd->cache, page);
+	}
+	mpage_da_release(mpd, (unsigned long)mapped);
+	return 0;
+}
+
+/* Room for a longer run (stock gathers to the end of the range). */
+static int mpage_da_grow(struct mpage_data *mpd)
+{
+	unsigned long size = mpd->ext_size ? 2 * mpd->ext_size : 256;
+	struct page **ext = kmalloc(size * sizeof(*ext));
+
+	if (!ext)
+		return -ENOMEM;
+	if (mpd->ext_nr)
+		memcpy(ext, mpd->ext, mpd->ext_nr * sizeof(*ext));
+	kfree(mpd->ext);
+	mpd->ext = ext;
+	mpd->ext_size = size;
+	return 0;
+}
+
+/*
+ * The writepage step for a file that maps at writeback (ext4's
+ * __mpage_da_writepage and mpage_add_bh_to_extent): add the locked,
+ * dirty @page to the run.  A page that does not follow the run, or
+ * wcpcap=cap's limit reached, sends the run out and ends the round.
+ * After that, stock still walks the rest of the range page by page
+ * (seed 004's waste; 2.6.33 redirtied each, charging the slice: here a
+ * copy of it, tail_budget).  Return <0 an error, 1 to stop the walk.
+ */
+static int mpage_da_writepage(struct page *page,
+			      struct writeback_control *wbc,
+			      struct mpage_data *mpd)
+{
+	int ret;
+
+	if (mpd->io_done) {
+		unlock_page(page);
+		return --mpd->tail_budget <= 0 &&
+		       wbc->sync_mode == WB_SYNC_NONE;
+	}
+	if (mpd->ext_nr &&
+	    (page->index != mpd->ext[0]->index + mpd->ext_nr ||
+	     (mpd->ext_nr == mpd->ext_size && mpage_da_grow(mpd)))) {
+		/* not part of the run (or no room): it waits a round */
+		ret = mpage_da_map_and_submit(mpd, wbc);
+		unlock_page(page);
+		return ret;
+	}
+	if (!mpd->ext_size && mpage_da_grow(mpd)) {
+		unlock_page(page);
+		return -ENOMEM;
+	}
+	get_page(page);
+	mpd->ext[mpd->ext_nr++] = page;
+	if (mpd->cap && mpd->ext_nr >= mpd->cap)
+		return mpage_da_map_and_submit(mpd, wbc);
+	return 0;
+}
+
+/*
+ * ->writepage declines @page (held by the embedder, so still dirty and
+ * tagged: the kernel's clear_page_dirty_for_io + __set_page_dirty_nobuffers
+ * pair nets to nothing on NR_FILE_DIRTY here).  What is left of the
+ * redirty: pages_skipped, a new dirtying in the counts (3.2's
+ * account_page_dirtied; mainline's folio_account_redirty takes it back:
+ * skipcount=), and the inode marked I_DIRTY_PAGES again, which
+ * writeback_single_inode() cleared before calling writepages.
+ * Return: 0 if the page is not dirty (nothing to decline).
+ */
+static int redirty_page_for_writepage(struct writeback_control *wbc,
+				      struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	struct uf_cache *c = mapping_cache(mapping);
+
+	if (!PageDirty(page))
+		return 0;
+	wbc->pages_skipped++;
+	if (!POLICY_KNOB(c, skipcount_mainline) &&
+	    mapping_cap_account_dirty(mapping)) {
+		inc_vm_state(c, NR_DIRTIED);
+		inc_bdi_stat(mapping->backing_dev_info, BDI_DIRTIED);
+	}
+	if (mapping->host)
+		__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
+	return 1;
+}
+
 /* pagevec_release() */
 static void release_pages(struct uf_cache *c, struct page **pages,
 			  unsigned int nr)
@@ -1291,20 +2773,37 @@ retry:
 			/*
 			 * A page the embedder holds for writing (uf_page_get
 			 * with UF_PAGE_WRITE) is uflush's "locked buffer":
-			 * non-integrity writeback skips it and says so in
-			 * pages_skipped, as block_write_full_page() does with
+			 * non-integrity writeback skips it as
+			 * block_write_full_page() does with
 			 * redirty_page_for_writepage() when it cannot lock a
-			 * buffer.  Integrity writeback waits for it below.
+			 * buffer.  That happens in ->writepage, so the page
+			 * is charged to the slice as a written one (3.2 and
+			 * mainline alike).  Its holder has the page lock:
+			 * the steps before ->writepage are skipped, not
+			 * waited for.  Integrity writeback waits below.
 			 */
 			if (wbc->sync_mode == WB_SYNC_NONE &&
 			    PageOwnerPriv1(page)) {
-				wbc->pages_skipped++;
+				if (!redirty_page_for_writepage(wbc, page))
+					continue;	/* not dirty: not ours */
+				if (--wbc->nr_to_write <= 0) {
+					done = 1;
+					break;
+				}
 				continue;
 			}
 
-			/* submit our pending request before we may sleep:
-			 * its pages' waiters may hold this lock */
+			/* submit our pending request (and run) before we
+			 * may sleep: their pages' waiters may hold this lock */
 			if (!trylock_page(page)) {
+				if (mpd->da_inode && mpd->ext_nr) {
+					ret = mpage_da_map_and_submit(mpd,
+								      wbc);
+					if (ret) {
+						done = 1;
+						break;
+					}
+				}
 				mpage_flush(mpd);
 				lock_page(page);
 			}
@@ -1326,6 +2825,24 @@ retry:
 			}
 
 			BUG_ON(PageWriteback(page));
+			mpd->scanned++;
+			if (mpd->da_inode) {
+				ret = mpage_da_writepage(page, wbc, mpd);
+				if (ret < 0) {
+					done = 1;
+					break;
+				}
+				/* cap: the round ends with its run (seed 004) */
+				if (ret > 0 || (mpd->io_done && mpd->cap) ||
+				    (wbc->nr_to_write <= 0 &&
+				     wbc->sync_mode == WB_SYNC_NONE)) {
+					ret = 0;
+					done = 1;
+					break;
+				}
+				continue;
+			}
+
 			if (!clear_page_dirty_for_io(page)) {
 				unlock_page(page);
 				continue;
@@ -1371,6 +2888,42 @@ retry:
 	return ret;
 }
 
+/*
+ * A file that maps at writeback (ext4's ext4_da_writepages loop): rounds
+ * of gather, map, submit, from the start of the range each time, while
+ * the mapper makes progress and (WB_SYNC_NONE) the slice lasts.
+ */
+static int write_cache_pages_da(struct address_space *mapping,
+				struct writeback_control *wbc,
+				struct mpage_data *mpd)
+{
+	const struct uf_file_ops *ops = mapping->host->ops;
+	long before;
+	int ret;
+
+	mpd->da_inode = mapping->host;
+	if (POLICY_KNOB(mpd->cache, wcp_cap))
+		mpd->cap = ops->max_extent_pages ? ops->max_extent_pages :
+						   DA_MAX_EXTENT_PAGES;
+	do {
+		mpd->io_done = false;
+		mpd->tail_budget = wbc->nr_to_write;
+		before = mpd->written;
+		ret = __write_cache_pages(mapping, wbc, mpd);
+		/* the run that reached the end of the range */
+		if (!ret)
+			ret = mpage_da_map_and_submit(mpd, wbc);
+		else
+			mpage_da_release(mpd, 0);
+	} while (!ret && mpd->io_done && mpd->written > before &&
+		 (wbc->sync_mode == WB_SYNC_ALL || wbc->nr_to_write > 0));
+	kfree(mpd->ext);
+	/* integrity writeback left pages the mapper would not map: say so */
+	if (!ret && mpd->map_stalled && wbc->sync_mode == WB_SYNC_ALL)
+		ret = -EAGAIN;
+	return ret;
+}
+
 /**
  * write_cache_pages - write a mapping's dirty pages
  * @mapping: the mapping
@@ -1386,6 +2939,7 @@ int write_cache_pages(struct address_space *mapping,
 		      struct writeback_control *wbc)
 {
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct inode *host = mapping->host;
 	struct mpage_data mpd = {
 		.mapping = mapping,
 		.bdi = bdi,
@@ -1397,8 +2951,12 @@ int write_cache_pages(struct address_space *mapping,
 	if (WARN_ON_ONCE(!bdi))
 		return -ENODEV;
 	mpd.max_pages = bdi_max_io_pages(bdi);
-	ret = __write_cache_pages(mapping, wbc, &mpd);
+	if (host && host->ops && host->ops->map_blocks)
+		ret = write_cache_pages_da(mapping, wbc, &mpd);
+	else
+		ret = __write_cache_pages(mapping, wbc, &mpd);
 	mpage_flush(&mpd);
+	__atomic_add_fetch(&bdi->wcp_scanned, mpd.scanned, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -1419,7 +2977,7 @@ static bool writepages_vetoed(struct inode *inode,
 {
 	if (!inode || !inode->ops || !inode->ops->writepages_veto)
 		return false;
-	return inode->ops->writepages_veto((struct uf_file *)inode,
+	return inode->ops->writepages_veto(inode->handle,
 					   inode->priv, wbc_to_kind(wbc)) != 0;
 }
 

@@ -308,17 +308,10 @@ static enum st_result al_one_run(struct st_ctx *ctx, const char *path,
 	cfg.dirty_expire_centisecs = 20;
 	cfg.dirty_writeback_centisecs = 10;
 	cfg.policy = policy;
-	ret = uf_cache_open(&cfg, &run.cache);
-	if (!ret)
-		ret = uf_dev_open(run.cache, path, NULL, &dev);
-	if (!ret)
-		ret = uf_file_open(dev, 1, AL_DEV_OFF, file_len, NULL, NULL,
-				   &run.file);
-	if (ret) {
-		r = st_fail(ctx, "opening cache, device, file: %s",
-			    strerror(-ret));
+	r = st_open_files(ctx, &cfg, path, &run.cache, &dev, &run.file, 1,
+			  AL_DEV_OFF, file_len);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	run.end_ms = st_now_ms() + ms;
 	for (i = 0; i < nr_threads; i++) {
@@ -344,23 +337,16 @@ static enum st_result al_one_run(struct st_ctx *ctx, const char *path,
 	r = st_err_result(&run.err, ctx);
 	if (r == ST_PASS)
 		r = al_check_end(ctx, &run, path, file_len);
-	if (r == ST_PASS) {
-		ret = uf_cache_close(run.cache);
-		run.cache = NULL;
-		if (ret)
-			r = st_fail(ctx, "uf_cache_close: %s", strerror(-ret));
-	}
+	if (r == ST_PASS)
+		r = st_close_cache(ctx, &run.cache, NULL);
 	fprintf(stderr, "  %s: run %u, %u pages, %u threads%s%s: %lu writes (%lu of 54 pages), %lu reads, %lu page ops: %s\n",
 		ctx->name, run_nr, nr_pages, nr_threads, policy ? ", " : "",
 		policy ? policy : "", writes, big, reads,
 		pages, r == ST_PASS ? "ok" : ctx->why);
 out:
-	if (run.cache)
-		uf_cache_close(run.cache);
+	st_run_put(run.cache, run.model, &run.err);
 	for (i = 0; i < nr_threads; i++)
 		free(th[i].buf);
-	free(run.model);
-	pthread_mutex_destroy(&run.err.lock);
 	return r;
 }
 

@@ -195,7 +195,6 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 	unsigned int i, started = 0;
 	enum st_result r;
 	char what[64];
-	int ret;
 
 	memset(&run, 0, sizeof(run));
 	st_err_init(&run.err);
@@ -250,12 +249,7 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 		writes += th[i].writes;
 		bytes += th[i].bytes;
 	}
-	ret = uf_sync(run.cache);
-	if (ret) {
-		r = st_fail(ctx, "final uf_sync: %s", strerror(-ret));
-		goto out;
-	}
-	r = st_check_clean(ctx, run.cache, "after uf_sync");
+	r = st_sync_clean(ctx, run.cache, NULL);
 	if (r != ST_PASS)
 		goto out;
 	uf_cache_stats(run.cache, &st);
@@ -273,12 +267,9 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 	}
 	if (r != ST_PASS)
 		goto out;
-	ret = uf_cache_close(run.cache);
-	run.cache = NULL;
-	if (ret) {
-		r = st_fail(ctx, "uf_cache_close: %s", strerror(-ret));
+	r = st_close_cache(ctx, &run.cache, NULL);
+	if (r != ST_PASS)
 		goto out;
-	}
 	r = st_expect_raw(ctx, td.path, 0, run.model, CF_FILES * CF_FILE_LEN,
 		          "after uf_cache_close");
 	if (r == ST_PASS)
@@ -287,11 +278,8 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 			st.nr_written, th[CF_THREADS].calls,
 			th[CF_THREADS + 1].calls);
 out:
-	if (run.cache)
-		uf_cache_close(run.cache);
-	free(run.model);
+	st_run_put(run.cache, run.model, &run.err);
 	free(th);
-	pthread_mutex_destroy(&run.err.lock);
 	st_dev_put(&td);
 	return r;
 }
@@ -472,7 +460,6 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 	unsigned long ops[5] = { 0 };
 	unsigned int i, j, started = 0;
 	enum st_result r;
-	int ret;
 
 	memset(&run, 0, sizeof(run));
 	st_err_init(&run.err);
@@ -493,17 +480,10 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 	cfg.nr_pages = PA_CACHE;
 	cfg.dirty_expire_centisecs = 30;
 	cfg.dirty_writeback_centisecs = 10;
-	ret = uf_cache_open(&cfg, &run.cache);
-	if (!ret)
-		ret = uf_dev_open(run.cache, td.path, NULL, &dev);
-	if (!ret)
-		ret = uf_file_open(dev, 1, PA_DEV_OFF, PA_PAGES * ST_PAGE,
-				   NULL, NULL, &run.file);
-	if (ret) {
-		r = st_fail(ctx, "opening cache, device, file: %s",
-			    strerror(-ret));
+	r = st_open_files(ctx, &cfg, td.path, &run.cache, &dev, &run.file, 1,
+			  PA_DEV_OFF, PA_PAGES * ST_PAGE);
+	if (r != ST_PASS)
 		goto out;
-	}
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 2500);
 	for (i = 0; i <= PA_THREADS; i++) {
@@ -524,12 +504,7 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 	if (r != ST_PASS)
 		goto out;
 
-	ret = uf_sync(run.cache);
-	if (ret) {
-		r = st_fail(ctx, "uf_sync: %s", strerror(-ret));
-		goto out;
-	}
-	r = st_check_clean(ctx, run.cache, "after uf_sync");
+	r = st_sync_clean(ctx, run.cache, NULL);
 	if (r == ST_PASS)
 		r = st_expect_raw(ctx, td.path, PA_DEV_OFF, run.model,
 			          PA_PAGES * ST_PAGE, "after uf_sync");
@@ -538,12 +513,9 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 				   "after uf_sync");
 	if (r != ST_PASS)
 		goto out;
-	ret = uf_cache_close(run.cache);
-	run.cache = NULL;
-	if (ret) {
-		r = st_fail(ctx, "uf_cache_close: %s", strerror(-ret));
+	r = st_close_cache(ctx, &run.cache, NULL);
+	if (r != ST_PASS)
 		goto out;
-	}
 	for (i = 0; i < PA_THREADS; i++)
 		for (j = 0; j < 5; j++)
 			ops[j] += th[i].ops[j];
@@ -551,11 +523,8 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		ctx->name, ops[0], ops[1], ops[2], ops[3], ops[4],
 		th[PA_THREADS].ops[0]);
 out:
-	if (run.cache)
-		uf_cache_close(run.cache);
-	free(run.model);
+	st_run_put(run.cache, run.model, &run.err);
 	free(th);
-	pthread_mutex_destroy(&run.err.lock);
 	st_dev_put(&td);
 	return r;
 }
@@ -910,7 +879,6 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	unsigned int i, started = 0;
 	bool have_b = false, oom;
 	enum st_result r;
-	int ret;
 
 	memset(&run, 0, sizeof(run));
 	memset(th, 0, sizeof(th));
@@ -969,24 +937,16 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 	if (r != ST_PASS)
 		goto out;
 
-	ret = uf_sync(run.cache_a);
-	if (ret) {
-		r = st_fail(ctx, "uf_sync(A): %s", strerror(-ret));
-		goto out;
-	}
-	r = st_check_clean(ctx, run.cache_a, "A after uf_sync");
+	r = st_sync_clean(ctx, run.cache_a, "A");
 	if (r == ST_PASS)
 		r = st_expect_raw(ctx, ta.path, 0, run.model,
 			          OC_WRITERS * OC_WFILE_LEN,
 			          "A's writer files after uf_sync");
 	if (r != ST_PASS)
 		goto out;
-	ret = uf_cache_close(run.cache_a);
-	run.cache_a = NULL;
-	if (ret) {
-		r = st_fail(ctx, "uf_cache_close(A): %s", strerror(-ret));
+	r = st_close_cache(ctx, &run.cache_a, "A");
+	if (r != ST_PASS)
 		goto out;
-	}
 	if (run.a_cycles < 2 || run.b_cycles < 2) {
 		r = st_fail(ctx, "too few cycles: %lu on A, %lu on B",
 			    run.a_cycles, run.b_cycles);
@@ -1002,15 +962,12 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 		ctx->name, th[0].writes, th[1].writes, run.a_cycles,
 		run.b_cycles, run.b_caches, run.b_ebusy, run.b_cache_close);
 out:
-	if (run.cache_a)
-		uf_cache_close(run.cache_a);
+	st_run_put(run.cache_a, run.model, &run.err);
 	uf_set_log_fn(NULL, NULL);
 	for (i = 0; i < OC_WRITERS + 2; i++) {
 		free(th[i].buf);
 		free(th[i].rbuf);
 	}
-	free(run.model);
-	pthread_mutex_destroy(&run.err.lock);
 	if (have_b)
 		st_dev_put(&tb);
 	st_dev_put(&ta);

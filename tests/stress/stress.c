@@ -407,6 +407,44 @@ enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
 	return ST_PASS;
 }
 
+enum st_result st_sync_clean(struct st_ctx *ctx, struct uf_cache *c,
+			     const char *which)
+{
+	char what[64];
+	int ret;
+
+	ret = uf_sync(c);
+	if (ret)
+		return st_fail(ctx, "uf_sync%s%s%s: %s", which ? "(" : "",
+			       which ? which : "", which ? ")" : "",
+			       strerror(-ret));
+	snprintf(what, sizeof(what), "%s%safter uf_sync", which ? which : "",
+		 which ? " " : "");
+	return st_check_clean(ctx, c, what);
+}
+
+enum st_result st_close_cache(struct st_ctx *ctx, struct uf_cache **c,
+			      const char *which)
+{
+	int ret;
+
+	ret = uf_cache_close(*c);
+	*c = NULL;
+	if (ret)
+		return st_fail(ctx, "uf_cache_close%s%s%s: %s",
+			       which ? "(" : "", which ? which : "",
+			       which ? ")" : "", strerror(-ret));
+	return ST_PASS;
+}
+
+void st_run_put(struct uf_cache *c, void *model, struct st_err *err)
+{
+	if (c)
+		uf_cache_close(c);
+	free(model);
+	pthread_mutex_destroy(&err->lock);
+}
+
 enum st_result st_prefill(struct st_ctx *ctx, const char *path, void *model,
 			  size_t len, uint64_t dev_off, uint64_t seed)
 {

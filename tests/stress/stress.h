@@ -121,6 +121,19 @@ enum st_result st_check_clean(struct st_ctx *ctx, struct uf_cache *c,
 			      const char *what);
 
 /*
+ * uf_sync(c), then st_check_clean.  which names the cache in the messages
+ * ("uf_sync(A)", "A after uf_sync"), or NULL for the only cache.
+ */
+enum st_result st_sync_clean(struct st_ctx *ctx, struct uf_cache *c,
+			     const char *which);
+/* uf_cache_close(*c), leaving *c NULL; which as for st_sync_clean. */
+enum st_result st_close_cache(struct st_ctx *ctx, struct uf_cache **c,
+			      const char *which);
+
+/* A scenario's end, pass or fail: close c if open, free model, drop err. */
+void st_run_put(struct uf_cache *c, void *model, struct st_err *err);
+
+/*
  * pthread_create(fn, arg) into *tid; on a failure record it in err and
  * return false (the caller stops the threads it started and joins them).
  */

@@ -10,7 +10,11 @@
 #include "fs/fs.h"
 #include "fs/writeback.h"
 #include "kernel/jiffies.h"
+#include "kernel/sched.h"
+#include "lib/proportions.h"
 #include "mm/backing-dev.h"
+#include "mm/dirty-throttle.h"
+#include "policies/policy.h"
 #include "trace/events/writeback.h"
 
 static void sb_dev(struct super_block *sb, unsigned int *maj,
@@ -103,16 +107,115 @@ void __trace_writeback_class(const char *event, struct backing_dev_info *bdi)
 	trace_emit(bdi->cache, event, "bdi %s", bdi->name);
 }
 
+/* The cache runs mainline's throttle: print mainline's field lists. */
+static bool trace_mainline(const struct uf_cache *c)
+{
+	return c->policy && c->policy->balance_dirty_pages ==
+			    balance_dirty_pages_ratelimited_mainline;
+}
+
+/*
+ * global_dirty_state: 3.1/3.2 print unstable= (NFS unstable pages, always
+ * 0 here); mainline dropped it with NR_UNSTABLE_NFS (5.8).
+ */
 void __trace_global_dirty_state(struct uf_cache *c,
 				unsigned long background_thresh,
 				unsigned long dirty_thresh)
 {
+	if (trace_mainline(c)) {
+		trace_emit(c, "global_dirty_state",
+			   "dirty=%lu writeback=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu written=%lu",
+			   global_page_state(c, NR_FILE_DIRTY),
+			   global_page_state(c, NR_WRITEBACK),
+			   background_thresh, dirty_thresh,
+			   global_dirty_limit(c),
+			   global_page_state(c, NR_DIRTIED),
+			   global_page_state(c, NR_WRITTEN));
+		return;
+	}
 	trace_emit(c, "global_dirty_state",
 		   "dirty=%lu writeback=%lu unstable=%lu bg_thresh=%lu thresh=%lu limit=%lu dirtied=%lu written=%lu",
 		   global_page_state(c, NR_FILE_DIRTY),
 		   global_page_state(c, NR_WRITEBACK),
 		   global_page_state(c, NR_UNSTABLE_NFS), background_thresh,
-		   dirty_thresh, dirty_thresh,
+		   dirty_thresh, global_dirty_limit(c),
 		   global_page_state(c, NR_DIRTIED),
 		   global_page_state(c, NR_WRITTEN));
 }
+
+/* Rates in KiB/s, as the kernel's KBps(). */
+#define KBps(x)		((x) << (PAGE_SHIFT - 10))
+
+/*
+ * balance_dirty_pages (3.2.41 and torvalds/linux @79fe08ee): limit is the
+ * smoothed global dirty limit, setpoint the middle of it and the freerun
+ * ceiling, bdi_setpoint its device share; times in ms.  Mainline names
+ * the device's fields wb_setpoint and wb_dirty (the bdi_writeback split,
+ * 4.2) and adds period, think (since the task's dirty_paused_when) and
+ * cgroup_ino (0: no cgroups here).
+ */
+void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
+				 unsigned long thresh, unsigned long bg_thresh,
+				 unsigned long dirty, unsigned long bdi_thresh,
+				 unsigned long bdi_dirty,
+				 unsigned long dirty_ratelimit,
+				 unsigned long task_ratelimit,
+				 unsigned long dirtied, long period,
+				 long pause, unsigned long start_time,
+				 enum bdp_trace_kind kind)
+{
+	struct task_struct *t = current;
+	unsigned long freerun = (thresh + bg_thresh) / 2;
+	unsigned long limit = global_dirty_limit(bdi->cache);
+	unsigned long setpoint = (limit + freerun) / 2;
+	unsigned long hz = (unsigned long)HZ;
+	long think;
+
+	if (kind == BDP_TRACE_32) {
+		trace_emit(bdi->cache, "balance_dirty_pages",
+			   "bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld",
+			   bdi->name, limit, setpoint, dirty,
+			   setpoint * bdi_thresh / (thresh + 1), bdi_dirty,
+			   KBps(dirty_ratelimit), KBps(task_ratelimit),
+			   (unsigned int)dirtied,
+			   (unsigned int)t->nr_dirtied_pause,
+			   (jiffies - start_time) * 1000 / hz,
+			   pause * 1000 / (long)hz);
+		return;
+	}
+	think = t->dirty_paused_when == 0 ? 0 :
+		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
+	trace_emit(bdi->cache, "balance_dirty_pages",
+		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu wb_setpoint=%lu wb_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
+		   bdi->name, limit, setpoint, dirty,
+		   setpoint * bdi_thresh / (thresh + 1), bdi_dirty,
+		   KBps(dirty_ratelimit), KBps(task_ratelimit),
+		   (unsigned int)dirtied, (unsigned int)t->nr_dirtied_pause,
+		   (jiffies - start_time) * 1000 / hz,
+		   pause * 1000 / (long)hz,
+		   (unsigned long)period * 1000 / hz, think, 0UL);
+}
+
+/* bdi_dirty_ratelimit: rates in KiB/s; mainline appends cgroup_ino. */
+void __trace_bdi_dirty_ratelimit(struct backing_dev_info *bdi,
+				 unsigned long dirty_rate,
+				 unsigned long task_ratelimit, bool mainline)
+{
+	trace_emit(bdi->cache, "bdi_dirty_ratelimit",
+		   mainline ?
+		   "bdi %s: write_bw=%lu awrite_bw=%lu dirty_rate=%lu dirty_ratelimit=%lu task_ratelimit=%lu balanced_dirty_ratelimit=%lu cgroup_ino=0" :
+		   "bdi %s: write_bw=%lu awrite_bw=%lu dirty_rate=%lu dirty_ratelimit=%lu task_ratelimit=%lu balanced_dirty_ratelimit=%lu",
+		   bdi->name, KBps(bdi->write_bandwidth),
+		   KBps(bdi->avg_write_bandwidth), KBps(dirty_rate),
+		   KBps(bdi->dirty_ratelimit), KBps(task_ratelimit),
+		   KBps(bdi->balanced_dirty_ratelimit));
+}
+
+/* 3.1's balance_dirty_written: pages the dirtier wrote so far. */
+void __trace_balance_dirty_written(struct backing_dev_info *bdi,
+				   unsigned long written)
+{
+	trace_emit(bdi->cache, "balance_dirty_written", "bdi %s written %d",
+		   bdi->name, (int)written);
+}
+

@@ -7,6 +7,8 @@
 #ifndef UF_TRACE_EVENTS_WRITEBACK_H
 #define UF_TRACE_EVENTS_WRITEBACK_H
 
+#include <stdbool.h>
+
 #include "trace/trace.h"
 
 struct backing_dev_info;
@@ -15,7 +17,8 @@ struct wb_writeback_work;
 struct writeback_control;
 struct inode;
 
-/* writeback_work class: writeback_queue, _exec, _start, _written, _wait */
+/* writeback_work class: writeback_nothread, _queue, _exec, _start,
+ * _written, _wait */
 void __trace_writeback_work(const char *event, struct backing_dev_info *bdi,
 			    struct wb_writeback_work *work);
 void __trace_writeback_queue_io(struct bdi_writeback *wb,
@@ -28,6 +31,27 @@ void __trace_writeback_class(const char *event, struct backing_dev_info *bdi);
 void __trace_global_dirty_state(struct uf_cache *c,
 				unsigned long background_thresh,
 				unsigned long dirty_thresh);
+
+/* Which kernel's balance_dirty_pages line to print. */
+enum bdp_trace_kind {
+	BDP_TRACE_32,		/* 3.2: ... paused= pause= */
+	BDP_TRACE_MAINLINE,	/* + period= think= cgroup_ino= */
+};
+
+void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
+				 unsigned long thresh, unsigned long bg_thresh,
+				 unsigned long dirty, unsigned long bdi_thresh,
+				 unsigned long bdi_dirty,
+				 unsigned long dirty_ratelimit,
+				 unsigned long task_ratelimit,
+				 unsigned long dirtied, long period,
+				 long pause, unsigned long start_time,
+				 enum bdp_trace_kind kind);
+void __trace_bdi_dirty_ratelimit(struct backing_dev_info *bdi,
+				 unsigned long dirty_rate,
+				 unsigned long task_ratelimit, bool mainline);
+void __trace_balance_dirty_written(struct backing_dev_info *bdi,
+				   unsigned long written);
 
 
 #define trace_writeback_queue(bdi, work) do {				\
@@ -72,13 +96,50 @@ void __trace_global_dirty_state(struct uf_cache *c,
 	if (trace_on((bdi)->cache))					\
 		__trace_writeback_class("writeback_wake_background", bdi);\
 } while (0)
-#define trace_writeback_nothread(bdi) do {				\
+/* 3.2's wakeup_timer_fn: the flusher woken, or (no task) its forker */
+#define trace_writeback_wake_thread(bdi) do {				\
 	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("writeback_nothread", bdi);	\
+		__trace_writeback_class("writeback_wake_thread", bdi);	\
+} while (0)
+#define trace_writeback_wake_forker_thread(bdi) do {			\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_class("writeback_wake_forker_thread", bdi);\
+} while (0)
+/* 3.2: a writeback_work_class event (the work's fields), not bdi-only */
+#define trace_writeback_nothread(bdi, work) do {			\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_work("writeback_nothread", bdi, work);\
 } while (0)
 #define trace_global_dirty_state(c, bg, thresh) do {			\
 	if (trace_on(c))						\
 		__trace_global_dirty_state(c, bg, thresh);		\
+} while (0)
+
+#define trace_balance_dirty_pages(bdi, thresh, bg, dirty, bthresh,	\
+				  bdirty, drl, trl, dirtied, period,	\
+				  pause, start, kind) do {		\
+	if (trace_on((bdi)->cache))					\
+		__trace_balance_dirty_pages(bdi, thresh, bg, dirty,	\
+					    bthresh, bdirty, drl, trl,	\
+					    dirtied, period, pause,	\
+					    start, kind);		\
+} while (0)
+#define trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline) do {	\
+	if (trace_on((bdi)->cache))					\
+		__trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline);	\
+} while (0)
+/* 3.1's three events around the dirtier's own writeback */
+#define trace_balance_dirty_start(bdi) do {				\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_class("balance_dirty_start", bdi);	\
+} while (0)
+#define trace_balance_dirty_wait(bdi) do {				\
+	if (trace_on((bdi)->cache))					\
+		__trace_writeback_class("balance_dirty_wait", bdi);	\
+} while (0)
+#define trace_balance_dirty_written(bdi, written) do {			\
+	if (trace_on((bdi)->cache))					\
+		__trace_balance_dirty_written(bdi, written);		\
 } while (0)
 
 #endif /* UF_TRACE_EVENTS_WRITEBACK_H */

@@ -1,0 +1,1060 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_balance_dirty.c - the dirty throttle (issue 9): the bdp knob's
+ * three balance_dirty_pages() (3.1, 3.2, mainline), their control lines,
+ * rate estimate and pause bounds against values worked by hand from the
+ * kernels' source, the tracepoints, the per-device limits and the
+ * non-blocking write.
+ *
+ * The formula tests run on a hand-made cache of 10000 dirtyable pages
+ * (9999 free + 1, as determine_dirtyable_memory() counts), dirty_ratio 20
+ * and dirty_background_ratio 10, HZ 1000:
+ *
+ *	thresh = 2000, bg_thresh = 1000, limit = 2000 (smoothed = thresh)
+ *	freerun = (2000 + 1000) / 2 = 1500
+ *	setpoint = (1500 + 2000) / 2 = 1750
+ *
+ * Those with pages run on a real cache over a scratch O_DIRECT file; the
+ * writer-speed tests shape the device's bandwidth (UF_DEV_SHAPED).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "fs/fs.h"
+#include "fs/writeback.h"
+#include "kernel/jiffies.h"
+#include "kernel/sched.h"
+#include "lib/proportions.h"
+#include "mm/backing-dev.h"
+#include "mm/dirty-throttle.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "policies/policy.h"
+#include "trace/trace.h"
+#include "uflush-internal.h"
+#include "uflush.h"
+
+/* ------------------------------------------------------------------ */
+/* A hand-made cache and two devices                                   */
+
+struct hand {
+	struct uf_cache c;
+	struct backing_dev_info bdi[2];
+};
+
+static struct hand *hand_new(unsigned long write_bw)
+{
+	struct hand *h = calloc(1, sizeof(*h));
+	int i;
+
+	cr_assert(h);
+	cr_assert_eq(HZ, 1000, "the hand-worked values assume HZ=1000");
+	h->c.vm_stat[NR_FREE_PAGES] = 9999;
+	h->c.vm.vm_dirty_ratio = 20;
+	h->c.vm.dirty_background_ratio = 10;
+	for (i = 0; i < 2; i++) {
+		h->bdi[i].cache = &h->c;
+		spin_lock_init(&h->bdi[i].wb.list_lock);
+		h->bdi[i].write_bandwidth = write_bw;
+		h->bdi[i].avg_write_bandwidth = write_bw;
+		h->bdi[i].dirty_ratelimit = 1000;
+		h->bdi[i].balanced_dirty_ratelimit = 1000;
+	}
+	writeback_set_ratelimit(&h->c);	/* the smoothed limit = thresh */
+	cr_assert_eq(global_dirty_limit(&h->c), 2000);
+	return h;
+}
+
+static void hand_free(struct hand *h)
+{
+	page_writeback_exit(&h->c);
+	free(h);
+}
+
+static struct dirty_throttle_control dtc_of(struct hand *h, int i,
+					    unsigned long dirty,
+					    unsigned long wb_thresh,
+					    unsigned long wb_dirty)
+{
+	struct dirty_throttle_control dtc = {
+		.wb = &h->bdi[i],
+		.dirty = dirty,
+		.thresh = 2000,
+		.bg_thresh = 1000,
+		.wb_thresh = wb_thresh,
+		.wb_bg_thresh = wb_thresh / 2,
+		.wb_dirty = wb_dirty,
+	};
+
+	return dtc;
+}
+
+static unsigned long mainline_pos(struct hand *h, unsigned long dirty,
+				  unsigned long wb_thresh,
+				  unsigned long wb_dirty)
+{
+	struct dirty_throttle_control dtc = dtc_of(h, 0, dirty, wb_thresh,
+						   wb_dirty);
+
+	wb_position_ratio(&dtc);
+	return dtc.pos_ratio;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control lines                                                       */
+
+/*
+ * The device at its setpoint, dirty at the global setpoint, one device
+ * (bdi_thresh = thresh), write_bw = 100 pages/s:
+ *
+ *   global: x = (1750 - 1750) << 10 / 251 = 0   -> pos_ratio = 1024
+ *   x = (2000 << 16) / 2001 = 65503   (3.2: thresh + 1; mainline: 2000|1)
+ *   bdi_setpoint = 1750 * 65503 >> 16 = 1749
+ *   span = (2000 - 2000 + 8 * 100) * 65503 >> 16 = 799
+ *   x_intercept = 1749 + 799 = 2548
+ *   3.2:      1024 * (2548 - 1749) / (2548 - 1749 + 1) = 818176 / 800 = 1022
+ *   mainline: 1024 * 799 / (799 | 1) = 1024
+ */
+Test(balance_dirty, position_ratio_at_the_setpoints)
+{
+	struct hand *h = hand_new(100);
+
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
+					1749), 1022);
+	cr_assert_eq(mainline_pos(h, 1750, 2000, 1749), 1024);
+	hand_free(h);
+}
+
+/*
+ * Dirty between the setpoint and the limit, dirty = 1875:
+ *
+ *   x = (1750 - 1875) * 1024 / 251 = -128000 / 251 = -509 (toward 0)
+ *   (-509)^2 >> 10 = 259081 >> 10 = 253
+ *   253 * -509 >> 10 = -128777 >> 10 = -126 (arithmetic shift: floor)
+ *   pos_ratio = 1024 - 126 = 898
+ *   device at 1749: 3.2: 898 * 799 / 800 = 896;  mainline: 898
+ */
+Test(balance_dirty, position_ratio_above_the_setpoint)
+{
+	struct hand *h = hand_new(100);
+
+	cr_assert_eq(pos_ratio_polynom(1750, 1875, 2000), 898);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1875, 2000,
+					1749), 896);
+	cr_assert_eq(mainline_pos(h, 1875, 2000, 1749), 898);
+	hand_free(h);
+}
+
+/*
+ * At the freerun ceiling, dirty = 1500:
+ *   x = 250 * 1024 / 251 = 1019;  1019^2 >> 10 = 1014;  1014 * 1019 >> 10
+ *   = 1009;  pos_ratio = 2033 (f(freerun) ~ 2.0)
+ * Below it, dirty = 1000: x = 750 * 1024 / 251 = 3059; 3059^2 >> 10 =
+ *   9138; 9138 * 3059 = 27953142, >> 10 = 27297; pos_ratio = 28321.  3.2
+ *   does not clamp (its callers never go below freerun): 28321 * 799 /
+ *   800 = 28285.
+ *   mainline's pos_ratio_polynom() clamps to 2.0: 2048.
+ */
+Test(balance_dirty, position_ratio_at_and_below_freerun)
+{
+	struct hand *h = hand_new(100);
+
+	cr_assert_eq(pos_ratio_polynom(1750, 1500, 2000), 2033);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1500, 2000,
+					1749), 2033 * 799 / 800);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1000, 2000,
+					1749), 28285);
+	cr_assert_eq(pos_ratio_polynom(1750, 1000, 2000), 2048);
+	cr_assert_eq(mainline_pos(h, 1000, 2000, 1749), 2048);
+	hand_free(h);
+}
+
+/*
+ * Edges: at or above the limit pos_ratio is 0; a device far over its
+ * setpoint (bdi_dirty 2400 >= x_intercept - span / 4 = 2548 - 199) gets
+ * the floor 1/4 = 256; a device nearly empty gets the reserve boost:
+ * bdi_dirty 500 < bdi_thresh / 2 = 1000:
+ *   1024 * (2548 - 500) / 800 = 2621, * 1000 / 500 = 5242
+ * and bdi_dirty 100 <= 1000 / 8:
+ *   1024 * (2548 - 100) / 800 = 3133, * 8 = 25064
+ */
+Test(balance_dirty, position_ratio_edges)
+{
+	struct hand *h = hand_new(100);
+
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 2000, 2000,
+					1000), 0);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 2500, 2000,
+					1000), 0);
+	cr_assert_eq(mainline_pos(h, 2000, 2000, 1000), 0);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
+					2400), 256);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
+					500), 5242);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
+					100), 25064);
+	hand_free(h);
+}
+
+/*
+ * Zero bandwidth: span = (2000 - 2000 + 0) * x >> 16 = 0, so x_intercept
+ * = bdi_setpoint = 1749 and a device at its setpoint is already past
+ * x_intercept - span / 4: the floor, 1024 / 4 = 256.  The pause bounds
+ * divide by 8 * bw + 1 and 1 + bw / 128: no division by zero.
+ */
+Test(balance_dirty, zero_bandwidth)
+{
+	struct hand *h = hand_new(0);
+
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
+					1749), 256);
+	cr_assert_eq(mainline_pos(h, 1750, 2000, 1749), 256);
+	/* 3.2: t = HZ/50 = 20, min(20, 1749 * 1000 / 1) -> 20 */
+	cr_assert_eq(bdi_max_pause(&h->bdi[0], 1749), 20);
+	/* mainline: 1749 / (1 + 0) + 1 = 1750, capped at MAX_PAUSE = 200 */
+	cr_assert_eq(wb_max_pause(&h->bdi[0], 1749), 200);
+	hand_free(h);
+}
+
+/*
+ * A device with min_ratio 10 and no share of the completions (the other
+ * device completed everything): bdi_thresh = 2000 * 90/100 * 0 + 2000 *
+ * 10 / 100 = 200.  At dirty 1750:
+ *   bdi_thresh = max(200, (2000 - 1750) / 8 = 31) = 200
+ *   x = (200 << 16) / 2001 = 6550;  bdi_setpoint = 1750 * 6550 >> 16 = 174
+ *   span = (2000 - 200 + 800) * 6550 >> 16 = 259;  x_intercept = 433
+ *   bdi_dirty 174: 1024 * (433 - 174) / 260 = 1020 (3.2)
+ * min_bytes 819200 (200 pages) is the same reserve: 200 * 100 * 10000 /
+ * 2000 = 100000 = 10% in 1/10000 percent; read back as 819200 bytes.
+ */
+Test(balance_dirty, device_with_min_ratio)
+{
+	struct hand *h = hand_new(100);
+	int i;
+
+	for (i = 0; i < 4096; i++)
+		bdi_writeout_inc(&h->bdi[1]);
+	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 0);
+	cr_assert_eq(bdi_set_min_ratio(&h->bdi[0], 10), 0);
+	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 200);
+	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 200,
+					174), 1020);
+
+	cr_assert_eq(bdi_set_min_ratio(&h->bdi[0], 0), 0);
+	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 0);
+	cr_assert_eq(bdi_set_min_bytes(&h->bdi[0], 819200), 0);
+	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 200);
+	cr_assert_eq(bdi_get_min_bytes(&h->bdi[0]), 819200);
+	cr_assert_eq(bdi_get_min_ratio(&h->bdi[0]), 10);
+
+	/* refused: the reserves reaching 100%, min over max, too many bytes */
+	cr_assert_eq(bdi_set_min_ratio(&h->bdi[1], 90), -EINVAL);
+	cr_assert_eq(bdi_set_max_ratio(&h->bdi[0], 5), -EINVAL);
+	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 10001ULL * 4096), -EINVAL);
+	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 1638400), 0);  /* 20% */
+	cr_assert_eq(bdi_get_max_ratio(&h->bdi[0]), 20);
+	hand_free(h);
+}
+
+/*
+ * strictlimit (mainline): the device is throttled on its own counters.
+ * Global dirty 1000 is under freerun: the global line clamps to 2048.
+ * wb_thresh 200, wb_bg_thresh 100, wb_dirty 160:
+ *   wb_setpoint = (200 + 100) / 2 = 150
+ *   x = (150 - 160) * 1024 / (50 | 1) = -10240 / 51 = -200
+ *   40000 >> 10 = 39;  39 * -200 >> 10 = -7800 >> 10 = -8;  1024 - 8 = 1016
+ *   pos_ratio = min(2048, 1016) = 1016
+ * Without it the same device gets the JBOD line:
+ *   wb_thresh = max(200, 1000 / 8) = 200; x = 6550; wb_setpoint = 174;
+ *   span = 259; x_intercept = 433; 2048 * (433 - 160) / 259 = 2158
+ * Edges: wb_dirty < 8 -> min(2 * 2048, 2048); wb_dirty >= wb_thresh -> 0.
+ */
+Test(balance_dirty, strictlimit_in_mainline)
+{
+	struct hand *h = hand_new(100);
+
+	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 2158);
+	cr_assert_eq(bdi_set_strict_limit(&h->bdi[0], 2), -EINVAL);
+	cr_assert_eq(bdi_set_strict_limit(&h->bdi[0], 1), 0);
+	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 1016);
+	cr_assert_eq(mainline_pos(h, 1000, 200, 7), 2048);
+	cr_assert_eq(mainline_pos(h, 1000, 200, 200), 0);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rate control                                                        */
+
+/*
+ * write_bw 2000 pages/s, dirty_ratelimit 1000, previous balanced 1300,
+ * 400 pages dirtied in 200 ms (dirty_rate = 400 * 1000 / 200 = 2000),
+ * dirty 1600 and the device at 1600:
+ *   global: x = 150 * 1024 / 251 = 611; 611^2 >> 10 = 364;
+ *           364 * 611 >> 10 = 217; pos_ratio = 1241
+ *   device: x = 65503, bdi_setpoint = 1749,
+ *           span = (0 + 16000) * 65503 >> 16 = 15991, x_intercept = 17740;
+ *           1241 * (17740 - 1600) / 15992 = 1252 (mainline: / 15991, 1252)
+ *   task_ratelimit = 1000 * 1252 >> 10 = 1222, + 1 = 1223
+ *   balanced = 1223 * 2000 / (2000 | 1) = 1222
+ *   dirty < setpoint: x = min(1300, 1222, 1223) = 1222, step = 222
+ *   shift = 1000 / 445 = 2: step = 222 >> 2 = 55, (55 + 7) / 8 = 7
+ *   dirty_ratelimit = 1000 + 7 = 1007
+ */
+static void rate_case(struct hand *h, bool mainline)
+{
+	struct backing_dev_info *bdi = &h->bdi[0];
+
+	bdi->avg_write_bandwidth = 2000;
+	bdi->dirty_ratelimit = 1000;
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi->dirtied_stamp = 0;
+	if (mainline) {
+		struct dirty_throttle_control dtc = dtc_of(h, 0, 1600, 2000,
+							   1600);
+
+		wb_position_ratio(&dtc);
+		cr_assert_eq(dtc.pos_ratio, 1252);
+		wb_update_dirty_ratelimit(&dtc, 400, 200);
+	} else {
+		cr_assert_eq(bdi_position_ratio(bdi, 2000, 1000, 1600, 2000,
+						1600), 1252);
+		bdi_update_dirty_ratelimit(bdi, 2000, 1000, 1600, 2000, 1600,
+					   400, 200);
+	}
+}
+
+Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
+{
+	struct hand *h = hand_new(2000);
+
+	rate_case(h, false);
+	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
+	cr_assert_eq(h->bdi[0].dirty_ratelimit, 1007);
+	rate_case(h, true);
+	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
+	cr_assert_eq(h->bdi[0].dirty_ratelimit, 1007);
+	hand_free(h);
+}
+
+/*
+ * Position says "on target" (dirty at the setpoint, the device at its
+ * own): dirty 1750, device 1749, 1000 pages in 200 ms (dirty_rate 5000):
+ *   pos_ratio = 1024 * 15991 / 15992 = 1023; task = 999 + 1 = 1000
+ *   balanced = 1000 * 2000 / 5001 = 399
+ *   dirty >= setpoint: x = max(1300, 399, 1000) = 1300 > 1000: no step
+ * so dirty_ratelimit stays 1000 although balanced is far below: the
+ * filter against singular balanced values.
+ */
+Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
+{
+	struct hand *h = hand_new(2000);
+	struct backing_dev_info *bdi = &h->bdi[0];
+
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 1750, 2000, 1749, 1000,
+				   200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 399);
+	cr_assert_eq(bdi->dirty_ratelimit, 1000);
+	hand_free(h);
+}
+
+/*
+ * A slow dirtier (10 pages in 200 ms: dirty_rate 50) at dirty 1600:
+ *   balanced = 1223 * 2000 / 51 = 47960: 3.2 keeps it; mainline caps it
+ *   at write_bw = 2000.  x = min(1300, balanced, 1223) = 1223 either way:
+ *   step = 223 >> 2 = 55 -> 7; dirty_ratelimit 1007 in both.
+ */
+Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline)
+{
+	struct hand *h = hand_new(2000);
+	struct backing_dev_info *bdi = &h->bdi[0];
+	struct dirty_throttle_control dtc;
+
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 1600, 2000, 1600, 10,
+				   200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 47960);
+	cr_assert_eq(bdi->dirty_ratelimit, 1007);
+
+	bdi->dirty_ratelimit = 1000;
+	bdi->balanced_dirty_ratelimit = 1300;
+	dtc = dtc_of(h, 0, 1600, 2000, 1600);
+	wb_position_ratio(&dtc);
+	wb_update_dirty_ratelimit(&dtc, 10, 200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
+	cr_assert_eq(bdi->dirty_ratelimit, 1007);
+	hand_free(h);
+}
+
+/* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
+Test(balance_dirty, dirty_ratelimit_floor_is_one)
+{
+	struct hand *h = hand_new(2000);
+	struct backing_dev_info *bdi = &h->bdi[0];
+
+	/* dirty over the limit: pos_ratio 0, task 1, balanced ~0 */
+	bdi->dirty_ratelimit = 1;
+	bdi->balanced_dirty_ratelimit = 0;
+	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 2100, 2000, 2100, 100000,
+				   200);
+	cr_assert_eq(bdi->dirty_ratelimit, 1);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pause bounds                                                        */
+
+/*
+ * 3.2 bdi_max_pause(), write_bw 2000 (ilog2 10), dirty_ratelimit 1000
+ * (ilog2 9):  t = 1000/50 + (10 - 9) * 20000 / 1024 = 20 + 19 = 39
+ *   device 1749: min(39, 1749000 / 16001 = 109) = 39
+ *   device 100:  min(39, 100000 / 16001 = 6) = 6
+ *   device 10:   0, clamped up to 4
+ * mainline wb_max_pause(): 2000 / roundup_pow_of_two(126) = 15;
+ *   1749 / 16 + 1 = 110
+ * mainline wb_min_pause(), max_pause 110, task_ratelimit 999:
+ *   t = 10 + 1 * 10000 / 1024 = 19; min(19, 1 + 55) = 19
+ *   pages = 1000 * 19 / 1024 = 18 < 32: t = 110, pages = 107 > 32:
+ *   pages = 32, t = 1000 * 32 / 1000 = 32
+ *   pause = 1000 * 32 / 1000 = 32 <= 110; min pause = 1 + 32 / 2 = 17
+ */
+Test(balance_dirty, pause_bounds)
+{
+	struct hand *h = hand_new(2000);
+	struct backing_dev_info *bdi = &h->bdi[0];
+	int nr_dirtied_pause = 0;
+
+	cr_assert_eq(bdi_max_pause(bdi, 1749), 39);
+	cr_assert_eq(bdi_max_pause(bdi, 100), 6);
+	cr_assert_eq(bdi_max_pause(bdi, 10), 4);
+	cr_assert_eq(wb_max_pause(bdi, 1749), 110);
+	cr_assert_eq(wb_min_pause(bdi, 110, 999, 1000, &nr_dirtied_pause),
+		     17);
+	cr_assert_eq(nr_dirtied_pause, 32);
+	/* no pause bound ever exceeds MAX_PAUSE = 200 ms */
+	bdi->avg_write_bandwidth = 1;
+	bdi->dirty_ratelimit = 1UL << 40;
+	cr_assert_leq(bdi_max_pause(bdi, ULONG_MAX / 4000), 200);
+	cr_assert_leq(wb_max_pause(bdi, ULONG_MAX / 2), 200);
+	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
+	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
+	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
+	hand_free(h);
+}
+
+/* 3.1: the task limits and the chunk a throttled writer writes. */
+Test(balance_dirty, v31_task_limits)
+{
+	struct hand *h = hand_new(100);
+
+	h->c.pool.nr = 65536;
+	/* 65536 / (cpus * 32) pages, at most 1024 (4 MiB) and at least 16 */
+	cr_assert_geq(sync_writeback_pages(&h->c, 0), 16 + 8);
+	cr_assert_leq(sync_writeback_pages(&h->c, 0), 1024 + 512);
+	cr_assert_eq(sync_writeback_pages(&h->c, 4000), 6000);
+	cr_assert_eq(task_min_dirty_limit(1000), 875);
+	/* this thread did all the recent dirtying: close to 7/8 */
+	task_dirty_reset();
+	cr_assert_leq(task_dirty_limit(1000), 1000);
+	cr_assert_geq(task_dirty_limit(1000), 875);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* A real cache                                                        */
+
+#define BX_FILE_PAGES	4096UL
+#define BX_WRITERS	4
+
+static struct {
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f[BX_WRITERS];
+	struct backing_dev_info *bdi;
+	char trace[128];
+} bx;
+
+static void bx_fini(void)
+{
+	int i;
+
+	for (i = 0; i < BX_WRITERS; i++)
+		if (bx.f[i])
+			uf_file_close(bx.f[i]);
+	if (bx.d)
+		uf_dev_close(bx.d);
+	if (bx.c)
+		uf_cache_close(bx.c);
+	if (bx.trace[0])
+		unlink(bx.trace);
+	memset(&bx, 0, sizeof(bx));
+	tu_fini();
+}
+
+/* A cache of @nr_pages, a device (shaped to @bw bytes/s if not 0),
+ * @nr_files files of BX_FILE_PAGES each, tracing to a temp file. */
+static void bx_open(const char *policy, unsigned long nr_pages,
+		    unsigned int dflags, uint64_t bw, int nr_files)
+{
+	struct uf_cache_config cfg;
+	struct uf_io_shape shape = { .bw_bytes_per_sec = bw };
+	int i, fd;
+
+	tu_dev(TU_FILE, TU_DEV_SIZE);
+	snprintf(bx.trace, sizeof(bx.trace), "/tmp/uflush-bdp-XXXXXX");
+	fd = mkstemp(bx.trace);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = nr_pages;
+	cfg.policy = policy;
+	cfg.trace_path = bx.trace;
+	cr_assert_eq(uf_cache_open(&cfg, &bx.c), 0);
+	bx.d = tu_cache_dev(bx.c, tu.td.path, dflags | UF_DEV_SHAPED);
+	if (bw)
+		cr_assert_eq(uf_dev_set_shape(bx.d, &shape), 0);
+	bx.bdi = uf_dev_bdi(bx.d);
+	for (i = 0; i < nr_files; i++)
+		bx.f[i] = tu_file_open(bx.d, (uint64_t)i + 1,
+				       (uint64_t)i * BX_FILE_PAGES * PAGE_SIZE,
+				       BX_FILE_PAGES * PAGE_SIZE, NULL, NULL);
+}
+
+static unsigned long vm(enum vm_stat_item i)
+{
+	return global_page_state(uf_cache_obj(bx.c), i);
+}
+
+/* Dirty @nr pages of file @i from @first without being throttled (as a
+ * flusher would: PF_KTHREAD writers are never throttled). */
+static void dirty_unthrottled(int i, unsigned long first, unsigned long nr)
+{
+	unsigned int flags = current->flags;
+
+	current->flags |= PF_KTHREAD;
+	tu_file_write(bx.f[i], first * PAGE_SIZE, nr * PAGE_SIZE,
+		      (uint64_t)i * BX_FILE_PAGES * PAGE_SIZE + first * PAGE_SIZE,
+		      7, 64 * PAGE_SIZE);
+	current->flags = flags;
+}
+
+/* Count the trace lines of @event, check each with @check. */
+static unsigned long trace_lines(const char *event,
+				 void (*check)(const char *line, void *arg),
+				 void *arg)
+{
+	char line[1024], tag[80];
+	unsigned long n = 0;
+	FILE *fp;
+
+	snprintf(tag, sizeof(tag), ": %s: ", event);
+	fp = fopen(bx.trace, "r");
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		if (!strstr(line, tag))
+			continue;
+		n++;
+		if (check)
+			check(line, arg);
+	}
+	fclose(fp);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The non-blocking write                                              */
+
+/*
+ * The cache is at its dirty limit (dirty_bytes = 64 pages; nothing
+ * written back: no flusher).  A 40-page uf_pwrite_nb (more than the
+ * initial nr_dirtied_pause of 32, so the throttle looks) would be paused:
+ * it returns -EAGAIN with the pause, and nothing changed: the dirty count,
+ * the file's bytes, the thread's nr_dirtied.  Asked again at once it says
+ * -EAGAIN with no more than the rest of the pause; after the pause the
+ * write goes through whole without sleeping in the throttle.
+ */
+static void nb_case(const char *policy)
+{
+	size_t len = 40 * PAGE_SIZE;
+	char *buf = tu_alloc(len), *old = tu_alloc(len);
+	uint64_t pause_ns = 1, again_ns = 1, t0;
+	unsigned long dirty;
+	int nr_dirtied;
+	ssize_t n;
+
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  64 * PAGE_SIZE), 0);
+	dirty_unthrottled(0, 0, 64);
+	dirty = vm(NR_FILE_DIRTY);
+	cr_assert_eq(dirty, 64);
+	cr_assert_eq(uf_pread(bx.f[0], old, len, 1024 * PAGE_SIZE),
+		     (ssize_t)len);
+	nr_dirtied = current->nr_dirtied;
+
+	tu_fill(buf, len, 1024 * PAGE_SIZE, 99);
+	n = uf_pwrite_nb(bx.f[0], buf, len, 1024 * PAGE_SIZE, &pause_ns);
+	cr_assert_eq(n, -EAGAIN, "%s: uf_pwrite_nb at the limit: %zd",
+		     policy, n);
+	cr_assert_gt(pause_ns, 0);
+	cr_assert_leq(pause_ns, 200ULL * 1000 * 1000, "pause %llu ns",
+		      (unsigned long long)pause_ns);
+	/* nothing changed */
+	cr_assert_eq(vm(NR_FILE_DIRTY), dirty);
+	cr_assert_eq(current->nr_dirtied, nr_dirtied);
+	cr_assert_eq(uf_pread(bx.f[0], buf, len, 1024 * PAGE_SIZE),
+		     (ssize_t)len);
+	cr_assert_eq(memcmp(buf, old, len), 0, "the file changed");
+
+	tu_fill(buf, len, 1024 * PAGE_SIZE, 99);
+	t0 = uf_now_ns();
+	n = uf_pwrite_nb(bx.f[0], buf, len, 1024 * PAGE_SIZE, &again_ns);
+	if (n == -EAGAIN) {
+		/* asked too soon: the rest of the same pause */
+		cr_assert_gt(again_ns, 0);
+		cr_assert_leq(again_ns, pause_ns);
+		usleep((useconds_t)(again_ns / 1000) + 2000);
+		t0 = uf_now_ns();
+		n = uf_pwrite_nb(bx.f[0], buf, len, 1024 * PAGE_SIZE,
+				 &again_ns);
+	}
+	cr_assert_eq(n, (ssize_t)len, "%s: after the pause: %zd", policy, n);
+	cr_assert_eq(again_ns, 0);
+	/* it did not sleep in the throttle (which would be forever here) */
+	cr_assert_lt(tu_ms_since(t0), 5000.0);
+	cr_assert_eq(vm(NR_FILE_DIRTY), 104);
+	tu_file_expect(bx.f[0], 1024 * PAGE_SIZE, len, 1024 * PAGE_SIZE, 99,
+		       "the non-blocking write");
+	free(buf);
+	free(old);
+}
+
+Test(balance_dirty, nb_write_v32, .fini = bx_fini, .timeout = 60)
+{
+	nb_case("linux-3.2");
+}
+
+Test(balance_dirty, nb_write_mainline, .fini = bx_fini, .timeout = 60)
+{
+	nb_case("mainline");
+}
+
+Test(balance_dirty, nb_write_v31, .fini = bx_fini, .timeout = 60)
+{
+	nb_case("linux-3.1");
+}
+
+/* Below freerun a non-blocking write simply writes. */
+Test(balance_dirty, nb_write_under_freerun_writes, .fini = bx_fini)
+{
+	char buf[PAGE_SIZE];
+	uint64_t pause_ns = 7;
+
+	bx_open("linux-3.2", 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	memset(buf, 'x', sizeof(buf));
+	cr_assert_eq(uf_pwrite_nb(bx.f[0], buf, sizeof(buf), 0, &pause_ns),
+		     (ssize_t)sizeof(buf));
+	cr_assert_eq(pause_ns, 0);
+	cr_assert_eq(uf_pwrite_nb(bx.f[0], buf, sizeof(buf), 0, NULL),
+		     -EINVAL);
+	cr_assert_eq(uf_pwrite_nb(NULL, buf, sizeof(buf), 0, &pause_ns),
+		     -EBADF);
+	cr_assert_eq(uf_pwrite_nb(bx.f[0], buf, sizeof(buf),
+				  BX_FILE_PAGES * PAGE_SIZE, &pause_ns),
+		     -EFBIG);
+}
+
+/* The per-device tunables through the public API. */
+Test(balance_dirty, dev_bdi_tunables, .fini = bx_fini)
+{
+	uint64_t v = 0;
+
+	bx_open("mainline", 1024, UF_DEV_NO_FLUSHER, 0, 0);
+	cr_assert_eq(uf_dev_get_bdi_tunable(bx.d, "max_ratio", &v), 0);
+	cr_assert_eq(v, 100);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "min_ratio", 5), 0);
+	cr_assert_eq(uf_dev_get_bdi_tunable(bx.d, "min_ratio", &v), 0);
+	cr_assert_eq(v, 5);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "max_ratio", 4), -EINVAL);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "max_ratio", 101), -EINVAL);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "strict_limit", 1), 0);
+	cr_assert_eq(uf_dev_get_bdi_tunable(bx.d, "strict_limit", &v), 0);
+	cr_assert_eq(v, 1);
+	cr_assert(bx.bdi->capabilities & BDI_CAP_STRICTLIMIT);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "strict_limit", 2), -EINVAL);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "max_bytes",
+					    1ULL << 40), -EINVAL);
+	cr_assert_eq(uf_dev_set_bdi_tunable(bx.d, "bogus", 1), -ENOENT);
+	cr_assert_eq(uf_dev_set_bdi_tunable(NULL, "min_ratio", 1), -EBADF);
+	cr_assert_eq(uf_dev_get_bdi_tunable(bx.d, "min_ratio", NULL),
+		     -EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writers on a shaped device                                          */
+
+struct bwriter {
+	pthread_t thread;
+	int i;
+	volatile bool stop;
+	unsigned long pages;		/* atomic */
+	ssize_t err;
+};
+
+static void *bwriter_fn(void *arg)
+{
+	struct bwriter *w = arg;
+	char *buf = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+	unsigned long p = 0;
+
+	if (!buf) {
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	memset(buf, 'a' + w->i, PAGE_SIZE);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		ssize_t n = uf_pwrite(bx.f[w->i], buf, PAGE_SIZE,
+				      (p % BX_FILE_PAGES) * PAGE_SIZE);
+
+		if (n != (ssize_t)PAGE_SIZE) {
+			w->err = n < 0 ? n : -EIO;
+			break;
+		}
+		p++;
+		__atomic_store_n(&w->pages, p, __ATOMIC_RELEASE);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void start_writers(struct bwriter *w, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[i].i = i;
+		cr_assert_eq(pthread_create(&w[i].thread, NULL, bwriter_fn,
+					    &w[i]), 0);
+	}
+}
+
+static void stop_writers(struct bwriter *w, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&w[i].stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		pthread_join(w[i].thread, NULL);
+		cr_assert_eq(w[i].err, 0, "writer %d: %zd", i, w[i].err);
+	}
+}
+
+static void check_pause(const char *line, void *arg)
+{
+	const char *p = strstr(line, " pause=");
+	long pause;
+
+	(void)arg;
+	cr_assert_not_null(p, "no pause= in %s", line);
+	pause = strtol(p + 7, NULL, 10);
+	cr_assert_leq(pause, 200, "a pause over MAX_PAUSE: %s", line);
+}
+
+static unsigned long trace_field(const char *line, const char *name)
+{
+	const char *p = strstr(line, name);
+
+	cr_assert_not_null(p, "no %s in %s", name, line);
+	return strtoul(p + strlen(name), NULL, 10);
+}
+
+static void check_balanced_capped(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert_leq(trace_field(line, " balanced_dirty_ratelimit="),
+		      trace_field(line, " awrite_bw="),
+		      "the balanced rate is over write_bw: %s", line);
+}
+
+static void check_fields_32(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert(strstr(line, "limit=") && strstr(line, "bdi_setpoint=") &&
+		  strstr(line, "dirtied_pause="), "%s", line);
+	cr_assert_null(strstr(line, "period="), "3.2 has no period: %s",
+		       line);
+}
+
+static void check_fields_mainline(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert(strstr(line, " period=") && strstr(line, " think=") &&
+		  strstr(line, " cgroup_ino="), "mainline's fields: %s", line);
+	cr_assert(strstr(line, " wb_setpoint=") && strstr(line, " wb_dirty=") &&
+		  !strstr(line, "bdi_setpoint="),
+		  "mainline names the device's fields wb_*: %s", line);
+}
+
+/* global_dirty_state: mainline has no unstable= (gone in 5.8). */
+static void check_gds_32(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert_not_null(strstr(line, ": dirty=") ?
+			   strstr(line, " unstable=") : NULL,
+			   "3.2's global_dirty_state: %s", line);
+}
+
+static void check_gds_mainline(const char *line, void *arg)
+{
+	(void)arg;
+	cr_assert(strstr(line, ": dirty=") && strstr(line, " bg_thresh=") &&
+		  !strstr(line, "unstable="),
+		  "mainline's global_dirty_state: %s", line);
+}
+
+/*
+ * N writers on one device of bandwidth B: each converges to about B / N,
+ * dirty_ratelimit settles near B / N (within the kernel's bounds: >= 1,
+ * balanced <= write_bw in mainline), and no pause exceeds MAX_PAUSE.
+ * The shaped device: 8 MiB/s = 2048 pages/s; the cache 16 MiB
+ * (thresh 819 pages), so that the writers are throttled after ~0.2 s.
+ */
+#define BX_BW		(8ULL << 20)
+#define BX_BW_PAGES	(BX_BW / PAGE_SIZE)
+
+static void converge_case(const char *policy, int n, bool mainline)
+{
+	struct bwriter w[BX_WRITERS] = { 0 };
+	unsigned long p0[BX_WRITERS], p1[BX_WRITERS], sum = 0, ratelimit;
+	uint64_t t0;
+	double secs;
+	int i;
+
+	bx_open(policy, 4096, 0, BX_BW, n);
+	start_writers(w, n);
+	usleep(3000 * 1000);	/* the rate estimate converges */
+	t0 = uf_now_ns();
+	for (i = 0; i < n; i++)
+		p0[i] = __atomic_load_n(&w[i].pages, __ATOMIC_ACQUIRE);
+	usleep(2000 * 1000);
+	for (i = 0; i < n; i++)
+		p1[i] = __atomic_load_n(&w[i].pages, __ATOMIC_ACQUIRE);
+	secs = tu_ms_since(t0) / 1000;
+	ratelimit = __atomic_load_n(&bx.bdi->dirty_ratelimit, __ATOMIC_RELAXED);
+	stop_writers(w, n);
+
+	for (i = 0; i < n; i++) {
+		double rate = (double)(p1[i] - p0[i]) / secs;
+
+		sum += p1[i] - p0[i];
+		cr_log_info("%s: writer %d/%d: %.0f pages/s (B/N = %llu), "
+			    "dirty_ratelimit %lu, write_bw %lu", policy, i, n,
+			    rate, BX_BW_PAGES / (unsigned long long)n,
+			    ratelimit, bx.bdi->avg_write_bandwidth);
+		/* each near B / N: between a third and twice of it */
+		cr_assert_geq(rate, (double)BX_BW_PAGES / n / 3,
+			      "%s: writer %d of %d at %.0f pages/s (B=%llu)",
+			      policy, i, n, rate, BX_BW_PAGES);
+		cr_assert_leq(rate, (double)BX_BW_PAGES / n * 2,
+			      "%s: writer %d of %d at %.0f pages/s (B=%llu)",
+			      policy, i, n, rate, BX_BW_PAGES);
+	}
+	/* together no faster than the device (+ what the cache absorbs) */
+	cr_assert_leq((double)sum / secs, BX_BW_PAGES * 1.5);
+	/*
+	 * dirty_ratelimit tracks write_bw / N of the *estimated* write_bw
+	 * (which starts at 100 MB/s and decays over a 3 s period): >= 1, and
+	 * no more than the estimate.
+	 */
+	cr_assert_geq(ratelimit, 1);
+	cr_assert_leq(ratelimit, bx.bdi->avg_write_bandwidth,
+		      "%s: dirty_ratelimit %lu for %d writers, write_bw %lu",
+		      policy, ratelimit, n, bx.bdi->avg_write_bandwidth);
+	/*
+	 * mainline caps the balanced rate at the write bandwidth of the same
+	 * update (wb_update_dirty_ratelimit); the estimate moves on after,
+	 * so check each update's trace line, not the fields read now.
+	 */
+	if (mainline)
+		trace_lines("bdi_dirty_ratelimit", check_balanced_capped, NULL);
+	cr_assert_eq(bx.bdi->bdp_written, 0, "IO-less: writers wrote pages");
+
+	cr_assert_gt(trace_lines("balance_dirty_pages", check_pause, NULL), 0,
+		     "%s: the writers were never throttled", policy);
+	cr_assert_gt(trace_lines("bdi_dirty_ratelimit", NULL, NULL), 0);
+	trace_lines("balance_dirty_pages",
+		    mainline ? check_fields_mainline : check_fields_32, NULL);
+	cr_assert_gt(trace_lines("global_dirty_state",
+				 mainline ? check_gds_mainline : check_gds_32,
+				 NULL), 0);
+}
+
+Test(balance_dirty, two_writers_converge_v32, .fini = bx_fini,
+     .timeout = 60)
+{
+	converge_case("linux-3.2", 2, false);
+}
+
+Test(balance_dirty, two_writers_converge_mainline, .fini = bx_fini,
+     .timeout = 60)
+{
+	converge_case("mainline", 2, true);
+}
+
+/*
+ * 3.1: a throttled writer writes the device's pages itself.  With no
+ * flusher at all, a writer of three times the cache's dirty limit can
+ * only finish because it writes pages itself (writeback_inodes_wb): every
+ * page written was written by it (bdp_written; the flusher's count is
+ * BDI_WRITTEN minus that: 0).  The IO-less kernels would wait for a
+ * flusher forever here; with one (two_writers_converge_*) their writers
+ * write nothing themselves.
+ */
+Test(balance_dirty, v31_writer_writes_pages_itself, .fini = bx_fini,
+     .timeout = 30)
+{
+	unsigned long written, dirtied;
+
+	bx_open("linux-3.1", 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	tu_file_write(bx.f[0], 0, 3000 * PAGE_SIZE, 0, 5, PAGE_SIZE);
+	filemap_fdatawait(uf_file_inode(bx.f[0])->i_mapping);
+	written = bdi_stat(bx.bdi, BDI_WRITTEN);
+	dirtied = bdi_stat(bx.bdi, BDI_DIRTIED);
+	cr_assert_eq(dirtied, 3000);
+	/* at most the dirty limit (20% of 1024) is left dirty */
+	cr_assert_geq((unsigned long)bx.bdi->bdp_written, 3000 - 205,
+		      "3.1: the writer wrote only %ld pages itself",
+		      bx.bdi->bdp_written);
+	cr_assert_eq(written, (unsigned long)bx.bdi->bdp_written,
+		     "pages written by someone else than the writer");
+	cr_assert_gt(trace_lines("balance_dirty_written", NULL, NULL), 0);
+	cr_assert_gt(trace_lines("balance_dirty_start", NULL, NULL), 0);
+	cr_assert_eq(trace_lines("balance_dirty_pages", NULL, NULL), 0,
+		     "3.1 has no balance_dirty_pages tracepoint");
+	tu_file_expect(bx.f[0], 0, 3000 * PAGE_SIZE, 0, 5, "3.1's writes");
+}
+
+/*
+ * global_dirty_state's limit= is the smoothed global_dirty_limit, not
+ * dirty_thresh: after the dirtyable memory shrinks, thresh drops at once
+ * while the limit follows down slowly (1/32 of the gap per update).
+ */
+Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
+     .fini = bx_fini)
+{
+	struct hand *h = hand_new(100);
+	unsigned long bg, thresh;
+	char line[512];
+	FILE *fp;
+	bool seen = false;
+	int fd;
+
+	snprintf(bx.trace, sizeof(bx.trace), "/tmp/uflush-bdp-XXXXXX");
+	fd = mkstemp(bx.trace);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(uf_trace_open(&h->c, bx.trace), 0);
+	h->c.vm_stat[NR_FREE_PAGES] = 4999;	/* thresh 1000, limit 2000 */
+	global_dirty_limits(&h->c, &bg, &thresh);
+	cr_assert_eq(thresh, 1000);
+	uf_trace_close(&h->c);
+	fp = fopen(bx.trace, "r");
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "global_dirty_state:")) {
+			cr_assert_not_null(strstr(line, " thresh=1000 limit=2000 "),
+					   "%s", line);
+			seen = true;
+		}
+	fclose(fp);
+	cr_assert(seen);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The knob                                                            */
+
+static void expect_bdp(const char *spec,
+		       int (*fn)(struct address_space *, unsigned long,
+				 unsigned int, long *), const char *value)
+{
+	struct wb_policy pol;
+	char want[32];
+
+	cr_assert_eq(wb_policy_resolve(spec, &pol), 0, "%s", spec);
+	cr_assert(pol.balance_dirty_pages == fn, "%s: the wrong throttle",
+		  spec);
+	snprintf(want, sizeof(want), " bdp=%s", value);
+	cr_assert_not_null(strstr(pol.spec, want), "%s: %s", spec, pol.spec);
+	wb_policy_release(&pol);
+}
+
+/* Each preset's bdp (linux-3.1: 3.1; the 3.2-era series: 3.2; mainline)
+ * and the override of it; an unknown value is refused. */
+Test(balance_dirty, presets_pick_their_kernels_throttle)
+{
+	struct wb_policy pol;
+
+	expect_bdp("linux-3.1", balance_dirty_pages_ratelimited_31, "3.1");
+	expect_bdp("linux-3.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp(NULL, balance_dirty_pages_ratelimited_mainline, "mainline");
+	expect_bdp("kara-v4.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("wu-riw", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("mainline", balance_dirty_pages_ratelimited_mainline,
+		   "mainline");
+	expect_bdp("linux-3.2,bdp=mainline",
+		   balance_dirty_pages_ratelimited_mainline, "mainline");
+	expect_bdp("mainline,bdp=3.1", balance_dirty_pages_ratelimited_31,
+		   "3.1");
+	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.3", &pol), -EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* mainline's think time                                               */
+
+/*
+ * Dirty 60 of a 64-page limit (freerun 48, setpoint 56), nothing written
+ * back; the writer last paused 500 ms ago.  A 40-page write earns a
+ * pause of about 40 / task_ratelimit (~23000 pages/s): 1 jiffy.  3.2
+ * pauses for it whatever the writer did meanwhile; mainline counts the
+ * 500 ms of think time against it (pause = period - think < min_pause)
+ * and lets the write through.
+ */
+static ssize_t think_case(const char *policy)
+{
+	char *buf = tu_alloc(40 * PAGE_SIZE);
+	uint64_t pause_ns = 0;
+	ssize_t n;
+
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  64 * PAGE_SIZE), 0);
+	dirty_unthrottled(0, 0, 60);
+	current->dirty_paused_when = jiffies - 500;
+	n = uf_pwrite_nb(bx.f[0], buf, 40 * PAGE_SIZE, 1024 * PAGE_SIZE,
+			 &pause_ns);
+	if (n == -EAGAIN)
+		cr_assert_gt(pause_ns, 0);
+	free(buf);
+	return n;
+}
+
+Test(balance_dirty, think_time_v32_still_pauses, .fini = bx_fini)
+{
+	cr_assert_eq(think_case("linux-3.2"), -EAGAIN);
+}
+
+Test(balance_dirty, think_time_mainline_no_pause, .fini = bx_fini)
+{
+	cr_assert_eq(think_case("mainline"), 40 * (ssize_t)PAGE_SIZE);
+}
