@@ -474,3 +474,86 @@ Test(pageout, domain_limit_bounds)
 	cr_assert_eq(uf_cache_open(&cfg, &c), 0);
 	cr_assert_eq(uf_cache_close(c), 0);
 }
+
+/* ------------------------------------------------------------------ */
+/* Executing pageout works (PO-9, PO-10), on the writeback fixture     */
+
+static void fx_fini(void)
+{
+	fx_teardown(NULL);
+}
+
+/*
+ * A queued pageout work makes background writeback give way (PO-10);
+ * run (wb_flush_inode) it goes through do_writepages over its range only,
+ * WB_SYNC_NONE, skipping a page under writeback, drops the inode
+ * reference and returns the work to the reserve (PO-9).  The inode keeps
+ * its place on b_dirty: a pageout work bypasses the lists (digest §2.6).
+ */
+Test(pageout, work_runs_its_range_and_background_gives_way,
+     .fini = fx_fini, .timeout = 60)
+{
+	struct wb_writeback_work *w;
+	struct address_space *m;
+	struct page *page, *busy;
+	struct tf *a;
+	long ret;
+
+	FX_SETUP(.start = 100000, .policy = "linux-3.2,reclaim=pageout");
+	a = tf_open(1, 1024);
+	tf_dirty(a, 0, 1024, 5);	/* under the dirty limits: no pause */
+	set_bg_thresh_pages(2);		/* background has work to do */
+	m = a->inode->i_mapping;
+	/* 600 is under writeback already: the work must skip it */
+	busy = find_get_page(m, 600);
+	cr_assert(busy);
+	lock_page(busy);
+	cr_assert(clear_page_dirty_for_io(busy));
+	cr_assert_eq(test_set_page_writeback(busy), 0);
+	unlock_page(busy);
+
+	page = find_get_page(m, 700);
+	cr_assert(page);
+	cr_assert_eq(flush_inode_page(m, page, false), 0);
+	put_page(inode_cache(a->inode), page);
+	cr_assert(work_queued());
+	spin_lock(&fx.bdi->wb_lock);
+	w = list_first_entry(&fx.bdi->work_list, struct wb_writeback_work,
+			     list);
+	cr_assert_eq(w->inode, a->inode);
+	spin_unlock(&fx.bdi->wb_lock);
+	cr_assert_eq(w->nr_pages, 256, "W at the initial bandwidth (100 MB/s)");
+	cr_assert_eq(w->offset, 512);
+
+	ret = run_kind(W_BACKGROUND);
+	cr_assert_eq(ret, 0, "background did not give way: wrote %ld", ret);
+
+	/* what wb_do_writeback does with it (kupdate and background, which
+	 * it would run next, are kept out: they would write everything) */
+	spin_lock(&fx.bdi->wb_lock);
+	list_del_init(&w->list);
+	spin_unlock(&fx.bdi->wb_lock);
+	ret = wb_flush_inode(fx.wb, w);
+	wb_work_free(w);
+	cr_assert_eq(ret, 255, "the work wrote %ld pages, want 256 - 1", ret);
+	cr_assert_not(work_queued());
+	cr_assert_eq(a->inode->i_count, 1, "the work kept the inode");
+	cr_assert_eq(wb_work_reserve_free(), WB_WORK_RESERVE);
+	expect_on(a, "b_dirty");
+	for (unsigned long i = 0; i < 1024; i++) {
+		struct page *p = find_get_page(m, i);
+		bool in = i >= 512 && i < 768;
+
+		cr_assert(p);
+		if (i != 600)
+			cr_assert_eq(PageDirty(p), !in, "page %lu %s", i,
+				     in ? "still dirty" : "written");
+		put_page(inode_cache(a->inode), p);
+	}
+	cr_assert(PageWriteback(busy) && !PageDirty(busy));
+	end_page_writeback(busy);
+	put_page(inode_cache(a->inode), busy);
+	cr_assert_eq(filemap_fdatawait(m), 0);
+	tf_expect_on_dev(a, 512, 88, 5, "before the busy page");
+	tf_expect_on_dev(a, 601, 167, 5, "after it");
+}
