@@ -37,6 +37,8 @@ int bench_cache_main(int argc, char **argv);
 extern const struct bench_cmdline bench_cache_cmdline;
 int bench_busyloop_main(int argc, char **argv);
 extern const struct bench_cmdline bench_busyloop_cmdline;
+int bench_reclaim_main(int argc, char **argv);
+extern const struct bench_cmdline bench_reclaim_cmdline;
 int bench_wcpcap_main(int argc, char **argv);
 extern const struct bench_cmdline bench_wcpcap_cmdline;
 int bench_jbod_main(int argc, char **argv);

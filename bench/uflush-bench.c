@@ -22,6 +22,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_cache_main, &bench_cache_cmdline, NULL },
 	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
 	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
+	{ "reclaim", "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works",
+	  bench_reclaim_main, &bench_reclaim_cmdline, NULL },
 	{ "wcpcap", "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not",
 	  bench_wcpcap_main, &bench_wcpcap_cmdline, NULL },
 	{ "jbod", "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold",

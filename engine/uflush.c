@@ -25,6 +25,7 @@
 #include "kernel/jiffies.h"
 #include "mm/pagemap.h"
 #include "policies/policy.h"
+#include "mm/vmscan.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "lib/slab.h"
@@ -407,6 +408,9 @@ static int check_cache_config(const struct uf_cache_config *cfg)
 		return -EINVAL;
 	if (cfg->dirty_ratio > 100 || cfg->dirty_background_ratio > 100)
 		return -EINVAL;
+	if (cfg->mem_limit_pages && (cfg->mem_limit_pages < 16 ||
+				     cfg->mem_limit_pages > cfg->nr_pages))
+		return -EINVAL;
 	return 0;
 }
 
@@ -473,9 +477,12 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 	spin_lock_init(&c->bdi_lock);
 	INIT_LIST_HEAD(&c->bdi_list);
 	init_waitqueue_head(&c->dirty_wait);
-	ret = page_pool_init(&c->pool, cfg->nr_pages);
+	ret = page_pool_init(&c->pool, cfg->mem_limit_pages ?
+			     cfg->mem_limit_pages : cfg->nr_pages);
 	if (ret)
 		return ret;
+	if (cfg->mem_limit_pages)
+		page_pool_set_machine(&c->pool, cfg->nr_pages);
 	page_writeback_init(c);
 	if (cfg->trace_path) {
 		ret = uf_trace_open(c, cfg->trace_path);
@@ -484,7 +491,12 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 			return ret;
 		}
 	}
-	return 0;
+	ret = kswapd_run(c);
+	if (ret) {
+		uf_trace_close(c);
+		page_pool_exit(&c->pool);
+	}
+	return ret;
 }
 
 int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out)
@@ -602,6 +614,7 @@ int uf_cache_close(struct uf_cache *h)
 	ret = cache_close_devs(s);
 	wait_event(handles_wq, !cache_has_devs(s));
 	c = &s->cache;
+	kswapd_stop(c);
 	uf_trace_close(c);
 	page_writeback_exit(c);
 	page_pool_exit(&c->pool);
@@ -717,7 +730,10 @@ static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	memset(st, 0, sizeof(*st));
 	global_dirty_limits(c, &bg, &dirty);
 	st->nr_pages = c->pool.nr;
+	/* a domain's: the machine outside it is not the cache's */
 	st->nr_free = global_page_state(c, NR_FREE_PAGES);
+	st->nr_free = st->nr_free > c->pool.nr_outside ?
+		      st->nr_free - c->pool.nr_outside : 0;
 	st->nr_file_pages = global_page_state(c, NR_FILE_PAGES);
 	st->nr_dirty = global_page_state(c, NR_FILE_DIRTY);
 	st->nr_writeback = global_page_state(c, NR_WRITEBACK);
@@ -727,6 +743,7 @@ static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	st->background_thresh = bg;
 	st->write_errors = (unsigned long)__atomic_load_n(&c->write_errors,
 							  __ATOMIC_RELAXED);
+	reclaim_fill_stats(c, st);
 }
 
 int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
@@ -1248,6 +1265,7 @@ static int file_evict(struct uf_file *f)
 	spin_lock(&inode->i_lock);
 	inode->i_state |= I_FREEING;
 	spin_unlock(&inode->i_lock);
+	inode_wait_for_pageout(inode);	/* seed 003 works hold it */
 	inode_wait_for_writeback_sync(inode);
 	inode_wb_list_del(inode);
 	truncate_inode_pages(inode->i_mapping, 0);

@@ -94,6 +94,17 @@ struct uf_cache_config {
 	unsigned int dirty_writeback_centisecs;	/* 500; 0 = no kupdate */
 
 	const char *trace_path;		/* write tracepoints here; NULL = off */
+
+	/*
+	 * A memory domain (memcg): 0 = none.  Otherwise the cache may hold
+	 * only this many pages, as a memcg's limit, inside a machine of
+	 * nr_pages (which then only sizes the dirty limits: they are the
+	 * machine's, as memcg had no dirty accounting; only the domain's
+	 * frames are allocated).  Reclaim is the domain's own (no kswapd)
+	 * and may fail allocations: see "-ENOMEM and short counts".
+	 * 16 <= mem_limit_pages <= nr_pages, else -EINVAL.
+	 */
+	size_t mem_limit_pages;
 };
 
 int uf_cache_config_init(struct uf_cache_config *cfg);
@@ -312,6 +323,20 @@ ssize_t uf_pwrite_nb(struct uf_file *file, const void *buf, size_t len,
  * in the cache and written back as usual); a uf_pread likewise returns a
  * short count.  A short uf_pwrite count means that, or -EIO reading a
  * partial page from the device; never anything else.
+ *
+ * One more case, opt-in: a cache opened with a memory limit
+ * (cfg.mem_limit_pages, a memory domain: the seed-003 memcg) reproduces
+ * its kernel's memcg OOM.  When reclaim in the domain frees nothing 5
+ * times for one allocation (MEM_CGROUP_RECLAIM_RETRIES) and no page of it
+ * is clean, the call fails with -ENOMEM (or a short count, as above) as
+ * the kernel would OOM-kill the writer: every reclaim= variant can (3.2
+ * does quickly on a fully dirty domain; reclaim=pageout slows reclaim to
+ * the I/O rate and does not in seed 003's case; legacy and mainline may
+ * on a tiny domain over a slow device).  The retries are 5 for legacy,
+ * 3.2 and pageout (MEM_CGROUP_RECLAIM_RETRIES), 16 for mainline.  Each
+ * such failure is counted (uf_cache_stats.nr_oom) and logged, and wakes
+ * the flushers so that a retry can succeed.  Without a memory limit no
+ * variant fails but as described above.
  */
 /* ---- end: -ENOMEM and short counts ---- */
 
@@ -381,7 +406,7 @@ struct uf_dev_stats {
 };
 
 struct uf_cache_stats {
-	unsigned long nr_pages;		/* frames in the pool */
+	unsigned long nr_pages;		/* frames in the pool (a domain's) */
 	unsigned long nr_free;
 	unsigned long nr_file_pages;	/* cached */
 	unsigned long nr_dirty;
@@ -391,6 +416,26 @@ struct uf_cache_stats {
 	unsigned long dirty_thresh;	/* pages */
 	unsigned long background_thresh;
 	unsigned long write_errors;
+
+	/* reclaim (vmstat's names in the comments) */
+	unsigned long mem_limit;		/* domain frames, 0 = none */
+	unsigned long nr_scanned;		/* pgscan */
+	unsigned long nr_reclaimed;		/* pgsteal */
+	unsigned long nr_rotated;		/* pgrotated */
+	unsigned long nr_immediate;		/* nr_vmscan_immediate_reclaim */
+	unsigned long nr_pageout;		/* pages written by reclaim */
+	unsigned long nr_pageout_works;		/* seed 003 works queued */
+	unsigned long nr_pageout_merged;	/* pages merged into works */
+	unsigned long nr_pageout_nomem;		/* work reserve empty */
+	unsigned long nr_reclaim_wait;		/* writeback_reclaim_wait */
+	unsigned long reclaim_wait_us;		/* total usec_delayed */
+	unsigned long reclaim_wait_timeouts;	/* waits of a full HZ/10 */
+	unsigned long nr_congestion_wait;	/* wait_iff_congested slept */
+	unsigned long nr_throttle;		/* mainline reclaim_throttle */
+	unsigned long nr_flusher_wakeups;	/* by reclaim */
+	unsigned long nr_kswapd_runs;
+	unsigned long nr_alloc_stall;		/* allocstall */
+	unsigned long nr_oom;			/* allocations failed */
 };
 
 int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);

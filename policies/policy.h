@@ -37,6 +37,8 @@
  *             writes pages itself and sleeps) 3.2 (IO-less: position and
  *             rate control) mainline (the wb_ form: think time, min
  *             pause, strictlimit)
+ *   reclaim   what reclaim does with dirty and writeback pages
+ *             (mm/vmscan.h): legacy 3.2 pageout mainline
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README)
  *
@@ -59,6 +61,7 @@
 struct address_space;
 struct bdi_writeback;
 struct inode;
+struct reclaim_policy;
 struct wb_writeback_work;
 struct writeback_control;
 
@@ -159,6 +162,8 @@ struct wb_policy {
 	 * policies/wcpcap.c).
 	 */
 	bool wcp_cap;
+	/* reclaim=: the reclaim variant (engine/mm/vmscan.h) */
+	const struct reclaim_policy *reclaim;
 
 	void *plugin_handle;		/* dlopen() handle, if any */
 };

@@ -33,6 +33,7 @@ V(kupdate_fixed) V(kupdate_early) V(progress_pages) V(progress_total)
 V(bgthresh_global) V(bgthresh_bdi) V(chunk_fixed) V(chunk_bandwidth)
 V(skipcount_32) V(skipcount_mainline) V(wcpcap_stock) V(wcpcap_cap)
 V(bdp_31) V(bdp_32) V(bdp_mainline)
+V(reclaim_legacy) V(reclaim_32) V(reclaim_pageout) V(reclaim_mainline)
 #undef V
 
 static const struct wb_variant *const variants[] = {
@@ -57,6 +58,8 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_skipcount_32, &wb_variant_skipcount_mainline,
 	&wb_variant_wcpcap_stock, &wb_variant_wcpcap_cap,
 	&wb_variant_bdp_31, &wb_variant_bdp_32, &wb_variant_bdp_mainline,
+	&wb_variant_reclaim_legacy, &wb_variant_reclaim_32,
+	&wb_variant_reclaim_pageout, &wb_variant_reclaim_mainline,
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -64,6 +67,7 @@ static const struct wb_variant *const variants[] = {
 static const char *const knobs[] = {
 	"nowait", "requeue", "skipped", "sbbusy", "cutoff", "kupdate",
 	"progress", "bgthresh", "chunk", "skipcount", "wcpcap", "bdp",
+	"reclaim",
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -84,6 +88,11 @@ struct preset {
  * 3.1.10, 3.2.41, 3.3 and mainline (torvalds/linux, 2025).  wcpcap is
  * ext4's (seed 004, 2.6.34): every kernel named here has the cap.
  * The patch-series presets follow the seed lines they cite.
+ * reclaim: 3.2.41 mm/vmscan.c (shrink_page_list, shrink_inactive_list,
+ * do_try_to_free_pages) for linux-3.2; linux-3.1 is the pageout() path
+ * before Mel Gorman's 2011 series (policies/reclaim-legacy.c); linux-3.3
+ * and the patch series take 3.2's (not checked against 3.3's source);
+ * mainline per policies/reclaim-mainline.c.
  */
 static const struct preset presets[] = {
 	/*
@@ -97,12 +106,14 @@ static const struct preset presets[] = {
 	{ "linux-3.1", "3.1.10 fs-writeback.c: before seeds 000 and 001",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1" },
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1"
+	  ",reclaim=legacy" },
 	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
 	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  ",reclaim=3.2" },
 	/*
 	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff.
 	 * bdp=3.2 is a deviation: 3.3's balance_dirty_pages added the think
@@ -111,15 +122,18 @@ static const struct preset presets[] = {
 	{ "linux-3.3", "3.3 fs-writeback.c: 3.2 + bg-all (seed 000 L3715-3736)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  ",reclaim=3.2" },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
 	  "cutoff=v4.2,kupdate=fixed,progress=pages,bgthresh=global,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  ",reclaim=3.2" },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
 	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2" },
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  ",reclaim=3.2" },
 	/*
 	 * mainline (torvalds/linux 2025): wb_writeback (bg-all,
 	 * inode_sleep_on_writeback), requeue_inode, writeback_sb_inodes (no
@@ -130,7 +144,8 @@ static const struct preset presets[] = {
 	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
-	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline" },
+	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline"
+	  ",reclaim=mainline" },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -266,7 +281,7 @@ static int parse_knob(struct wb_policy *pol, struct spec_parse *sp, int pos,
 	k = knob_index(item, (size_t)(eq - item));
 	if (k < 0)
 		return bad_item(sp, pos, item,
-				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress bgthresh chunk skipcount wcpcap bdp plugin)");
+				"unknown knob (valid: nowait requeue skipped sbbusy cutoff kupdate progress bgthresh chunk skipcount wcpcap bdp reclaim plugin)");
 	if (sp->given[k])
 		return bad_item(sp, pos, item, "%.*s already given by item %d",
 				(int)(eq - item), item, sp->given[k]);

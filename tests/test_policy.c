@@ -33,32 +33,32 @@ Test(policy, presets_resolve_to_their_knobs)
 	expect_spec("linux-3.1", "linux-3.1: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=fixed "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1 reclaim=legacy");
 	expect_spec("linux-3.2", "linux-3.2: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=fixed "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	expect_spec("linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	expect_spec("kara-v4.2", "kara-v4.2: nowait=v4.2 requeue=p2-v4 "
 		    "skipped=removed sbbusy=requeue cutoff=v4.2 "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	expect_spec("wu-riw", "wu-riw: nowait=b0 requeue=riw "
 		    "skipped=requeue-wait sbbusy=requeue-wait cutoff=bg-all "
 		    "kupdate=early progress=total"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	expect_spec("mainline", "mainline: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
 	/* no policy: today's kernel */
 	expect_spec(NULL, "mainline: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline");
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
 }
 
 Test(policy, overrides_apply_in_order)
@@ -67,12 +67,12 @@ Test(policy, overrides_apply_in_order)
 		    "linux-3.3: nowait=v3b requeue=p2-v3 skipped=redirty "
 		    "sbbusy=redirty cutoff=bg-all kupdate=fixed "
 		    "progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	expect_spec("kara-v4.2,nowait=v4.1,cutoff=bg-all",
 		    "kara-v4.2: nowait=v4.1 requeue=p2-v4 skipped=removed "
 		    "sbbusy=requeue cutoff=bg-all kupdate=fixed "
 		    "progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 }
 
 Test(policy, hooks_follow_the_knobs)
@@ -128,7 +128,7 @@ Test(policy, cache_records_resolved_policy)
 			 "requeue=riw skipped=requeue-wait "
 			 "sbbusy=requeue-wait cutoff=bg-all kupdate=early "
 			 "progress=total"
-			 " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2");
+			 " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
 	cr_assert_eq(uf_cache_close(c), 0);
 	cr_assert_null(uf_cache_policy(c));
 }

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <string.h>
 
 #include "mm/backing-dev.h"
 #include "fs/fs.h"
@@ -44,6 +45,8 @@ const char *const wb_reason_name[WB_REASON_MAX] = {
 	[WB_REASON_FREE_MORE_MEM] = "free_more_memory",
 	[WB_REASON_FS_FREE_SPACE] = "fs_free_space",
 	[WB_REASON_FORKER_THREAD] = "forker_thread",
+	[WB_REASON_PAGEOUT] = "pageout",
+	[WB_REASON_VMSCAN] = "vmscan",
 };
 
 static inline struct inode *wb_inode(struct list_head *head)
@@ -725,12 +728,15 @@ long wb_do_writeback(struct bdi_writeback *wb, int force_wait)
 			work->sync_mode = WB_SYNC_ALL;
 
 		trace_writeback_exec(bdi, work);
-		wrote += wb_writeback(wb, work);
+		if (work->inode)
+			wrote += wb_flush_inode(wb, work);
+		else
+			wrote += wb_writeback(wb, work);
 
 		if (work->done)
 			complete(work->done);
 		else
-			kfree(work);
+			wb_work_free(work);
 	}
 	wrote += wb_check_old_data_flush(wb);
 	wrote += wb_check_background_flush(wb);
@@ -805,6 +811,249 @@ void wakeup_flusher_threads(struct uf_cache *cache, long nr_pages,
 		__bdi_start_writeback(bdi, nr_pages, false, reason);
 	}
 	spin_unlock(&cache->bdi_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pageout works (seed 003, S003:L594-811)                             */
+
+/*
+ * The reserve of works reclaim draws from: the seed's wb_work_mempool,
+ * mempool_create(1024, ...) with an allocator that refuses PF_MEMALLOC
+ * callers, so that reclaim gets reserved elements only and never blocks.
+ * uflush gives pageout works nothing but the reserve; other works keep
+ * kzalloc (the seed's __bdi_start_writeback change is not needed for
+ * that: reclaim queues no other work).  Global, as the seed's is.
+ */
+static struct wb_writeback_work wb_work_reserve[WB_WORK_RESERVE];
+static struct wb_writeback_work *wb_work_free_list[WB_WORK_RESERVE];
+static unsigned long wb_work_nr_free = WB_WORK_RESERVE;
+static bool wb_work_reserve_ready;
+static spinlock_t wb_work_lock = __SPIN_LOCK_UNLOCKED;
+
+static struct wb_writeback_work *wb_work_alloc(void)
+{
+	struct wb_writeback_work *work = NULL;
+	unsigned long i;
+
+	spin_lock(&wb_work_lock);
+	if (!wb_work_reserve_ready) {
+		for (i = 0; i < WB_WORK_RESERVE; i++)
+			wb_work_free_list[i] = &wb_work_reserve[i];
+		wb_work_reserve_ready = true;
+	}
+	if (wb_work_nr_free)
+		work = wb_work_free_list[--wb_work_nr_free];
+	spin_unlock(&wb_work_lock);
+	if (work) {
+		memset(work, 0, sizeof(*work));
+		work->from_reserve = 1;
+	}
+	return work;
+}
+
+void wb_work_free(struct wb_writeback_work *work)
+{
+	if (!work->from_reserve) {
+		kfree(work);
+		return;
+	}
+	spin_lock(&wb_work_lock);
+	wb_work_free_list[wb_work_nr_free++] = work;
+	spin_unlock(&wb_work_lock);
+}
+
+unsigned long wb_work_reserve_free(void)
+{
+	unsigned long n;
+
+	spin_lock(&wb_work_lock);
+	n = wb_work_reserve_ready ? wb_work_nr_free : WB_WORK_RESERVE;
+	spin_unlock(&wb_work_lock);
+	return n;
+}
+
+/* igrab(): a reference, unless the inode is being evicted. */
+bool igrab(struct inode *inode)
+{
+	bool ok;
+
+	spin_lock(&inode->i_lock);
+	ok = !(inode->i_state & (I_FREEING | I_WILL_FREE));
+	if (ok)
+		inode->i_count++;
+	spin_unlock(&inode->i_lock);
+	return ok;
+}
+
+void iput(struct inode *inode)
+{
+	spin_lock(&inode->i_lock);
+	inode->i_count--;
+	spin_unlock(&inode->i_lock);
+	wake_up_all(&inode->i_sync_wait);
+}
+
+static bool inode_unreferenced(struct inode *inode)
+{
+	bool ret;
+
+	spin_lock(&inode->i_lock);
+	ret = inode->i_count <= 1;
+	spin_unlock(&inode->i_lock);
+	return ret;
+}
+
+void inode_wait_for_pageout(struct inode *inode)
+{
+	wait_event(inode->i_sync_wait, inode_unreferenced(inode));
+}
+
+/*
+ * The write-around unit W: rounddown_pow_of_two(avg_write_bandwidth +
+ * MIN_WRITEBACK_PAGES) >> 6, about 8-15 ms of the device's bandwidth
+ * (S003:L738); 16 pages at least.
+ */
+unsigned long pageout_unit(struct backing_dev_info *bdi)
+{
+	unsigned long n, p = 1;
+
+	/* the estimate is updated under list_lock (bdi_update_bandwidth) */
+	spin_lock(&bdi->wb.list_lock);
+	n = bdi->avg_write_bandwidth + (4096UL >> (PAGE_SHIFT - 10));
+	spin_unlock(&bdi->wb.list_lock);
+
+	while (p <= n / 2)
+		p <<= 1;
+	return p >> 6;
+}
+
+/*
+ * extend_writeback_range() (S003:L648-677), with its unsigned compares:
+ * a page inside the work is covered; a work of 8 units or more does not
+ * grow; otherwise a page less than a unit before its start grows it
+ * backwards by a unit, less than a unit after its end forwards.  Quirk
+ * Q5 is kept (exactly a unit away is not merged), Q2 is fixed: a work
+ * that starts before one unit does not grow backwards (the seed's
+ * work->offset -= W would wrap).
+ */
+bool extend_writeback_range(struct wb_writeback_work *work,
+			    unsigned long offset, unsigned long unit)
+{
+	unsigned long end = work->offset + (unsigned long)work->nr_pages;
+
+	if (offset >= work->offset && offset < end)
+		return true;
+	if ((unsigned long)work->nr_pages >= 8 * unit)
+		return false;
+	if (work->offset - offset < unit && work->offset >= unit) {
+		work->nr_pages += (long)unit;
+		work->offset -= unit;
+		return true;
+	}
+	if (offset - end < unit) {
+		work->nr_pages += (long)unit;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * bdi_flush_inode_range() (S003:L682-710): a new pageout work from the
+ * reserve.  Quirk Q1 fixed: the inode reference taken is dropped when
+ * the reserve is empty (the seed leaked it).
+ */
+static struct wb_writeback_work *
+bdi_flush_inode_range(struct backing_dev_info *bdi, struct inode *inode,
+		      unsigned long offset, unsigned long len)
+{
+	struct wb_writeback_work *work;
+
+	if (!igrab(inode))
+		return ERR_PTR(-ENOENT);
+	work = wb_work_alloc();
+	if (!work) {
+		iput(inode);
+		__atomic_add_fetch(&bdi->cache->pool.rstat.nr_pageout_nomem, 1,
+				   __ATOMIC_RELAXED);
+		if (trace_on(bdi->cache))
+			trace_emit(bdi->cache, "trace_printk",
+				   "wb_work_mempool alloc fail");
+		return ERR_PTR(-ENOMEM);
+	}
+	work->sync_mode = WB_SYNC_NONE;
+	work->inode = inode;
+	work->offset = offset;
+	work->nr_pages = (long)len;
+	work->reason = WB_REASON_PAGEOUT;
+	__atomic_add_fetch(&bdi->cache->pool.rstat.nr_pageout_works, 1,
+			   __ATOMIC_RELAXED);
+	bdi_queue_work(bdi, work);
+	return work;
+}
+
+/*
+ * flush_inode_page() (S003:L722-765): merge the page into one of the
+ * inode's queued works, newest first, giving up after the depth limit of
+ * same-inode works (other inodes' works are skipped uncounted, Q4 kept),
+ * else queue a new work of one unit at the unit-aligned offset.  Search
+ * and queueing are not atomic (Q3 kept: two reclaimers may queue
+ * overlapping works; the second writes what is still dirty).  Extending
+ * emits no tracepoint (Q6 kept).  @wait is the seed's GFP_NOIO versus
+ * GFP_NOWAIT; the reserve never blocks either way.
+ */
+long flush_inode_page(struct address_space *mapping, struct page *page,
+		      bool wait)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct inode *inode = mapping->host;
+	unsigned long offset = page->index, unit;
+	struct wb_writeback_work *work;
+	long i = 1, ret = 0;
+
+	(void)wait;
+	if (!inode || !bdi)
+		return -ENOENT;
+	unit = pageout_unit(bdi);
+	spin_lock(&bdi->wb_lock);
+	list_for_each_entry_reverse(work, &bdi->work_list, list) {
+		if (work->inode != inode)
+			continue;
+		if (extend_writeback_range(work, offset, unit)) {
+			ret = i;
+			break;
+		}
+		if (i++ > PAGEOUT_DEPTH_LIMIT)
+			break;
+	}
+	spin_unlock(&bdi->wb_lock);
+	if (ret > 0) {
+		__atomic_add_fetch(&bdi->cache->pool.rstat.nr_pageout_merged,
+				   1, __ATOMIC_RELAXED);
+		return ret;
+	}
+	work = bdi_flush_inode_range(bdi, inode, offset - offset % unit, unit);
+	return IS_ERR(work) ? PTR_ERR(work) : 0;
+}
+
+/*
+ * wb_flush_inode() (S003:L774-789): write the work's range straight
+ * through do_writepages, WB_SYNC_NONE (pages under writeback are
+ * skipped), and drop the inode reference.  Returns pages written.
+ */
+long wb_flush_inode(struct bdi_writeback *wb, struct wb_writeback_work *work)
+{
+	struct writeback_control wbc = {
+		.sync_mode = WB_SYNC_NONE,
+		.nr_to_write = LONG_MAX,
+		.range_start = (loff_t)work->offset << PAGE_CACHE_SHIFT,
+		.range_end = (loff_t)(work->offset + (unsigned long)work->nr_pages
+				      - 1) << PAGE_CACHE_SHIFT,
+	};
+
+	(void)wb;
+	do_writepages(work->inode->i_mapping, &wbc);
+	iput(work->inode);
+	return LONG_MAX - wbc.nr_to_write;
 }
 
 /* ------------------------------------------------------------------ */

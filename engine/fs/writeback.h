@@ -31,6 +31,8 @@ enum wb_reason {
 	WB_REASON_FREE_MORE_MEM,
 	WB_REASON_FS_FREE_SPACE,
 	WB_REASON_FORKER_THREAD,
+	WB_REASON_PAGEOUT,	/* seed 003: a pageout work from reclaim */
+	WB_REASON_VMSCAN,	/* mainline: reclaim met only unqueued dirty */
 	WB_REASON_MAX,
 };
 
@@ -64,6 +66,12 @@ struct wb_writeback_work {
 
 	struct list_head list;		/* pending work list */
 	struct completion *done;	/* set if the caller waits */
+
+	/* seed 003 (S003:L594-595): a pageout work writes [offset,
+	 * offset + nr_pages) of inode; it comes from the reserve */
+	struct inode *inode;
+	unsigned long offset;
+	unsigned int from_reserve:1;
 };
 
 /* ---- engine/fs/fs-writeback.c ---- */
@@ -82,6 +90,26 @@ void wakeup_flusher_threads(struct uf_cache *cache, long nr_pages,
 			    enum wb_reason reason);
 long get_nr_dirty_pages(struct uf_cache *cache);
 void inode_wb_list_del(struct inode *inode);
+
+/* Seed 003 pageout works (fs-writeback.c).  flush_inode_page(): >0 an
+ * existing work covers or was extended to @page (its 1-based position
+ * among the inode's works, newest first), 0 a new work was queued,
+ * -ENOENT the inode is going away, -ENOMEM the 1024-work reserve is
+ * empty.  Never sleeps with @wait false (reclaim). */
+#define WB_WORK_RESERVE		1024
+#define PAGEOUT_DEPTH_LIMIT	100
+long flush_inode_page(struct address_space *mapping, struct page *page,
+		      bool wait);
+bool extend_writeback_range(struct wb_writeback_work *work,
+			    unsigned long offset, unsigned long unit);
+unsigned long pageout_unit(struct backing_dev_info *bdi);
+long wb_flush_inode(struct bdi_writeback *wb, struct wb_writeback_work *work);
+void wb_work_free(struct wb_writeback_work *work);
+unsigned long wb_work_reserve_free(void);
+bool igrab(struct inode *inode);
+void iput(struct inode *inode);
+/* Wait until no pageout work holds @inode (eviction, after I_FREEING). */
+void inode_wait_for_pageout(struct inode *inode);
 
 /* ---- engine/mm/page-writeback.c ---- */
 void global_dirty_limits(struct uf_cache *cache, unsigned long *pbackground,

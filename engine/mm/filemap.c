@@ -40,6 +40,7 @@
 #include "io/io.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "mm/vmscan.h"
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 #include "fs/writeback.h"
@@ -199,6 +200,7 @@ void end_page_writeback(struct page *page)
 	 * reclaimable pages both wait for writeback to make progress */
 	wake_up_all(&c->dirty_wait);
 	pool_reclaim_event(&c->pool);
+	acct_reclaim_writeback(c, 1);	/* mainline's reclaim_throttle */
 }
 
 /* ---- errors ---- */

@@ -17,7 +17,7 @@
  *                         and write paths
  *   engine/mm/page-writeback.c  set_page_dirty accounting, dirty limits,
  *                         write_cache_pages / do_writepages, throttling
- *   engine/mm/vmscan.c, swap.c  LRU and reclaim of clean pages
+ *   engine/mm/vmscan.c, swap.c  LRU, pagevecs, reclaim, kswapd (vmscan.h)
  */
 #ifndef UF_MM_H
 #define UF_MM_H
@@ -139,6 +139,32 @@ struct vm_tunables {
 	unsigned long dirty_expire_interval;	/* centisecs */
 };
 
+/*
+ * Reclaim's event counters (vmstat's pgscan, pgsteal, pgrotated, ...),
+ * each atomic; uf_cache_stats() reports them.
+ */
+struct reclaim_stat {
+	unsigned long nr_scanned;
+	unsigned long nr_reclaimed;
+	unsigned long nr_rotated;		/* PGROTATED */
+	unsigned long nr_immediate;		/* NR_VMSCAN_IMMEDIATE */
+	unsigned long nr_pageout;		/* pageout() of one page */
+	unsigned long nr_pageout_works;		/* seed 003: works queued */
+	unsigned long nr_pageout_merged;	/* ... and pages merged */
+	unsigned long nr_pageout_nomem;		/* ... reserve empty */
+	unsigned long nr_reclaim_wait;		/* seed 003 reclaim_wait() */
+	unsigned long reclaim_wait_us;		/* ... total usec_delayed */
+	unsigned long reclaim_wait_timeouts;	/* ... full HZ/10 */
+	unsigned long nr_congestion_wait;	/* wait_iff_congested slept */
+	unsigned long nr_throttle;		/* reclaim_throttle() */
+	unsigned long nr_flusher_wakeups;	/* wakeup_flusher_threads */
+	unsigned long nr_kswapd_runs;
+	unsigned long nr_alloc_stall;		/* direct reclaim entered */
+	unsigned long nr_oom;			/* allocations failed -ENOMEM */
+};
+
+struct task_struct;
+
 /* The frame pool: mm/page_alloc.c's free list and the LRU of file pages. */
 struct page_pool {
 	struct page *pages;		/* descriptors */
@@ -161,6 +187,26 @@ struct page_pool {
 	unsigned long nr_alloc_waiters;	/* atomic: hot paths peek at it */
 	unsigned long reclaim_seq;	/* atomic: bumped by pool_reclaim_event */
 	wait_queue_head_t free_wait;	/* allocators waiting for a frame */
+
+	/* ---- reclaim (engine/mm/vmscan.c, swap.c) ---- */
+	bool lru_batch;			/* per-thread pagevecs (uf_cache_open) */
+	/*
+	 * A memory domain (memcg): the pool's frames are the domain's limit,
+	 * and nr_outside more frames of "the machine" are counted free in
+	 * NR_FREE_PAGES (so dirty limits are the machine's, as memcg had no
+	 * dirty accounting in 3.2/3.3) but never handed out.
+	 */
+	unsigned long nr_outside;
+	unsigned long wmark_min, wmark_low, wmark_high;	/* free frames */
+	struct task_struct *kswapd;
+	wait_queue_head_t kswapd_wait;
+	bool kswapd_wanted;		/* atomic: wakeup_kswapd() was called */
+	wait_queue_head_t reclaim_wqh;	/* seed 003: reclaim_wait() */
+	wait_queue_head_t congestion_wqh; /* wait_iff_congested() */
+	wait_queue_head_t throttle_wqh;	/* mainline reclaim_throttle() */
+	long nr_throttled;		/* atomic: sleepers on throttle_wqh */
+	unsigned long nr_throttled_written; /* atomic: written since first */
+	struct reclaim_stat rstat;
 };
 
 struct uf_trace;
@@ -210,6 +256,8 @@ static inline unsigned long global_page_state(struct uf_cache *c,
 /* ---- engine/mm/page_alloc.c ---- */
 int page_pool_init(struct page_pool *pool, unsigned long nr);
 void page_pool_exit(struct page_pool *pool);
+/* A memory domain: see page_pool.nr_outside.  -EINVAL if smaller. */
+int page_pool_set_machine(struct page_pool *pool, unsigned long machine_pages);
 /* A free frame, or NULL if none (the caller reclaims and retries). */
 struct page *page_pool_alloc(struct uf_cache *c);
 void page_pool_free(struct uf_cache *c, struct page *page);

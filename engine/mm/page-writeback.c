@@ -45,6 +45,7 @@
 #include "kernel/jiffies.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "mm/vmscan.h"
 #include "policies/policy.h"
 #include "kernel/printk.h"
 #include "lib/proportions.h"
@@ -2116,6 +2117,10 @@ int set_page_dirty(struct page *page)
 {
 	struct address_space *mapping;
 
+	/* 3.2: a page written again is no longer one that reclaim marked
+	 * to be freed as soon as written (a stale PG_reclaim would hide it
+	 * from reclaim's unqueued-dirty counts) */
+	ClearPageReclaim(page);
 	if (TestSetPageDirty(page))
 		return 0;
 	mapping = READ_ONCE(page->mapping);
@@ -2409,6 +2414,7 @@ static void wb_request_done(struct wb_request *wr, int res)
 		page->private = NULL;
 		end_page_writeback(page);
 	}
+	lru_add_drain();	/* the rotations of this request, batched */
 }
 
 static void end_wb_request(struct uf_io_req *req, int res)
@@ -2493,6 +2499,36 @@ static void mpage_write_one_sync(struct mpage_data *mpd, struct page *page)
 		res = uf_bdev_rw(mpd->bdi->bdev, UF_IO_WRITE, wr->req.offset,
 				 wr->iov, 1);
 	wb_request_done(wr, res < 0 ? (int)res : (int)PAGE_SIZE);
+}
+
+/*
+ * ->writepage for reclaim's pageout(): the page is locked and its dirty
+ * bit was cleared by clear_page_dirty_for_io(); write it alone, as a
+ * one-page request (pageout writes single pages).
+ */
+int reclaim_writepage(struct page *page, struct writeback_control *wbc)
+{
+	struct address_space *mapping = page->mapping;
+	struct mpage_data mpd = {
+		.mapping = mapping,
+		.bdi = mapping->backing_dev_info,
+		.cache = mapping_cache(mapping),
+		.wr = NULL,
+		.max_pages = 1,
+	};
+
+	(void)wbc;
+	mpd.wr = wb_request_start(&mpd, page->index);
+	if (!mpd.wr) {
+		mpage_write_one_sync(&mpd, page);
+		return 0;
+	}
+	if (test_set_page_writeback(page))
+		WARN_ON_ONCE(1);
+	wb_request_add(mpd.wr, page, mpd.cache);
+	unlock_page(page);
+	mpage_flush(&mpd);
+	return 0;
 }
 
 /*

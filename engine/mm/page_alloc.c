@@ -41,6 +41,7 @@
 
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "mm/vmscan.h"
 #include "fs/writeback.h"
 #include "kernel/jiffies.h"
 #include "kernel/printk.h"
@@ -85,6 +86,18 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 	pool->nr_alloc_waiters = 0;
 	pool->reclaim_seq = 0;
 	init_waitqueue_head(&pool->free_wait);
+	pool->lru_batch = false;
+	pool->nr_outside = 0;
+	pool->wmark_min = pool->wmark_low = pool->wmark_high = 0;
+	pool->kswapd = NULL;
+	pool->kswapd_wanted = false;
+	init_waitqueue_head(&pool->kswapd_wait);
+	init_waitqueue_head(&pool->reclaim_wqh);
+	init_waitqueue_head(&pool->congestion_wqh);
+	init_waitqueue_head(&pool->throttle_wqh);
+	pool->nr_throttled = 0;
+	pool->nr_throttled_written = 0;
+	memset(&pool->rstat, 0, sizeof(pool->rstat));
 	for (i = 0; i < nr; i++)
 		list_add_tail(&pool->pages[i].lru, &pool->free_list);
 	mod_vm_state(pool_cache(pool), NR_FREE_PAGES, (long)nr);
@@ -98,13 +111,29 @@ void page_pool_exit(struct page_pool *pool)
 	if (!pool->pages)
 		return;
 	/* Every frame must be back: a leak here is a lost put_page(). */
-	WARN_ON(global_page_state(c, NR_FREE_PAGES) != pool->nr);
-	mod_vm_state(c, NR_FREE_PAGES, -(long)pool->nr);
+	WARN_ON(global_page_state(c, NR_FREE_PAGES) !=
+		pool->nr + pool->nr_outside);
+	mod_vm_state(c, NR_FREE_PAGES, -(long)(pool->nr + pool->nr_outside));
+	pool->nr_outside = 0;
 	munmap(pool->frames, pool->nr << PAGE_SHIFT);
 	free(pool->pages);
 	pool->pages = NULL;
 	pool->frames = NULL;
 	pool->nr = 0;
+}
+
+/*
+ * Make the pool a memory domain of a machine of @machine_pages frames:
+ * the pool's own frames are the domain's limit; the rest of the machine
+ * is free memory the dirty limits see and nobody allocates.
+ */
+int page_pool_set_machine(struct page_pool *pool, unsigned long machine_pages)
+{
+	if (machine_pages < pool->nr)
+		return -EINVAL;
+	pool->nr_outside = machine_pages - pool->nr;
+	mod_vm_state(pool_cache(pool), NR_FREE_PAGES, (long)pool->nr_outside);
+	return 0;
 }
 
 struct page *page_pool_alloc(struct uf_cache *c)
@@ -332,6 +361,69 @@ static void warn_alloc_stall(unsigned long start, unsigned long *next)
 	*next = jiffies + 10UL * (unsigned long)HZ;
 }
 
+/* Some page on the LRU is clean, unlocked, unpinned: reclaim could free
+ * it once its other users let go, so no OOM. */
+static bool pool_has_clean_pages(struct page_pool *pool)
+{
+	unsigned long i;
+
+	for (i = 0; i < pool->nr; i++) {
+		struct page *p = &pool->pages[i];
+
+		if (PageLRU(p) && page_reclaimable_flags(p) &&
+		    !__atomic_load_n(&p->uf_users, __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+enum charge_result { CHARGE_WAIT, CHARGE_RETRY, CHARGE_NOMEM };
+
+/*
+ * A reclaim freed nothing.  In a memory domain whose variant mirrors the
+ * memcg OOM of its kernel (3.2's __mem_cgroup_try_charge, mainline's
+ * try_charge_memcg): retry at once, without sleeping, the variant's
+ * domain_oom_retries times, then fail the
+ * charge, unless a clean page is there (no variant fails while clean
+ * pages can be freed).  Elsewhere, wait for writeback.
+ */
+static enum charge_result domain_charge_check(struct uf_cache *c,
+					      int *no_progress)
+{
+	int retries = cache_reclaim_policy(c)->domain_oom_retries;
+
+	if (!c->pool.nr_outside || !retries)
+		return CHARGE_WAIT;
+	if (++*no_progress < retries)
+		return CHARGE_RETRY;
+	*no_progress = 0;
+	if (pool_has_clean_pages(&c->pool))
+		return CHARGE_WAIT;
+	return CHARGE_NOMEM;
+}
+
+/*
+ * uflush's OOM kill: the allocation fails, counted and logged.  The
+ * kernel's victim dies and its memory comes back; uflush's caller lives
+ * on and may retry, so the flushers are told to write what is dirty
+ * (reason free_more_memory) for that retry to find clean pages.
+ */
+static void oom_domain(struct uf_cache *c)
+{
+	unsigned long n = __atomic_add_fetch(&c->pool.rstat.nr_oom, 1,
+					     __ATOMIC_RELAXED);
+
+	if (global_page_state(c, NR_FILE_DIRTY))
+		wakeup_flusher_threads(c, 0, WB_REASON_FREE_MORE_MEM);
+
+	if (n == 1 || !(n & (n - 1)))
+		pr_warn("memory domain OOM (%lu so far): reclaim=%s freed nothing in %d tries over %lu frames, dirty %lu, writeback %lu; allocation fails with -ENOMEM",
+			n, cache_reclaim_policy(c)->name,
+			cache_reclaim_policy(c)->domain_oom_retries, c->pool.nr,
+			global_page_state(c, NR_FILE_DIRTY),
+			global_page_state(c, NR_WRITEBACK));
+}
+
 /*
  * __alloc_pages_slowpath(): the free list was empty.  Queue for the next
  * freed frame, and until one comes: reclaim (try_to_free_pages: clean
@@ -348,24 +440,40 @@ static struct page *__alloc_pages_slowpath(struct uf_cache *c)
 {
 	long timeout = HZ / 10 ? HZ / 10 : 1;
 	unsigned long start = jiffies, stall_warn = start + 10UL * HZ;
+	int no_progress = 0;
 	struct alloc_waiter w;
 	unsigned long seq;
 	bool kicked = false;
 	struct page *page;
 
+	wakeup_kswapd(c);
 	page = alloc_waiter_enqueue(c, &w);
 	if (page)
 		return page;
+	__atomic_add_fetch(&c->pool.rstat.nr_alloc_stall, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		seq = __atomic_load_n(&c->pool.reclaim_seq, __ATOMIC_SEQ_CST);
 		if (try_to_free_pages(c, SWAP_CLUSTER_MAX) ||
 		    alloc_waiter_page(&w))
 			goto retry;	/* served, or served others before us */
+		/* pages waiting in pagevecs are invisible to reclaim */
+		lru_add_drain_all(c);
 		if (page_pool_all_pinned(&c->pool)) {
 			page = alloc_waiter_dequeue(c, &w);
 			if (!page)
 				warn_alloc_pinned(c);
 			return page;
+		}
+		switch (domain_charge_check(c, &no_progress)) {
+		case CHARGE_RETRY:
+			goto retry;
+		case CHARGE_NOMEM:
+			page = alloc_waiter_dequeue(c, &w);
+			if (!page)
+				oom_domain(c);
+			return page;
+		case CHARGE_WAIT:
+			break;
 		}
 		alloc_kick_writeback(c, &kicked);
 		if (!alloc_wait_event(c, &w, seq, timeout))
@@ -381,7 +489,11 @@ struct page *alloc_page(struct uf_cache *c)
 {
 	struct page *page = page_pool_alloc(c);
 
-	if (__builtin_expect(page != NULL, 1))
+	if (__builtin_expect(page != NULL, 1)) {
+		if (global_page_state(c, NR_FREE_PAGES) <
+		    c->pool.nr_outside + c->pool.wmark_low)
+			wakeup_kswapd(c);
 		return page;
+	}
 	return __alloc_pages_slowpath(c);
 }

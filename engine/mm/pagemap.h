@@ -165,8 +165,8 @@ void __page_cache_release(struct uf_cache *c, struct page *page);
 
 /*
  * Direct reclaim: free up to @nr_to_reclaim clean, unused page cache pages,
- * oldest first.  Dirty ones are marked PG_reclaim and the flushers woken.
- * Returns the number of pages freed.
+ * oldest first.  What is done with dirty and writeback pages is the
+ * cache's reclaim variant (mm/vmscan.h).  Returns the number freed.
  */
 unsigned long try_to_free_pages(struct uf_cache *c,
 				unsigned long nr_to_reclaim);

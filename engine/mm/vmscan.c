@@ -1,42 +1,65 @@
 // SPDX-License-Identifier: MIT
 /*
- * engine/mm/vmscan.c - direct reclaim of page cache pages: mm/vmscan.c (3.2)
- * for uflush.
+ * engine/mm/vmscan.c - page reclaim: mm/vmscan.c (3.2) for uflush.
  *
- * What is kept from the kernel, by name: do_try_to_free_pages() walks the
- * priorities from DEF_PRIORITY down to 0, scanning size >> priority pages
- * of each list per pass; shrink_inactive_list() isolates a batch from the
- * inactive tail and hands it to shrink_page_list(), which frees what is
- * clean, unlocked, not under writeback and used by nobody but the page
- * cache (__remove_mapping() freezes the count at 2 under tree_lock so no
- * lookup can take a new reference meanwhile); shrink_active_list() ages
- * active pages back to the inactive list when that is the smaller one.
- * Direct reclaim never writes pages itself (3.2 gave that up for file
- * pages): a dirty page gets PG_reclaim, so that end_page_writeback() moves
- * it to the inactive tail, and when a scan meets enough dirty pages the
- * flushers are woken (wakeup_flusher_threads, reason try_to_free_pages).
+ * Kept from the kernel, by name: do_try_to_free_pages() walks the
+ * priorities from DEF_PRIORITY (12) down to 0; shrink_zone() scans
+ * size >> priority pages per pass; shrink_inactive_list() isolates at most
+ * SWAP_CLUSTER_MAX (32) pages from the inactive tail and hands them to
+ * shrink_page_list(), which frees what is clean, unlocked, not under
+ * writeback and used by nobody but the page cache (__remove_mapping()
+ * freezes the count at 2 under tree_lock), and counts the dirty, writeback
+ * and PG_reclaim pages of the batch; shrink_active_list() ages active
+ * pages back when the inactive list is the smaller.  kswapd (a thread per
+ * cache) reclaims from when free frames fall below the low watermark until
+ * they reach the high one; below that the allocator reclaims itself.
  *
- * Simplified: one "zone" per cache, file pages only, no memcg, no kswapd,
- * no lumpy reclaim, no mapped pages (so page_referenced() reduces to
- * PG_referenced).  This is the minimal reclaim that lets a cache smaller
- * than its data work.  A later issue replaces the handling of dirty and
- * writeback pages with seed 003's pageout works, PG_reclaim accounting
- * and reclaim_wait(); the names here are the ones that work extends.
+ * What is done with a dirty or writeback page, and how reclaim waits for
+ * writeback, is the reclaim variant's (mm/vmscan.h, policies/reclaim-*.c).
+ *
+ * Simplified: one zone per cache, file pages only, no lumpy reclaim, no
+ * mapped pages (page_referenced() reduces to PG_referenced), no slab.
+ * A memory domain (pool.nr_outside != 0) is reclaimed as a memcg: direct
+ * reclaim only (no kswapd), !global_reclaim().
  */
+#include <errno.h>
+
 #include "mm/mm.h"
 #include "mm/pagemap.h"
+#include "mm/vmscan.h"
 #include "fs/writeback.h"
+#include "kernel/jiffies.h"
+#include "kernel/kthread.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "policies/policy.h"
+#include "trace/events/vmscan.h"
+#include "uflush.h"
 
-#define DEF_PRIORITY	12
+static __thread bool in_kswapd;
+static __thread bool in_reclaim;
 
-struct scan_control {
-	unsigned long nr_to_reclaim;
-	unsigned long nr_reclaimed;
-	unsigned long nr_scanned;	/* pages looked at, all lists */
-	unsigned long nr_dirty;		/* dirty pages met */
-	unsigned long nr_writeback;	/* pages under writeback met */
-	int priority;
-};
+bool current_is_kswapd(void)
+{
+	return in_kswapd;
+}
+
+bool current_in_reclaim(void)
+{
+	return in_reclaim;
+}
+
+const struct reclaim_policy *cache_reclaim_policy(struct uf_cache *c)
+{
+	if (c->policy && c->policy->reclaim)
+		return c->policy->reclaim;
+	return &reclaim_32;
+}
+
+static void rstat_add(unsigned long *ctr, unsigned long n)
+{
+	__atomic_add_fetch(ctr, n, __ATOMIC_RELAXED);
+}
 
 static struct page *lru_to_page(struct list_head *head)
 {
@@ -72,7 +95,7 @@ static void page_unfreeze_refs(struct page *page, int count)
 /*
  * isolate_lru_pages(): move up to @nr_to_scan pages from the tail of @src
  * to @dst, each with a reference and PG_lru cleared, so that they can be
- * worked on without lru_lock.  Returns the number taken.
+ * worked on without lru_lock.  Returns the number taken (<= nr_to_scan).
  */
 static unsigned long isolate_lru_pages(struct uf_cache *c,
 				       unsigned long nr_to_scan,
@@ -145,14 +168,56 @@ cannot_free:
 	return false;
 }
 
+/* is_page_cache_freeable(): the page cache's reference and ours only. */
+static bool is_page_cache_freeable(struct page *page)
+{
+	return page_count(page) == 2;
+}
+
+/*
+ * pageout() (3.2): write one dirty page from reclaim.  The page is locked;
+ * reclaim_writepage() puts it under writeback with PG_reclaim, so that it
+ * is rotated to the tail when written, and unlocks it.  A device that is
+ * write-congested is left alone for a non-kswapd reclaimer
+ * (may_write_to_queue).
+ */
+enum pageout_t pageout(struct uf_cache *c, struct page *page,
+		       struct scan_control *sc)
+{
+	struct address_space *mapping = page->mapping;
+	struct writeback_control wbc = {
+		.sync_mode = WB_SYNC_NONE,
+		.nr_to_write = SWAP_CLUSTER_MAX,
+		.range_start = 0,
+		.range_end = LLONG_MAX,
+		.for_reclaim = 1,
+	};
+
+	if (!is_page_cache_freeable(page) || !mapping)
+		return PAGE_KEEP;
+	if (!sc->kswapd && bdi_write_congested(mapping->backing_dev_info))
+		return PAGE_KEEP;
+	if (!clear_page_dirty_for_io(page))
+		return PAGE_CLEAN;
+	SetPageReclaim(page);
+	reclaim_writepage(page, &wbc);
+	if (!PageWriteback(page))
+		ClearPageReclaim(page);
+	rstat_add(&c->pool.rstat.nr_pageout, 1);
+	trace_mm_vmscan_writepage(c, page);
+	return PAGE_SUCCESS;
+}
+
 /*
  * shrink_page_list(): try to free each isolated page; the ones kept stay on
- * @page_list.  Returns the number freed.
+ * @page_list.  Returns the number freed; @rb gets the batch's counts.
  */
 static unsigned long shrink_page_list(struct uf_cache *c,
 				      struct list_head *page_list,
-				      struct scan_control *sc)
+				      struct scan_control *sc,
+				      struct reclaim_batch *rb)
 {
+	const struct reclaim_policy *pol = cache_reclaim_policy(c);
 	LIST_HEAD(ret_pages);
 	unsigned long nr_reclaimed = 0;
 	struct address_space *mapping;
@@ -165,19 +230,49 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 		if (!trylock_page(page))
 			goto keep;
 		if (PageWriteback(page)) {
-			/* 3.2 async reclaim: skip it, don't wait */
-			sc->nr_writeback++;
-			goto keep_locked;
+			rb->nr_writeback++;
+			if (!pol->writeback_page(c, page, sc, rb))
+				goto keep_locked;
+			/* no page lock held while waiting (RC-8) */
+			unlock_page(page);
+			wait_on_page_writeback(page);
+			list_add(&page->lru, page_list);
+			continue;
 		}
 		/* page_check_references() for an unmapped file page: one
 		 * recent access does not save a clean page */
 		ClearPageReferenced(page);
 		if (PageDirty(page)) {
-			/* no pageout from direct reclaim: have the flusher
-			 * write it and end_page_writeback() rotate it */
-			sc->nr_dirty++;
-			SetPageReclaim(page);
-			goto keep_locked;
+			rb->nr_dirty++;
+			if (!PageReclaim(page))
+				rb->nr_unqueued_dirty++;
+			switch (pol->dirty_page(c, page, sc, rb)) {
+			case RECLAIM_KEEP:
+				goto keep_locked;
+			case RECLAIM_ACTIVATE:
+				goto activate_locked;
+			case RECLAIM_PAGEOUT:
+				break;
+			}
+			if (!sc->may_writepage)
+				goto keep_locked;
+			switch (pageout(c, page, sc)) {
+			case PAGE_KEEP:
+				rb->nr_congested++;
+				goto keep_locked;
+			case PAGE_ACTIVATE:
+				goto activate_locked;
+			case PAGE_SUCCESS:
+				/* written asynchronously: unlocked, kept */
+				if (PageWriteback(page) || PageDirty(page) ||
+				    !trylock_page(page))
+					goto keep;
+				if (PageDirty(page) || PageWriteback(page))
+					goto keep_locked;
+				break;
+			case PAGE_CLEAN:
+				break;
+			}
 		}
 		mapping = page->mapping;
 		if (!mapping || !__remove_mapping(mapping, page))
@@ -189,6 +284,8 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 		nr_reclaimed++;
 		continue;
 
+activate_locked:
+		SetPageActive(page);
 keep_locked:
 		unlock_page(page);
 keep:
@@ -203,19 +300,28 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 					  unsigned long nr_to_scan,
 					  struct scan_control *sc)
 {
+	const struct reclaim_policy *pol = cache_reclaim_policy(c);
 	struct page_pool *pool = &c->pool;
+	struct reclaim_batch rb = { 0 };
 	LIST_HEAD(page_list);
-	unsigned long nr_scanned, nr_taken, nr_reclaimed;
+	unsigned long nr_scanned, nr_reclaimed;
 
+	lru_add_drain();
 	spin_lock(&pool->lru_lock);
-	nr_taken = isolate_lru_pages(c, nr_to_scan, &pool->inactive_file,
-				     &page_list, &nr_scanned);
+	rb.nr_taken = isolate_lru_pages(c, nr_to_scan, &pool->inactive_file,
+					&page_list, &nr_scanned);
 	spin_unlock(&pool->lru_lock);
 	sc->nr_scanned += nr_scanned;
-	if (!nr_taken)
+	rstat_add(&pool->rstat.nr_scanned, nr_scanned);
+	if (!rb.nr_taken)
 		return 0;
-	nr_reclaimed = shrink_page_list(c, &page_list, sc);
+	nr_reclaimed = shrink_page_list(c, &page_list, sc, &rb);
 	putback_lru_pages(c, &page_list);
+	rstat_add(&pool->rstat.nr_reclaimed, nr_reclaimed);
+	trace_mm_vmscan_lru_shrink_inactive(c, nr_scanned, nr_reclaimed, &rb,
+					    sc->priority);
+	/* no page lock held from here: the variant may sleep */
+	pol->throttle(c, sc, &rb);
 	return nr_reclaimed;
 }
 
@@ -293,29 +399,26 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 
 /*
  * do_try_to_free_pages(): shrink at increasing pressure until enough was
- * freed.  Once more than 1.5 batches were scanned and some of what was met
- * is dirty, wake the flushers for that many pages: reclaim cannot clean
- * pages itself, and the sooner they are written the sooner they are free.
+ * freed; after each priority that fell short, the variant's
+ * after_priority (3.2: wake the flushers once 1.5 batches were scanned,
+ * nap in wait_iff_congested below DEF_PRIORITY - 2).
  */
 static unsigned long do_try_to_free_pages(struct uf_cache *c,
 					  struct scan_control *sc)
 {
-	unsigned long writeback_threshold;
-	bool woke_flushers = false;
+	const struct reclaim_policy *pol = cache_reclaim_policy(c);
+	bool was_in_reclaim = in_reclaim;
 
+	in_reclaim = true;	/* PF_MEMALLOC */
 	for (sc->priority = DEF_PRIORITY; sc->priority >= 0; sc->priority--) {
+		sc->nr_scanned = 0;
 		shrink_zone(c, sc);
+		sc->total_scanned += sc->nr_scanned;
 		if (sc->nr_reclaimed >= sc->nr_to_reclaim)
 			break;
-		writeback_threshold = sc->nr_to_reclaim +
-				      sc->nr_to_reclaim / 2;
-		if (!woke_flushers && sc->nr_dirty &&
-		    sc->nr_scanned > writeback_threshold) {
-			wakeup_flusher_threads(c, (long)sc->nr_scanned,
-					       WB_REASON_TRY_TO_FREE_PAGES);
-			woke_flushers = true;
-		}
+		pol->after_priority(c, sc);
 	}
+	in_reclaim = was_in_reclaim;
 	return sc->nr_reclaimed;
 }
 
@@ -324,7 +427,304 @@ unsigned long try_to_free_pages(struct uf_cache *c,
 {
 	struct scan_control sc = {
 		.nr_to_reclaim = nr_to_reclaim ? nr_to_reclaim : 1,
+		.may_writepage = true,	/* !laptop_mode */
+		.kswapd = in_kswapd,
+		.global = !c->pool.nr_outside,
 	};
+	unsigned long ret;
 
-	return do_try_to_free_pages(c, &sc);
+	trace_mm_vmscan_direct_reclaim_begin(c, sc.nr_to_reclaim);
+	ret = do_try_to_free_pages(c, &sc);
+	trace_mm_vmscan_direct_reclaim_end(c, ret);
+	return ret;
+}
+
+/* ---- dirty and congestion state ---- */
+
+/*
+ * zone_dirty_ok() (3.3, Johannes Weiner's zone dirty balancing, which seed
+ * 003's gate uses): dirty + unstable + writeback within the zone's dirty
+ * limit, vm_dirty_ratio (or vm_dirty_bytes) of its dirtyable memory.  One
+ * zone per cache, so the zone is the machine: a domain's outside frames
+ * count (they are free), as the zone of a memcg's pages is the machine's.
+ */
+bool zone_dirty_ok(struct uf_cache *c)
+{
+	unsigned long dirtyable = global_page_state(c, NR_FREE_PAGES) +
+				  global_page_state(c, NR_FILE_PAGES);
+	unsigned long limit;
+
+	if (c->vm.vm_dirty_bytes)
+		limit = (c->vm.vm_dirty_bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	else
+		limit = c->vm.vm_dirty_ratio * dirtyable / 100;
+	return global_page_state(c, NR_FILE_DIRTY) +
+	       global_page_state(c, NR_UNSTABLE_NFS) +
+	       global_page_state(c, NR_WRITEBACK) <= limit;
+}
+
+/*
+ * A device is write-congested, as a 3.2 request queue is once 7/8 of its
+ * 128 requests are in flight (blk_queue_congestion_threshold): uflush
+ * counts that in pages, requests of max_io_pages.
+ */
+bool bdi_write_congested(struct backing_dev_info *bdi)
+{
+	unsigned long max = bdi->max_io_pages ? bdi->max_io_pages
+			    : bdi->cache->max_io_pages ? bdi->cache->max_io_pages
+			    : 256;
+
+	return bdi_stat(bdi, BDI_WRITEBACK) >= 113 * max;
+}
+
+static bool cache_write_congested(struct uf_cache *c)
+{
+	struct backing_dev_info *bdi;
+	bool ret = false;
+
+	spin_lock(&c->bdi_lock);
+	list_for_each_entry(bdi, &c->bdi_list, bdi_list)
+		if (bdi_write_congested(bdi)) {
+			ret = true;
+			break;
+		}
+	spin_unlock(&c->bdi_lock);
+	return ret;
+}
+
+long wait_iff_congested(struct uf_cache *c, long timeout)
+{
+	unsigned long start = jiffies;
+	long ret;
+	DEFINE_WAIT(wait);
+
+	if (!cache_write_congested(c)) {
+		cond_resched();
+		ret = timeout - (long)(jiffies - start);
+		if (ret < 0)
+			ret = 0;
+		goto out;
+	}
+	rstat_add(&c->pool.rstat.nr_congestion_wait, 1);
+	prepare_to_wait(&c->pool.congestion_wqh, &wait, TASK_UNINTERRUPTIBLE);
+	ret = io_schedule_timeout(timeout);
+	finish_wait(&c->pool.congestion_wqh, &wait);
+out:
+	trace_writeback_wait_iff_congested(c, jiffies_to_usecs((unsigned long)timeout),
+					   jiffies_to_usecs(jiffies - start));
+	return ret;
+}
+
+/*
+ * Seed 003 (S003:L441-481): one wait queue (per cache: "global" in the
+ * kernel is per memory here), woken by reclaim_rotated() after each batch
+ * of rotations.  TASK_KILLABLE in the kernel; uflush has no signals.
+ */
+long reclaim_wait(struct uf_cache *c, long timeout)
+{
+	struct page_pool *pool = &c->pool;
+	unsigned long start = jiffies, delayed;
+	long ret;
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(&pool->reclaim_wqh, &wait, TASK_KILLABLE);
+	ret = io_schedule_timeout(timeout);
+	finish_wait(&pool->reclaim_wqh, &wait);
+	delayed = jiffies - start;
+	rstat_add(&pool->rstat.nr_reclaim_wait, 1);
+	rstat_add(&pool->rstat.reclaim_wait_us, jiffies_to_usecs(delayed));
+	if (!ret)
+		rstat_add(&pool->rstat.reclaim_wait_timeouts, 1);
+	trace_writeback_reclaim_wait(c, jiffies_to_usecs((unsigned long)timeout),
+				     jiffies_to_usecs(delayed));
+	return ret;
+}
+
+void reclaim_rotated(struct uf_cache *c)
+{
+	if (waitqueue_active(&c->pool.reclaim_wqh))
+		wake_up(&c->pool.reclaim_wqh);
+}
+
+/*
+ * Mainline's reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK): HZ/10,
+ * woken early once SWAP_CLUSTER_MAX pages per throttled task have been
+ * written since the first one slept (__acct_reclaim_writeback).  Only
+ * kernel threads other than kswapd are exempt; uflush's flushers never
+ * reclaim, so every reclaimer qualifies.
+ */
+void reclaim_throttle_writeback(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+	long timeout = HZ / 10 ? HZ / 10 : 1;
+	unsigned long start = jiffies;
+	DEFINE_WAIT(wait);
+
+	if (__atomic_add_fetch(&pool->nr_throttled, 1, __ATOMIC_SEQ_CST) == 1)
+		__atomic_store_n(&pool->nr_throttled_written, 0,
+				 __ATOMIC_RELAXED);
+	prepare_to_wait(&pool->throttle_wqh, &wait, TASK_UNINTERRUPTIBLE);
+	io_schedule_timeout(timeout);
+	finish_wait(&pool->throttle_wqh, &wait);
+	__atomic_sub_fetch(&pool->nr_throttled, 1, __ATOMIC_SEQ_CST);
+	rstat_add(&pool->rstat.nr_throttle, 1);
+	trace_mm_vmscan_throttled(c, jiffies_to_usecs((unsigned long)timeout),
+				  jiffies_to_usecs(jiffies - start));
+}
+
+void acct_reclaim_writeback(struct uf_cache *c, unsigned long nr)
+{
+	struct page_pool *pool = &c->pool;
+	long throttled = __atomic_load_n(&pool->nr_throttled, __ATOMIC_SEQ_CST);
+	unsigned long written;
+
+	if (throttled <= 0)
+		return;
+	written = __atomic_add_fetch(&pool->nr_throttled_written, nr,
+				     __ATOMIC_RELAXED);
+	if (written > SWAP_CLUSTER_MAX * (unsigned long)throttled)
+		wake_up(&pool->throttle_wqh);
+}
+
+/* ---- kswapd ---- */
+
+static unsigned long nr_free(struct uf_cache *c)
+{
+	unsigned long f = global_page_state(c, NR_FREE_PAGES);
+
+	return f > c->pool.nr_outside ? f - c->pool.nr_outside : 0;
+}
+
+void wakeup_kswapd(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+
+	if (!pool->kswapd || in_kswapd)
+		return;
+	if (__atomic_exchange_n(&pool->kswapd_wanted, true, __ATOMIC_SEQ_CST))
+		return;
+	trace_mm_vmscan_wakeup_kswapd(c, nr_free(c));
+	wake_up_process(pool->kswapd);
+}
+
+/*
+ * balance_pgdat(): reclaim until free frames reach the high watermark, a
+ * batch of SWAP_CLUSTER_MAX at a time; give up when a whole priority loop
+ * freed nothing (the next allocation below the low mark wakes us again).
+ */
+static void balance_pgdat(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+	unsigned long got;
+
+	rstat_add(&pool->rstat.nr_kswapd_runs, 1);
+	while (nr_free(c) < pool->wmark_high && !kthread_should_stop()) {
+		struct scan_control sc = {
+			.nr_to_reclaim = SWAP_CLUSTER_MAX,
+			.may_writepage = true,
+			.kswapd = true,
+			.global = true,
+		};
+
+		got = do_try_to_free_pages(c, &sc);
+		if (!got)
+			break;
+	}
+}
+
+static int kswapd(void *data)
+{
+	struct uf_cache *c = data;
+	struct page_pool *pool = &c->pool;
+
+	in_kswapd = true;
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!__atomic_load_n(&pool->kswapd_wanted, __ATOMIC_SEQ_CST) &&
+		    !kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+		if (kthread_should_stop())
+			break;
+		__atomic_store_n(&pool->kswapd_wanted, false, __ATOMIC_SEQ_CST);
+		trace_mm_vmscan_kswapd_wake(c, nr_free(c));
+		balance_pgdat(c);
+		lru_add_drain();
+	}
+	lru_add_drain();
+	return 0;
+}
+
+/*
+ * Watermarks as init_per_zone_wmark_min() sets them: min_free_kbytes =
+ * sqrt(16 * memory in KiB), at least 128 KiB, and here at most 1/32 of
+ * the pool (the kernel's smallest machines have more frames than a test
+ * pool); low = min * 5/4, high = min * 3/2.
+ */
+static void setup_watermarks(struct page_pool *pool)
+{
+	unsigned long kb = pool->nr * (PAGE_SIZE / 1024), min_kb = 0, min;
+
+	while ((min_kb + 1) * (min_kb + 1) <= kb * 16)
+		min_kb++;
+	if (min_kb < 128)
+		min_kb = 128;
+	min = min_kb / (PAGE_SIZE / 1024);
+	if (min > pool->nr / 32)
+		min = pool->nr / 32;
+	pool->wmark_min = min;
+	pool->wmark_low = min + min / 4;
+	pool->wmark_high = min + min / 2;
+}
+
+int kswapd_run(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+	struct task_struct *t;
+
+	setup_watermarks(pool);
+	pool->lru_batch = true;
+	if (pool->nr_outside || !pool->wmark_high)
+		return 0;	/* a memcg has no kswapd; nor has a tiny pool */
+	t = kthread_run(kswapd, c, "kswapd");
+	if (IS_ERR(t))
+		return (int)PTR_ERR(t);
+	pool->kswapd = t;
+	return 0;
+}
+
+void kswapd_stop(struct uf_cache *c)
+{
+	if (c->pool.kswapd) {
+		kthread_stop(c->pool.kswapd);
+		c->pool.kswapd = NULL;
+	}
+	lru_drain_cache(c);
+}
+
+/* uf_cache_stats(): the reclaim counters. */
+void reclaim_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
+{
+	const struct reclaim_stat *r = &c->pool.rstat;
+
+#define R(f) __atomic_load_n(&r->f, __ATOMIC_RELAXED)
+	st->mem_limit = c->pool.nr_outside ? c->pool.nr : 0;
+	st->nr_scanned = R(nr_scanned);
+	st->nr_reclaimed = R(nr_reclaimed);
+	st->nr_rotated = R(nr_rotated);
+	st->nr_immediate = R(nr_immediate);
+	st->nr_pageout = R(nr_pageout);
+	st->nr_pageout_works = R(nr_pageout_works);
+	st->nr_pageout_merged = R(nr_pageout_merged);
+	st->nr_pageout_nomem = R(nr_pageout_nomem);
+	st->nr_reclaim_wait = R(nr_reclaim_wait);
+	st->reclaim_wait_us = R(reclaim_wait_us);
+	st->reclaim_wait_timeouts = R(reclaim_wait_timeouts);
+	st->nr_congestion_wait = R(nr_congestion_wait);
+	st->nr_throttle = R(nr_throttle);
+	st->nr_flusher_wakeups = R(nr_flusher_wakeups);
+	st->nr_kswapd_runs = R(nr_kswapd_runs);
+	st->nr_alloc_stall = R(nr_alloc_stall);
+	st->nr_oom = R(nr_oom);
+#undef R
 }

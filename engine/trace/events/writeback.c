@@ -32,10 +32,11 @@ void __trace_writeback_work(const char *event, struct backing_dev_info *bdi,
 
 	sb_dev(work->sb, &maj, &min);
 	trace_emit(bdi->cache, event,
-		   "bdi %s: sb_dev %u:%u nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s",
+		   "bdi %s: sb_dev %u:%u nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s ino=%lu offset=%lu",
 		   bdi->name, maj, min, work->nr_pages, (int)work->sync_mode,
 		   work->for_kupdate, work->range_cyclic,
-		   work->for_background, wb_reason_name[work->reason]);
+		   work->for_background, wb_reason_name[work->reason],
+		   work->inode ? work->inode->i_ino : 0UL, work->offset);
 }
 
 void __trace_writeback_queue_io(struct bdi_writeback *wb,

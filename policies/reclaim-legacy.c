@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * policies/reclaim-legacy.c - reclaim=legacy: reclaim writes dirty pages
+ * itself, one page at a time through pageout(), direct reclaim and kswapd
+ * alike, as before Mel Gorman's 3.2 series ("mm: vmscan: do not
+ * writeback filesystem pages in direct reclaim", then "... in kswapd
+ * except in high priority", both in 3.2-rc1): the 3.2.41 pageout() and
+ * its gates (sc->may_writepage, page count 2, may_write_to_queue) without
+ * the kswapd/priority test that 3.2 put in front of them.  No per-batch
+ * writeback throttle (3.2 added "throttle reclaim if encountering too
+ * many dirty pages under writeback" in the same series); the flusher
+ * wakeup and the wait_iff_congested nap of do_try_to_free_pages are
+ * 3.1's too.  Not checked against 3.1 source (not on this machine): the
+ * differences are the hunks of Mel Gorman's series as posted to linux-mm
+ * ("mm: vmscan: Do not writeback filesystem pages in kswapd except in
+ * high priority", 13 and 21 Jul 2011, which removes the unconditional
+ * pageout() this variant keeps) and as 3.2.41 shows them merged; that
+ * the series landed in 3.2 and not 3.1 is from memory.
+ */
+#include "mm/pagemap.h"
+#include "mm/vmscan.h"
+#include "policies/policy.h"
+
+void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc);
+
+static bool legacy_writeback_page(struct uf_cache *c, struct page *page,
+				  struct scan_control *sc,
+				  struct reclaim_batch *rb)
+{
+	(void)c; (void)page; (void)sc; (void)rb;
+	return false;
+}
+
+static enum reclaim_dirty_action legacy_dirty_page(struct uf_cache *c,
+						   struct page *page,
+						   struct scan_control *sc,
+						   struct reclaim_batch *rb)
+{
+	(void)c; (void)page; (void)sc; (void)rb;
+	return RECLAIM_PAGEOUT;
+}
+
+static void legacy_throttle(struct uf_cache *c, struct scan_control *sc,
+			    struct reclaim_batch *rb)
+{
+	(void)c; (void)sc; (void)rb;
+}
+
+static void legacy_after_priority(struct uf_cache *c, struct scan_control *sc)
+{
+	reclaim_wake_flushers_32(c, sc);
+	reclaim_nap_32(c, sc);
+}
+
+const struct reclaim_policy reclaim_legacy = {
+	.name = "legacy",
+	.writeback_page = legacy_writeback_page,
+	.dirty_page = legacy_dirty_page,
+	.throttle = legacy_throttle,
+	.after_priority = legacy_after_priority,
+	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
+};
+
+static void apply_reclaim_legacy(struct wb_policy *pol)
+{
+	pol->reclaim = &reclaim_legacy;
+}
+
+const struct wb_variant wb_variant_reclaim_legacy = {
+	.knob = "reclaim", .value = "legacy",
+	.source = "pre-3.2 pageout() from direct reclaim and kswapd (3.2.41 pageout without the 3.2 gate)",
+	.apply = apply_reclaim_legacy,
+};

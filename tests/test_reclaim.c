@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_reclaim.c - the LRU pagevecs, rotations and reclaim's
+ * decision points on hand-built caches (no device, no threads but the
+ * test's): per-thread batching of LRU additions and rotations (14 pages)
+ * and their drains, reclaim_wait() (entered, timed out, woken early by a
+ * rotation), seed 003's wait test for every priority (RC-4, RC-5, RC-6),
+ * the variants' handling of dirty and writeback pages, and the policy
+ * knob.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs/fs.h"
+#include "fs/writeback.h"
+#include "kernel/jiffies.h"
+#include "mm/backing-dev.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "mm/vmscan.h"
+#include "policies/policy.h"
+#include "fixture.h"
+#include "testutil.h"
+#include "uflush.h"
+
+/* A page added through the LRU path, clean and unlocked; with batching
+ * on, it may wait in this thread's pagevec (count 2). */
+static struct page *add_page(struct hand *h, unsigned long index)
+{
+	struct page *page = page_pool_alloc(&h->c);
+
+	cr_assert(page);
+	cr_assert_eq(add_to_page_cache_lru(page, hmap(h), index), 0);
+	SetPageUptodate(page);
+	unlock_page(page);
+	put_page(&h->c, page);
+	return page;
+}
+
+static void start_writeback(struct page *page)
+{
+	lock_page(page);
+	cr_assert_eq(test_set_page_writeback(page), 0);
+	unlock_page(page);
+}
+
+static struct page *lru_tail(struct hand *h)
+{
+	return list_entry(h->c.pool.inactive_file.prev, struct page, lru);
+}
+
+/* A hand-built cache running reclaim variant @rp, with a bdi that can
+ * queue works (no flusher: the test runs or frees them). */
+static struct wb_policy hpol;
+
+static struct hand *hand_with(unsigned long nr, unsigned long nr_file,
+			      const struct reclaim_policy *rp)
+{
+	struct hand *h = hand_new(nr, nr_file);
+
+	memset(&hpol, 0, sizeof(hpol));
+	hpol.reclaim = rp;
+	h->c.policy = &hpol;
+	h->c.vm.vm_dirty_ratio = 20;
+	INIT_LIST_HEAD(&h->bdi.work_list);
+	spin_lock_init(&h->bdi.wb_lock);
+	spin_lock_init(&h->bdi.wb.list_lock);
+	h->inode.i_count = 1;
+	init_waitqueue_head(&h->inode.i_sync_wait);
+	return h;
+}
+
+/* Drop the queued pageout works unrun; returns how many there were. */
+static unsigned int drop_works(struct hand *h)
+{
+	struct wb_writeback_work *work, *next;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(work, next, &h->bdi.work_list, list) {
+		list_del(&work->list);
+		if (work->inode)
+			iput(work->inode);
+		wb_work_free(work);
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pagevecs                                                            */
+
+Test(reclaim, lru_additions_are_batched_by_14_and_drained)
+{
+	struct hand *h = hand_new(32, 32);
+	struct page *p[16];
+	unsigned int i;
+
+	h->c.pool.lru_batch = true;
+	for (i = 0; i < PAGEVEC_SIZE - 1; i++) {
+		p[i] = add_page(h, i);
+		cr_assert_not(PageLRU(p[i]), "page %u on the LRU before the "
+			      "pagevec is full", i);
+		cr_assert_eq(page_count(p[i]), 2, "the pagevec holds a reference");
+	}
+	cr_assert_eq(h->c.pool.nr_inactive, 0);
+	p[13] = add_page(h, 13);
+	cr_assert_eq(h->c.pool.nr_inactive, PAGEVEC_SIZE, "a full pagevec "
+		     "goes to the LRU at once");
+	for (i = 0; i < PAGEVEC_SIZE; i++) {
+		cr_assert(PageLRU(p[i]));
+		cr_assert_eq(page_count(p[i]), 1);
+	}
+	p[14] = add_page(h, 14);
+	cr_assert_not(PageLRU(p[14]));
+	lru_add_drain();
+	cr_assert(PageLRU(p[14]), "lru_add_drain() empties the pagevec");
+	p[15] = add_page(h, 15);
+	lru_add_drain_all(&h->c);
+	cr_assert(PageLRU(p[15]), "lru_add_drain_all() too");
+	cr_assert_eq(h->c.pool.nr_inactive, 16);
+	hand_free(h);
+}
+
+/* RC-3: rotations move in batches of 14 (or on a drain), each batch one
+ * PGROTATED count per page and one reclaim_rotated(). */
+Test(reclaim, rotations_are_batched_by_14)
+{
+	struct hand *h = hand_new(32, 32);
+	struct page *p[20];
+	unsigned int i;
+
+	h->c.pool.lru_batch = true;
+	for (i = 0; i < 20; i++)
+		p[i] = add_page(h, i);
+	lru_add_drain();
+	for (i = 0; i < 15; i++) {
+		start_writeback(p[i]);
+		SetPageReclaim(p[i]);
+	}
+	/* newest at the head: 19 ... 0; rotating 0..12 keeps the order */
+	for (i = 0; i < PAGEVEC_SIZE - 1; i++)
+		end_page_writeback(p[i]);
+	cr_assert_eq(h->c.pool.rstat.nr_rotated, 0, "rotated before the "
+		     "pagevec was full");
+	cr_assert_eq(lru_tail(h), p[0]);
+	end_page_writeback(p[13]);
+	cr_assert_eq(h->c.pool.rstat.nr_rotated, PAGEVEC_SIZE);
+	cr_assert_eq(lru_tail(h), p[13], "the batch goes to the tail in order");
+	end_page_writeback(p[14]);
+	cr_assert_eq(h->c.pool.rstat.nr_rotated, PAGEVEC_SIZE);
+	lru_add_drain();
+	cr_assert_eq(h->c.pool.rstat.nr_rotated, PAGEVEC_SIZE + 1);
+	cr_assert_eq(lru_tail(h), p[14], "drained: rotated");
+	for (i = 0; i < 15; i++)
+		cr_assert_not(PageReclaim(p[i]));
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* reclaim_wait                                                        */
+
+struct waiter {
+	struct hand *h;
+	long timeout, ret;
+	bool done;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->ret = reclaim_wait(&w->h->c, w->timeout);
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* RC-7: a full wait takes its timeout and is counted as one. */
+Test(reclaim, reclaim_wait_times_out_without_rotations)
+{
+	struct hand *h = hand_new(8, 8);
+	double t0 = now();
+
+	cr_assert_eq(reclaim_wait(&h->c, HZ / 10), 0);
+	cr_assert_geq(now() - t0, 0.09);
+	cr_assert_eq(h->c.pool.rstat.nr_reclaim_wait, 1);
+	cr_assert_eq(h->c.pool.rstat.reclaim_wait_timeouts, 1);
+	cr_assert_geq(h->c.pool.rstat.reclaim_wait_us, 90000);
+	hand_free(h);
+}
+
+/* RC-7: a rotation wakes the waiter long before its timeout. */
+Test(reclaim, reclaim_wait_returns_early_on_a_rotation, .timeout = 30)
+{
+	struct hand *h = hand_new(8, 8);
+	struct waiter w = { .h = h, .timeout = 20 * HZ };
+	struct page *page = add_page(h, 0);
+	pthread_t t;
+	double t0;
+	int i;
+
+	start_writeback(page);
+	SetPageReclaim(page);
+	cr_assert_eq(pthread_create(&t, NULL, waiter_fn, &w), 0);
+	for (i = 0; i < 2000 && !waitqueue_active(&h->c.pool.reclaim_wqh); i++)
+		usleep(1000);
+	cr_assert(waitqueue_active(&h->c.pool.reclaim_wqh), "never waited");
+	t0 = now();
+	end_page_writeback(page);	/* unbatched: rotates at once */
+	pthread_join(t, NULL);
+	cr_assert(w.done);
+	cr_assert_gt(w.ret, 0, "woken, not timed out");
+	cr_assert_lt(now() - t0, 5.0, "the rotation did not wake it");
+	cr_assert_eq(h->c.pool.rstat.reclaim_wait_timeouts, 0);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The seed 003 wait test (S003:L571-573)                              */
+
+/* RC-4, RC-5, RC-6: every priority from 12 to 6 with a full batch. */
+Test(reclaim, pageout_wait_threshold_per_priority)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_pageout);
+	struct scan_control sc = { 0 };
+	struct reclaim_batch rb = { .nr_taken = SWAP_CLUSTER_MAX };
+	static const unsigned long need[] = {	/* priority 12 .. 6 */
+		32, 16, 8, 4, 2, 1, 1,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		sc.priority = DEF_PRIORITY - (int)i;
+		/* a domain: no zone_dirty_ok gate (RC-6) */
+		sc.global = false;
+		rb.nr_pgreclaim = need[i];
+		cr_assert(pageout_should_wait(&h->c, &sc, &rb),
+			  "priority %d, %lu PG_reclaim: must wait", sc.priority,
+			  need[i]);
+		rb.nr_pgreclaim = need[i] - 1;
+		cr_assert_not(pageout_should_wait(&h->c, &sc, &rb),
+			      "priority %d, %lu PG_reclaim: must not wait",
+			      sc.priority, need[i] - 1);
+		/* global reclaim with the zone under its dirty limit: never
+		 * (RC-5), however many */
+		sc.global = true;
+		rb.nr_pgreclaim = SWAP_CLUSTER_MAX;
+		cr_assert(zone_dirty_ok(&h->c));
+		cr_assert_not(pageout_should_wait(&h->c, &sc, &rb));
+	}
+	/* over the zone's dirty limit, global reclaim waits too */
+	mod_vm_state(&h->c, NR_FILE_DIRTY, 8);
+	cr_assert_not(zone_dirty_ok(&h->c));
+	sc.priority = DEF_PRIORITY;
+	cr_assert(pageout_should_wait(&h->c, &sc, &rb));
+	mod_vm_state(&h->c, NR_FILE_DIRTY, -8);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The variants in shrink_page_list                                    */
+
+/* RC-1, RC-2 and PO-11: dirty pages get one pageout work and PG_reclaim;
+ * met again they count as nr_pgreclaim and reclaim waits; no flusher is
+ * woken. */
+Test(reclaim, pageout_variant_queues_works_and_waits_on_pg_reclaim,
+     .timeout = 30)
+{
+	struct hand *h = hand_with(8, 64, &reclaim_pageout);
+	struct wb_writeback_work *work;
+	struct page *p[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		p[i] = cache_page(h, 40 + i);
+		SetPageDirty(p[i]);	/* flag only: nothing writes here */
+	}
+	mod_vm_state(&h->c, NR_FILE_DIRTY, 8);	/* over the zone's limit */
+	cr_assert_eq(try_to_free_pages(&h->c, 8), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert(PageReclaim(p[i]), "page %u has no PG_reclaim", i);
+	cr_assert_eq(h->c.pool.rstat.nr_pageout_works, 1, "%lu works",
+		     h->c.pool.rstat.nr_pageout_works);
+	work = list_first_entry(&h->bdi.work_list, struct wb_writeback_work,
+				list);
+	cr_assert_eq(work->inode, &h->inode);
+	cr_assert_eq(work->offset, 32, "W = 16: page 40's unit starts at 32");
+	cr_assert_eq(work->nr_pages, 16);
+	cr_assert_eq(work->reason, WB_REASON_PAGEOUT);
+	cr_assert_eq(h->inode.i_count, 2, "the work holds the inode");
+	cr_assert_geq(h->c.pool.rstat.nr_reclaim_wait, 1,
+		      "PG_reclaim pages met again: no reclaim_wait");
+	cr_assert_eq(h->c.pool.rstat.nr_flusher_wakeups, 0);
+	cr_assert_eq(drop_works(h), 1);
+	cr_assert_eq(h->inode.i_count, 1);
+	for (i = 0; i < 8; i++) {
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
+	mod_vm_state(&h->c, NR_FILE_DIRTY, -8);
+	hand_free(h);
+}
+
+/* 3.2: dirty pages get PG_reclaim and no work; the flushers are woken
+ * (here: no device, so only counted) and nothing waits. */
+Test(reclaim, variant_32_marks_and_queues_nothing)
+{
+	struct hand *h = hand_with(8, 64, &reclaim_32);
+	struct page *p[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		p[i] = cache_page(h, i);
+		SetPageDirty(p[i]);
+	}
+	cr_assert_eq(try_to_free_pages(&h->c, 8), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert(PageReclaim(p[i]));
+	cr_assert(list_empty(&h->bdi.work_list), "3.2 queued a work");
+	cr_assert_eq(h->c.pool.rstat.nr_reclaim_wait, 0);
+	cr_assert_gt(h->c.pool.rstat.nr_immediate, 0);
+	for (i = 0; i < 8; i++) {
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
+	hand_free(h);
+}
+
+/* Writeback pages: pageout sets PG_reclaim on first sight and counts
+ * nr_pgreclaim on the second (RC-1); 3.2 leaves them alone. */
+Test(reclaim, writeback_pages_per_variant)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_pageout);
+	struct scan_control sc = { .priority = DEF_PRIORITY };
+	struct reclaim_batch rb = { 0 };
+	struct page *page = cache_page(h, 0);
+
+	start_writeback(page);
+	cr_assert_not(reclaim_pageout.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert(PageReclaim(page));
+	cr_assert_eq(rb.nr_pgreclaim, 0);
+	cr_assert_not(reclaim_pageout.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert_eq(rb.nr_pgreclaim, 1);
+	ClearPageReclaim(page);
+	cr_assert_not(reclaim_32.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert_not(PageReclaim(page));
+	sc.global = true;
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert(PageReclaim(page), "mainline case 2 sets PG_reclaim");
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
+		      "global reclaim never waits on writeback");
+	sc.global = false;
+	cr_assert(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
+		  "mainline case 3: memcg v1 waits for a PG_reclaim page");
+	sc.kswapd = true;
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert_eq(rb.nr_immediate, 1, "case 1: kswapd counts it");
+	end_page_writeback(page);
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The knob                                                            */
+
+Test(reclaim, knob_and_presets)
+{
+	struct wb_policy pol;
+
+	cr_assert_eq(wb_policy_resolve("linux-3.2,reclaim=pageout", &pol), 0);
+	cr_assert_eq(pol.reclaim, &reclaim_pageout);
+	cr_assert_not_null(strstr(pol.spec, "reclaim=pageout"));
+	wb_policy_release(&pol);
+	cr_assert_eq(wb_policy_resolve("linux-3.1", &pol), 0);
+	cr_assert_eq(pol.reclaim, &reclaim_legacy);
+	wb_policy_release(&pol);
+	cr_assert_eq(wb_policy_resolve("linux-3.2", &pol), 0);
+	cr_assert_eq(pol.reclaim, &reclaim_32);
+	wb_policy_release(&pol);
+	cr_assert_eq(wb_policy_resolve("mainline", &pol), 0);
+	cr_assert_eq(pol.reclaim, &reclaim_mainline);
+	wb_policy_release(&pol);
+	cr_assert_eq(wb_policy_resolve("linux-3.2,reclaim=3.3", &pol),
+		     -EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* kswapd                                                              */
+
+/*
+ * A cache of 1024 frames (watermarks 32/40/48 free frames) read through
+ * more than once: allocations that leave fewer than the low mark free
+ * wake kswapd, which frees clean pages up to the high mark.
+ */
+Test(reclaim, kswapd_reclaims_to_the_high_watermark, .timeout = 60,
+     .fini = tu_fini)
+{
+	const char *path = tu_dev(TU_FILE, 8ull << 20);
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	char *buf = tu_alloc(1 << 20);
+	unsigned int i;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	cr_assert_eq(uf_dev_open(cache, path, NULL, &dev), 0);
+	cr_assert_eq(uf_file_open(dev, 1, 0, 8u << 20, NULL, NULL, &file), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(uf_pread(file, buf, 1 << 20, (uint64_t)i << 20),
+			     1 << 20);
+	for (i = 0; i < 200; i++) {
+		cr_assert_eq(uf_cache_stats(cache, &st), 0);
+		if (st.nr_kswapd_runs && st.nr_free >= 48)
+			break;
+		usleep(10000);
+	}
+	cr_assert_gt(st.nr_kswapd_runs, 0, "kswapd never ran");
+	cr_assert_geq(st.nr_free, 48, "kswapd stopped at %lu free", st.nr_free);
+	cr_assert_eq(st.nr_oom, 0);
+	free(buf);
+	cr_assert_eq(uf_file_close(file), 0);
+	cr_assert_eq(uf_dev_close(dev), 0);
+	cr_assert_eq(uf_cache_close(cache), 0);
+}
