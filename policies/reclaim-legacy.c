@@ -10,12 +10,15 @@
  * writeback throttle (3.2 added "throttle reclaim if encountering too
  * many dirty pages under writeback" in the same series); the flusher
  * wakeup and the wait_iff_congested nap of do_try_to_free_pages are
- * 3.1's too.  Not checked against 3.1 source (not on this machine): the
- * differences are the hunks of Mel Gorman's series as posted to linux-mm
- * ("mm: vmscan: Do not writeback filesystem pages in kswapd except in
- * high priority", 13 and 21 Jul 2011, which removes the unconditional
- * pageout() this variant keeps) and as 3.2.41 shows them merged; that
- * the series landed in 3.2 and not 3.1 is from memory.
+ * 3.1's too.  Checked against Linux 3.1.10 mm/vmscan.c (a public 3.1.10
+ * tree): shrink_page_list sends a dirty page straight to pageout() behind
+ * only the PAGEREF_RECLAIM_CLEAN, may_enter_fs and sc->may_writepage
+ * gates (no kswapd/priority test, no per-batch writeback throttle), and
+ * do_try_to_free_pages wakes the flushers past 1.5 x nr_to_reclaim
+ * scanned and naps in wait_iff_congested(HZ/10).  Mel Gorman's series
+ * ("mm: vmscan: do not writeback filesystem pages in direct reclaim",
+ * "... in kswapd except in high priority", July 2011) is what 3.2.41
+ * shows merged in front of it.
  */
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
