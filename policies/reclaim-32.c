@@ -92,13 +92,6 @@ const struct reclaim_policy reclaim_32 = {
 	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
-static void apply_reclaim_32(struct wb_policy *pol)
-{
-	pol->reclaim = &reclaim_32;
-}
-
-const struct wb_variant wb_variant_reclaim_32 = {
-	.knob = "reclaim", .value = "3.2",
-	.source = "3.2.41 mm/vmscan.c shrink_page_list/shrink_inactive_list/do_try_to_free_pages, backing-dev.c wait_iff_congested",
-	.apply = apply_reclaim_32,
-};
+DEFINE_WB_VARIANT(reclaim_32, "reclaim", "3.2",
+		  "3.2.41 mm/vmscan.c shrink_page_list/shrink_inactive_list/do_try_to_free_pages, backing-dev.c wait_iff_congested",
+		  reclaim, &reclaim_32);

@@ -64,13 +64,6 @@ const struct reclaim_policy reclaim_legacy = {
 	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
-static void apply_reclaim_legacy(struct wb_policy *pol)
-{
-	pol->reclaim = &reclaim_legacy;
-}
-
-const struct wb_variant wb_variant_reclaim_legacy = {
-	.knob = "reclaim", .value = "legacy",
-	.source = "pre-3.2 pageout() from direct reclaim and kswapd (3.2.41 pageout without the 3.2 gate)",
-	.apply = apply_reclaim_legacy,
-};
+DEFINE_WB_VARIANT(reclaim_legacy, "reclaim", "legacy",
+		  "pre-3.2 pageout() from direct reclaim and kswapd (3.2.41 pageout without the 3.2 gate)",
+		  reclaim, &reclaim_legacy);

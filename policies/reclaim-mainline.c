@@ -86,13 +86,6 @@ const struct reclaim_policy reclaim_mainline = {
 	.domain_oom_retries = MAX_RECLAIM_RETRIES,
 };
 
-static void apply_reclaim_mainline(struct wb_policy *pol)
-{
-	pol->reclaim = &reclaim_mainline;
-}
-
-const struct wb_variant wb_variant_reclaim_mainline = {
-	.knob = "reclaim", .value = "mainline",
-	.source = "mainline shrink_folio_list, shrink_inactive_list WB_REASON_VMSCAN, reclaim_throttle",
-	.apply = apply_reclaim_mainline,
-};
+DEFINE_WB_VARIANT(reclaim_mainline, "reclaim", "mainline",
+		  "mainline shrink_folio_list, shrink_inactive_list WB_REASON_VMSCAN, reclaim_throttle",
+		  reclaim, &reclaim_mainline);

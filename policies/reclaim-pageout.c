@@ -91,13 +91,6 @@ const struct reclaim_policy reclaim_pageout = {
 	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
 };
 
-static void apply_reclaim_pageout(struct wb_policy *pol)
-{
-	pol->reclaim = &reclaim_pageout;
-}
-
-const struct wb_variant wb_variant_reclaim_pageout = {
-	.knob = "reclaim", .value = "pageout",
-	.source = "seed 003 pageout works, PG_reclaim, reclaim_wait (S003:L441-586)",
-	.apply = apply_reclaim_pageout,
-};
+DEFINE_WB_VARIANT(reclaim_pageout, "reclaim", "pageout",
+		  "seed 003 pageout works, PG_reclaim, reclaim_wait (S003:L441-586)",
+		  reclaim, &reclaim_pageout);

@@ -836,3 +836,12 @@ void limits_hand_free(struct limits_hand *h)
 	free(h);
 	cr_assert_eq(uf_bug_count(), 0, "a WARN/BUG fired");
 }
+
+void hand_queueing(struct hand *h)
+{
+	INIT_LIST_HEAD(&h->bdi.work_list);
+	spin_lock_init(&h->bdi.wb_lock);
+	spin_lock_init(&h->bdi.wb.list_lock);
+	h->inode.i_count = 1;
+	init_waitqueue_head(&h->inode.i_sync_wait);
+}

@@ -269,6 +269,9 @@ unsigned long nr_free(struct hand *h);
 /* A clean cached page at @index, unlocked, held only by the page cache. */
 struct page *cache_page(struct hand *h, unsigned long index);
 bool cached(struct hand *h, unsigned long index);
+/* The bdi gets a work list and no flusher, the inode a reference (it can
+ * be grabbed): what pageout works and reclaim's flusher wakeups need. */
+void hand_queueing(struct hand *h);
 
 /*
  * A thread that runs fn(arg) in the background, for tests that check it

@@ -43,11 +43,7 @@ static struct hand *po_hand(unsigned long nr_file)
 {
 	struct hand *h = hand_new(4, nr_file);
 
-	INIT_LIST_HEAD(&h->bdi.work_list);
-	spin_lock_init(&h->bdi.wb_lock);
-	spin_lock_init(&h->bdi.wb.list_lock);
-	h->inode.i_count = 1;
-	init_waitqueue_head(&h->inode.i_sync_wait);
+	hand_queueing(h);
 	return h;
 }
 

@@ -67,11 +67,7 @@ static struct hand *hand_with(unsigned long nr, unsigned long nr_file,
 	hpol.reclaim = rp;
 	h->c.policy = &hpol;
 	h->c.vm.vm_dirty_ratio = 20;
-	INIT_LIST_HEAD(&h->bdi.work_list);
-	spin_lock_init(&h->bdi.wb_lock);
-	spin_lock_init(&h->bdi.wb.list_lock);
-	h->inode.i_count = 1;
-	init_waitqueue_head(&h->inode.i_sync_wait);
+	hand_queueing(h);
 	return h;
 }
 

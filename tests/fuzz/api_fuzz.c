@@ -267,26 +267,6 @@ static void expect_ok_or(long ret, ...)
 	     ret < 0 ? strerror((int)-ret) : "?");
 }
 
-static bool file_is_open_handle(struct uf_file *h)
-{
-	int i;
-
-	for (i = 0; i < NFILES; i++)
-		if (files[i].h && files[i].h == h)
-			return true;
-	return false;
-}
-
-static bool page_is_held_handle(struct uf_page *h)
-{
-	int i;
-
-	for (i = 0; i < NPAGES; i++)
-		if (pages[i].h && pages[i].h == h)
-			return true;
-	return false;
-}
-
 static void add_stale_file(struct uf_file *h)
 {
 	stale_files[nr_stale_files++ % NSTALE] = h;
@@ -314,14 +294,25 @@ static void *page_at(unsigned int i)
 	return pages[i].h;
 }
 
+/* h is the open handle of one of the nr slots at() returns. */
+static bool in_slots(void *(*at)(unsigned int), unsigned int nr, void *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (at(i) && at(i) == h)
+			return true;
+	return false;
+}
+
 static bool file_reused(void *h)
 {
-	return !strict_handles && file_is_open_handle(h);
+	return !strict_handles && in_slots(file_at, NFILES, h);
 }
 
 static bool page_reused(void *h)
 {
-	return page_is_held_handle(h);
+	return in_slots(page_at, NPAGES, h);
 }
 
 /* Where pick() chooses from: the open slots and the closed handles. */
