@@ -47,7 +47,8 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
-BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c
+BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c bench/abcase.c \
+	bench/ab.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
@@ -88,6 +89,8 @@ deps:
 
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
 	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH)
+
+$(O)/bench/ab.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -43,6 +43,8 @@ int bench_jbod_main(int argc, char **argv);
 extern const struct bench_cmdline bench_jbod_cmdline;
 int bench_sqlite_main(int argc, char **argv);
 extern const struct bench_cmdline bench_sqlite_cmdline;
+int bench_ab_main(int argc, char **argv);
+extern const struct bench_cmdline bench_ab_cmdline;
 int bench_policies_main(int argc, char **argv);
 void bench_policies_usage(FILE *f);
 

@@ -304,6 +304,10 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		if (opt_value(cl->cmd, o, optarg, err))
 			return -EINVAL;
 	}
+	if (cl->rest) {
+		*cl->rest = optind;
+		return 0;
+	}
 	if (optind < argc) {
 		fprintf(err, "uflush-bench %s: unexpected argument '%s'\n",
 			cl->cmd, argv[optind]);

@@ -146,6 +146,9 @@ struct bench_cmdline {
 	const char *about;		/* before the options */
 	const struct bench_opt *opts;
 	const char *epilog;		/* after them */
+	int *rest;			/* if set: arguments that are not
+					 * options are allowed, and start at
+					 * argv[*rest] (moved to the end) */
 };
 
 /*
@@ -259,7 +262,7 @@ unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
 
 #define BENCH_TABLE_MAX_COLS	16
 #define BENCH_TABLE_MAX_ROWS	64
-#define BENCH_CELL_LEN		40
+#define BENCH_CELL_LEN		80
 
 /*
  * A text table: columns are sized to their widest cell when printed.

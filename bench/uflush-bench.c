@@ -16,6 +16,8 @@
 #include "bench.h"
 
 static const struct bench_cmd bench_cmds[] = {
+	{ "ab", "A/B test two flush policies over cases or a seed's matrix",
+	  bench_ab_main, &bench_ab_cmdline, NULL },
 	{ "io", "raw device throughput of the I/O engines vs fio",
 	  bench_io_main, &bench_io_cmdline, NULL },
 	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
