@@ -48,6 +48,7 @@ struct ab_opts {
 	const char *matrix;
 	const char *json;
 	const char *trace_dir;
+	const char *plot_dir;
 	const char *dev;
 	bool force;
 	bool list;
@@ -104,6 +105,10 @@ static const struct bench_opt ab_opt_table[] = {
 	BENCH_STR("trace", "DIR", &ab_o.trace_dir,
 		  "write each case's first run's tracepoints (ftrace text)\n"
 		  "to DIR/<case#>-<A|B>.trace"),
+	BENCH_STR("plots", "DIR", &ab_o.plot_dir,
+		  "render each case's plots, A and B on the same axes, into\n"
+		  "DIR/<case#>/ (uflush-bench plot; traces go to DIR unless\n"
+		  "--trace)"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
 	BENCH_OPT_JSON(&ab_o.json),
 	BENCH_OPT_END,
@@ -303,6 +308,7 @@ static int open_cache(struct ab_bench *b, const struct ab_case *c,
 	cfg.dirty_background_ratio = c->bg_ratio;
 	if (trace && b->o.trace_dir) {
 		trace_path(b, ci, side, tp, sizeof(tp));
+		unlink(tp);	/* the library appends */
 		cfg.trace_path = tp;
 	}
 	err = uf_cache_open(&cfg, &s->cache);
@@ -896,7 +902,9 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		if (err)
 			return err;
 	}
-	for (i = 0; m && !b->nr && m->cases[i]; i++) {
+	if (b->nr)
+		m = NULL;	/* cases named: the matrix gives policies only */
+	for (i = 0; m && m->cases[i]; i++) {
 		err = add_case(b, m->cases[i]);
 		if (err)
 			return err;
@@ -926,10 +934,37 @@ static int ab_targets(struct ab_bench *b)
 		b->t[i].force = b->o.force;
 		b->t[i].range = b->o.dev ? b->t[i].size : b->o.dev_size;
 	}
+	if (b->o.plot_dir && !b->o.trace_dir)
+		b->o.trace_dir = b->o.plot_dir;
+	if (b->o.plot_dir && mkdir(b->o.plot_dir, 0755) && errno != EEXIST) {
+		bench_err("ab", "mkdir %s: %s", b->o.plot_dir,
+			  strerror(errno));
+		return -errno;
+	}
 	if (b->o.trace_dir && mkdir(b->o.trace_dir, 0755) && errno != EEXIST) {
 		bench_err("ab", "mkdir %s: %s", b->o.trace_dir,
 			  strerror(errno));
 		return -errno;
+	}
+	return 0;
+}
+
+/* Each case's A and B traces into plot_dir/<case#>/. */
+static int ab_plots(struct ab_bench *b)
+{
+	char tr[2][512], dir[512];
+	const char *traces[2] = { tr[0], tr[1] };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < b->nr; i++) {
+		trace_path(b, i, 0, tr[0], sizeof(tr[0]));
+		trace_path(b, i, 1, tr[1], sizeof(tr[1]));
+		snprintf(dir, sizeof(dir), "%s/%u", b->o.plot_dir, i + 1);
+		printf("case %u: %s\n", i + 1, b->ci[i].name);
+		err = bench_plot_render(dir, traces, 2);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -959,7 +994,9 @@ static int ab_go(struct ab_bench *b)
 		err = bench_report(&ab_report, &b->env, &b->t[0], b->o.json,
 				   b, b->nr + 1);
 	if (!err && b->o.trace_dir)
-		printf("\ntraces: %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
+		printf("\ntraces:  %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
+	if (!err && b->o.plot_dir)
+		err = ab_plots(b);
 	return err;
 }
 

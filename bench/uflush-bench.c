@@ -30,6 +30,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_jbod_main, &bench_jbod_cmdline, NULL },
 	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
 	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
+	{ "plot", "PNGs of a run (or of A and B) from its tracepoints, via gnuplot",
+	  bench_plot_main, &bench_plot_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };
