@@ -63,9 +63,10 @@ struct ab_run {
 	double dev_writes;	/* write requests the devices completed */
 	double dev_write_kb;	/* their mean size */
 	double written_mb;	/* pages written back during the run */
+	double busy;		/* % of the window the devices were busy */
 };
 
-#define NR_METRICS	10
+#define NR_METRICS	11
 
 struct ab_cinfo {
 	struct ab_case c;
@@ -500,14 +501,28 @@ static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
 	return err;
 }
 
+/* Busy time of the case's devices (the library's io_ticks), ms summed. */
+static double busy_ms(const struct ab_case *c, const struct ab_state *s)
+{
+	struct uf_dev_stats st;
+	unsigned int i;
+	double ms = 0;
+
+	for (i = 0; i < ab_case_devs(c); i++)
+		if (!uf_dev_stats(s->dev[i], &st))
+			ms += (double)st.io_ticks_ms;
+	return ms;
+}
+
 static int ab_measure(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, struct ab_run *r)
 {
 	struct uf_cache_stats c0, c1;
-	double secs;
+	double secs, busy0 = busy_ms(c, s);
 
 	uf_cache_stats(s->cache, &c0);
 	secs = ab_window(b, c, s);
+	r->busy = (busy_ms(c, s) - busy0) / 10 / secs / ab_case_devs(c);
 	r->mbs = writers_bytes(s) / 1e6 / secs;
 	uf_cache_stats(s->cache, &c1);
 	r->written_mb = (double)(c1.nr_written - c0.nr_written) * 4096 / 1e6;
@@ -666,6 +681,7 @@ static void ab_row(struct bench_table *t, const void *priv, unsigned int i)
 static const char *const detail_cols[] = {
 	"case", "side", ">fsync p50", ">fsync p99", ">pause p50", ">pause p99",
 	">pause max", ">flusher s", ">dev writes", ">mean KB", ">written MB",
+	">busy%",
 };
 
 static void detail_cell(struct bench_table *t, int row, unsigned int col,
@@ -695,10 +711,11 @@ static void ab_notes(const void *priv)
 		offsetof(struct ab_run, dev_writes),
 		offsetof(struct ab_run, dev_write_kb),
 		offsetof(struct ab_run, written_mb),
+		offsetof(struct ab_run, busy),
 	};
 	static const char *const fmts[] = {
 		"%.2f", "%.2f", "%.3f", "%.2f", "%.1f", "%.2f", "%.0f",
-		"%.0f", "%.0f",
+		"%.0f", "%.0f", "%.0f",
 	};
 	const struct ab_bench *b = priv;
 	struct bench_table *t = calloc(1, sizeof(*t));
@@ -717,7 +734,7 @@ static void ab_notes(const void *priv)
 			bench_table_set(t, row, 0, "%s",
 					side ? "" : b->ci[i].name);
 			bench_table_set(t, row, 1, "%s", side ? "B" : "A");
-			for (k = 0; k < 9; k++)
+			for (k = 0; k < 10; k++)
 				detail_cell(t, row, k + 2, &b->ci[i], side,
 					    offs[k], fmts[k]);
 		}
@@ -727,7 +744,7 @@ static void ab_notes(const void *priv)
 	printf("\nfsync: latency of uf_fsync (fsync writers); pause: time in one write call\n"
 	       "(the dirty throttle's pauses); dev writes: write requests the devices\n"
 	       "completed, the closing writeback included; written: pages written back\n"
-	       "during the timed window.\n");
+	       "during the timed window; busy%%: of the window, the devices' io_ticks.\n");
 	free(t);
 }
 
@@ -758,7 +775,7 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 static const char *const metric_names[NR_METRICS] = {
 	"mb_per_sec", "fsync_p50_ms", "fsync_p99_ms", "pause_p50_ms",
 	"pause_p99_ms", "pause_max_ms", "flusher_cpu_s", "dev_writes",
-	"dev_write_mean_kb", "written_mb",
+	"dev_write_mean_kb", "written_mb", "dev_busy_percent",
 };
 
 static void json_cmp(struct bench_json *j, const struct ab_cmp *c)
@@ -855,22 +872,13 @@ static int add_case(struct ab_bench *b, const char *name)
 }
 
 /* Refuse a bad policy before any device is made (the library says why). */
-static int check_policy(const char *spec)
+static int check_policy(const char *spec, char *resolved, size_t len)
 {
-	struct uf_cache_config cfg;
-	struct uf_cache *cache;
-	int err;
+	int err = uf_policy_resolve(spec, resolved, len);
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 16;
-	cfg.policy = spec;
-	err = uf_cache_open(&cfg, &cache);
-	if (err) {
+	if (err)
 		bench_err("ab", "bad policy \"%s\": %s", spec, strerror(-err));
-		return err;
-	}
-	uf_cache_close(cache);
-	return 0;
+	return err;
 }
 
 static int ab_args(struct ab_bench *b, int argc, char **argv)
@@ -913,7 +921,8 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		bench_err("ab", "no cases: name some, or --matrix NAME");
 		return -EINVAL;
 	}
-	if (check_policy(b->spec[0]) || check_policy(b->spec[1]))
+	if (check_policy(b->spec[0], b->policy[0], sizeof(b->policy[0])) ||
+	    check_policy(b->spec[1], b->policy[1], sizeof(b->policy[1])))
 		return -EINVAL;
 	return 0;
 }

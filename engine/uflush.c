@@ -727,6 +727,8 @@ static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	st->background_thresh = bg;
 	st->write_errors = (unsigned long)__atomic_load_n(&c->write_errors,
 							  __ATOMIC_RELAXED);
+	st->at_jiffies = jiffies;
+	st->at_ns = uf_now_ns();
 }
 
 int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
@@ -1060,17 +1062,88 @@ struct inode *uf_file_inode(struct uf_file *h)
 	return &f->inode;
 }
 
+/* The device's I/O counters and the snapshot's time (issue 13). */
+static void dev_fill_io_stats(struct uf_dev *d, struct uf_dev_stats *st)
+{
+	struct uf_bdev_io_stats io;
+
+	st->size_bytes = d->size;
+	if (!uf_bdev_io_stats(d->bdev, &io)) {
+		st->io_ticks_ms = io.io_ticks_ns / 1000000;
+		st->write_ios = io.nr_writes;
+		st->write_bytes = io.write_bytes;
+	}
+	st->at_jiffies = jiffies;
+	st->at_ns = uf_now_ns();
+}
+
 int uf_dev_stats(struct uf_dev *h, struct uf_dev_stats *st)
 {
 	struct uf_dev *d = dev_get(h);
 
 	if (!d)
 		return -EBADF;
-	if (st)
+	if (st) {
 		bdi_fill_stats(&d->bdi, st);
+		dev_fill_io_stats(d, st);
+	}
 	hslot_put(&d->h);
 	return st ? 0 : -EINVAL;
 }
+
+/* ---- begin: what a benchmark harness needs (issue 13) ---- */
+int uf_dev_size(struct uf_dev *h, uint64_t *bytes)
+{
+	struct uf_dev *d = dev_get(h);
+
+	if (!d)
+		return -EBADF;
+	if (bytes)
+		*bytes = d->size;
+	hslot_put(&d->h);
+	return bytes ? 0 : -EINVAL;
+}
+
+int uf_file_stats(struct uf_file *h, struct uf_file_stats *st)
+{
+	struct uf_file *f = file_get(h);
+	struct address_space *m;
+
+	if (!f)
+		return -EBADF;
+	if (st) {
+		m = &f->inode.i_data;
+		memset(st, 0, sizeof(*st));
+		st->nr_pages = __atomic_load_n(&m->nrpages, __ATOMIC_RELAXED);
+		st->pages_written = __atomic_load_n(&m->nr_written,
+						    __ATOMIC_RELAXED);
+		st->at_jiffies = jiffies;
+		st->at_ns = uf_now_ns();
+	}
+	hslot_put(&f->h);
+	return st ? 0 : -EINVAL;
+}
+
+int uf_policy_resolve(const char *spec, char *buf, size_t len)
+{
+	struct wb_policy *pol;
+	int ret;
+
+	if (!buf || !len)
+		return -EINVAL;
+	pol = kzalloc(sizeof(*pol));
+	if (!pol)
+		return -ENOMEM;
+	ret = wb_policy_resolve(spec, pol);
+	if (!ret) {
+		if ((size_t)snprintf(buf, len, "%s", pol->spec) >= len)
+			ret = -ERANGE;
+		wb_policy_release(pol);
+	}
+	kfree(pol);
+	return ret;
+}
+/* ---- end: what a benchmark harness needs ---- */
 
 int uf_sync(struct uf_cache *h)
 {
