@@ -119,7 +119,8 @@ static int ab_rest;
 
 const struct bench_cmdline bench_ab_cmdline = {
 	.cmd = "ab",
-	.about = "uflush-bench ab [POLICY_A POLICY_B] [CASE...] [OPTIONS]\n"
+	.about = "Arguments: POLICY_A POLICY_B (specs, as --policy elsewhere), then\n"
+		 "CASE... (or --matrix NAME, which also gives the policies).\n"
 		 "Each case under both policies on the same devices, A B A B,\n"
 		 "repeated; the seeds' table: before, change, after, case.\n"
 		 "A case: [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-\n"

@@ -40,7 +40,7 @@ static const struct bench_opt plot_opts[] = {
 
 const struct bench_cmdline bench_plot_cmdline = {
 	.cmd = "plot",
-	.about = "uflush-bench plot [--out DIR] A.trace [B.trace]\n"
+	.about = "Arguments: A.trace [B.trace].\n"
 		 "PNGs of a run from its tracepoints (ftrace text, uflush's or a\n"
 		 "kernel's): dirty.png (global dirty state), bw.png (per-device\n"
 		 "written bandwidth), pauses.png (writers' throttle pauses),\n"
