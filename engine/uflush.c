@@ -80,6 +80,7 @@ struct hslot {
 struct uf_cache_slot {
 	struct hslot h;
 	unsigned long nr_devs;	/* atomic: devices not yet torn down */
+	bool discard;		/* uf_cache_close_discard: evict unwritten */
 	struct uf_cache cache;
 };
 
@@ -585,7 +586,7 @@ static bool cache_has_devs(struct uf_cache_slot *s)
  * away), then each device is closed with its files; a device closed by
  * someone else meanwhile is waited for.
  */
-int uf_cache_close(struct uf_cache *h)
+static int cache_close(struct uf_cache *h, bool discard)
 {
 	struct uf_cache_slot *s;
 	struct uf_cache *c;
@@ -599,6 +600,7 @@ int uf_cache_close(struct uf_cache *h)
 	if (!hslot_kill(&s->h, gen))
 		return -EBADF;
 	hslot_drain(&s->h);
+	s->discard = discard;
 	ret = cache_close_devs(s);
 	wait_event(handles_wq, !cache_has_devs(s));
 	c = &s->cache;
@@ -608,10 +610,30 @@ int uf_cache_close(struct uf_cache *h)
 	wb_policy_release(c->policy);
 	kfree(c->policy);
 	c->policy = NULL;
+	s->discard = false;
 	hslot_release(&s->h);
 	release_hz();
 	return ret;
 }
+
+int uf_cache_close(struct uf_cache *h)
+{
+	return cache_close(h, false);
+}
+
+/* ---- begin: what a benchmark harness needs (issue 13) ---- */
+int uf_cache_close_discard(struct uf_cache *h, const char *confirm)
+{
+	struct uf_cache_slot *s = cache_get(h);
+
+	if (!s)
+		return -EBADF;
+	hslot_put(&s->h);
+	if (!confirm || strcmp(confirm, UF_DISCARD_DIRTY))
+		return -EINVAL;
+	return cache_close(h, true);
+}
+/* ---- end: what a benchmark harness needs ---- */
 
 /* /proc/sys/vm names → fields. */
 static unsigned long *tunable_field(struct uf_cache *c, const char *name)
@@ -1315,9 +1337,12 @@ int uf_file_open(struct uf_dev *h, uint64_t ino, uint64_t dev_offset,
 static int file_evict(struct uf_file *f)
 {
 	struct inode *inode = &f->inode;
-	int ret;
+	int ret = 0;
 
-	ret = write_inode_now(inode, 1);
+	/* a discarding cache close: I_FREEING keeps the flusher off, and
+	 * the truncate below cancels the dirty pages unwritten */
+	if (!cache_slot_of(f->dev->cache)->discard)
+		ret = write_inode_now(inode, 1);
 	spin_lock(&inode->i_lock);
 	inode->i_state |= I_FREEING;
 	spin_unlock(&inode->i_lock);

@@ -430,6 +430,16 @@ int uf_dev_size(struct uf_dev *dev, uint64_t *bytes);
  */
 int uf_policy_resolve(const char *spec, char *buf, size_t len);
 
+/*
+ * Close a cache WITHOUT writing back: dirty data is thrown away (scratch
+ * runs of a benchmark, whose data nobody reads).  Writeback already under
+ * way is waited for; otherwise as uf_cache_close().  Refused with -EINVAL
+ * (the cache stays open) unless confirm is UF_DISCARD_DIRTY, so that it
+ * cannot be called by accident.
+ */
+#define UF_DISCARD_DIRTY	"discard dirty data"
+int uf_cache_close_discard(struct uf_cache *cache, const char *confirm);
+
 /* The clocks of the stats snapshots: jiffies (HZ of the open caches, or
  * 1000) and CLOCK_MONOTONIC nanoseconds. */
 unsigned long uf_jiffies(void);

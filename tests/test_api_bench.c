@@ -134,3 +134,34 @@ Test(api_bench, file_pages_written_and_snapshot_times, .fini = ab_fini)
 	cr_assert_eq(uf_dev_size(NULL, NULL), -EBADF);
 	free(buf);
 }
+
+Test(api_bench, close_discard_throws_dirty_data_away_only_by_name,
+     .fini = ab_fini)
+{
+	const char *path = tu_dev(TU_FILE, TU_DEV_SIZE);
+	struct uf_cache_config cfg;
+	struct uf_dev *dev;
+	struct uf_file *f;
+	void *buf = pattern(256 << 10, 2);
+
+	tu_raw_fill(path, 0, 1 << 20, 1);
+	cr_assert_eq(uf_cache_config_init(&cfg), 0);
+	cfg.nr_pages = 1024;
+	cfg.dirty_writeback_centisecs = 0;	/* nothing written behind */
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	dev = tu_cache_dev(cache, path, 0);
+	f = tu_file_open(dev, 1, 0, 1 << 20, NULL, NULL);
+	cr_assert_eq(uf_pwrite(f, buf, 256 << 10, 0), 256 << 10);
+	/* not asked for by name: refused, and the cache stays open */
+	cr_assert_eq(uf_cache_close_discard(cache, NULL), -EINVAL);
+	cr_assert_eq(uf_cache_close_discard(cache, "discard"), -EINVAL);
+	cr_assert_eq(uf_file_stats(f, &(struct uf_file_stats){ 0 }), 0);
+	cr_assert_eq(uf_cache_close_discard(NULL, UF_DISCARD_DIRTY), -EBADF);
+	cr_assert_eq(uf_cache_close_discard(cache, UF_DISCARD_DIRTY), 0);
+	cr_assert_eq(uf_cache_stats(cache, &(struct uf_cache_stats){ 0 }),
+		     -EBADF);
+	cache = NULL;
+	/* the device still holds what it held before */
+	tu_raw_expect(path, 0, 1 << 20, 1, "after a discarding close");
+	free(buf);
+}
