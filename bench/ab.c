@@ -822,15 +822,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 	}
 }
 
-static const struct bench_report ab_report = {
-	.cols = ab_cols,
-	.nr_cols = sizeof(ab_cols) / sizeof(ab_cols[0]),
-	.header = ab_header,
-	.row = ab_row,
-	.notes = ab_notes,
-	.json_config = ab_json_config,
-	.json_case = ab_json_case,
-};
+static const struct bench_report ab_report = BENCH_REPORT_OF(ab);
 
 /* ------------------------------------------------------------------ */
 /* Setup                                                               */
@@ -839,12 +831,12 @@ static void ab_list(void)
 {
 	unsigned int i, k;
 
-	for (i = 0; ab_matrices[i]; i++) {
+	for (i = 0; ab_matrices[i].name; i++) {
 		printf("%-9s %s\n          A = %s, B = %s\n",
-		       ab_matrices[i]->name, ab_matrices[i]->about,
-		       ab_matrices[i]->policy_a, ab_matrices[i]->policy_b);
-		for (k = 0; ab_matrices[i]->cases[k]; k++)
-			printf("          %s\n", ab_matrices[i]->cases[k]);
+		       ab_matrices[i].name, ab_matrices[i].about,
+		       ab_matrices[i].policy_a, ab_matrices[i].policy_b);
+		for (k = 0; ab_matrices[i].cases[k]; k++)
+			printf("          %s\n", ab_matrices[i].cases[k]);
 	}
 	printf("seed003   (after the reclaim issue: a small-memory case)\n");
 }
@@ -870,16 +862,6 @@ static int add_case(struct ab_bench *b, const char *name)
 		b->nr_devs = ab_case_devs(&ci->c);
 	b->nr++;
 	return 0;
-}
-
-/* Refuse a bad policy before any device is made (the library says why). */
-static int check_policy(const char *spec, char *resolved, size_t len)
-{
-	int err = uf_policy_resolve(spec, resolved, len);
-
-	if (err)
-		bench_err("ab", "bad policy \"%s\": %s", spec, strerror(-err));
-	return err;
 }
 
 static int ab_args(struct ab_bench *b, int argc, char **argv)
@@ -922,8 +904,10 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		bench_err("ab", "no cases: name some, or --matrix NAME");
 		return -EINVAL;
 	}
-	if (check_policy(b->spec[0], b->policy[0], sizeof(b->policy[0])) ||
-	    check_policy(b->spec[1], b->policy[1], sizeof(b->policy[1])))
+	if (bench_check_policy("ab", b->spec[0], b->policy[0],
+			       sizeof(b->policy[0])) ||
+	    bench_check_policy("ab", b->spec[1], b->policy[1],
+			       sizeof(b->policy[1])))
 		return -EINVAL;
 	return 0;
 }

@@ -271,34 +271,25 @@ static const char *const demo_cases[] = {
 	NULL,
 };
 
-static const struct ab_matrix seed000 = {
-	"seed000", "seed 000: dirty threshold x number of dd writers on one disk",
-	"linux-3.1", "linux-3.2", seed000_cases,
-};
-static const struct ab_matrix seed001 = {
-	"seed001", "seed 001: JBOD of 4 slow disks, 1/10/100 dd, bgthresh global vs bdi",
-	"linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases,
-};
-static const struct ab_matrix seed004 = {
-	"seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",
-	"mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases,
-};
-static const struct ab_matrix demo = {
-	"demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
-	"linux-3.1", "linux-3.2", demo_cases,
-};
-
-const struct ab_matrix *const ab_matrices[] = {
-	&seed000, &seed001, &seed004, &demo, NULL,
+const struct ab_matrix ab_matrices[] = {
+	{ "seed000", "seed 000: dirty threshold x number of dd writers on one disk",
+	  "linux-3.1", "linux-3.2", seed000_cases },
+	{ "seed001", "seed 001: JBOD of 4 slow disks, 1/10/100 dd, bgthresh global vs bdi",
+	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases },
+	{ "seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",
+	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases },
+	{ "demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
+	  "linux-3.1", "linux-3.2", demo_cases },
+	{ NULL },
 };
 
 const struct ab_matrix *ab_matrix_find(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; ab_matrices[i]; i++)
-		if (!strcmp(ab_matrices[i]->name, name))
-			return ab_matrices[i];
+	for (i = 0; ab_matrices[i].name; i++)
+		if (!strcmp(ab_matrices[i].name, name))
+			return &ab_matrices[i];
 	return NULL;
 }
 

@@ -87,8 +87,8 @@ struct ab_matrix {
 	const char *const *cases;	/* NULL-terminated case names */
 };
 
-/* NULL-terminated list of the built-in matrices. */
-extern const struct ab_matrix *const ab_matrices[];
+/* The built-in matrices; the last has name NULL. */
+extern const struct ab_matrix ab_matrices[];
 const struct ab_matrix *ab_matrix_find(const char *name);
 
 /* ------------------------------------------------------------------ */

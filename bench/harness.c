@@ -833,3 +833,17 @@ int bench_json_finish(struct bench_json *j, const char *cmd,
 	}
 	return 0;
 }
+
+int bench_check_policy(const char *cmd, const char *spec, char *resolved,
+		       size_t len)
+{
+	char buf[1024];
+	int err;
+
+	err = uf_policy_resolve(spec, resolved ? resolved : buf,
+				resolved ? len : sizeof(buf));
+	if (err)
+		bench_err(cmd, "bad policy \"%s\": %s", spec ? spec : "(default)",
+			  strerror(-err));
+	return err;
+}

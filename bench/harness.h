@@ -321,6 +321,22 @@ struct bench_report {
 			  unsigned int i);
 };
 
+/* The report of a scenario whose parts are named P_cols, P_header, ... */
+#define BENCH_REPORT_OF(p) {						\
+	.cols = p##_cols,						\
+	.nr_cols = sizeof(p##_cols) / sizeof(p##_cols[0]),		\
+	.header = p##_header, .row = p##_row, .notes = p##_notes,	\
+	.json_config = p##_json_config, .json_case = p##_json_case,	\
+}
+
+/*
+ * Refuse a bad policy spec before any device is made: the library's
+ * message says why, and a line on stderr which spec it was.  The resolved
+ * spec goes to resolved (if set).  0 or the library's -errno.
+ */
+int bench_check_policy(const char *cmd, const char *spec, char *resolved,
+		       size_t len);
+
 /*
  * Print the header, the table of nr cases and the notes on stdout; then,
  * if json_path is set, write the JSON report there: {"benchmark": cmd,

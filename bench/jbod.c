@@ -432,15 +432,7 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 	}
 }
 
-static const struct bench_report jbod_report = {
-	.cols = jbod_cols,
-	.nr_cols = sizeof(jbod_cols) / sizeof(jbod_cols[0]),
-	.header = jbod_header,
-	.row = jbod_row,
-	.notes = jbod_notes,
-	.json_config = jbod_json_config,
-	.json_case = jbod_json_case,
-};
+static const struct bench_report jbod_report = BENCH_REPORT_OF(jbod);
 
 /* ------------------------------------------------------------------ */
 
@@ -455,26 +447,6 @@ static int jbod_targets(struct jbod_bench *b)
 		b->t[i].shaped = true;
 		b->t[i].shape.bw_bytes_per_sec = b->o.bw;
 	}
-	return 0;
-}
-
-/* Refuse a bad --policy before any device is made (the library says why). */
-static int check_policy(const char *cmd, const char *spec)
-{
-	struct uf_cache_config cfg;
-	struct uf_cache *cache;
-	int err;
-
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 16;
-	cfg.policy = spec;
-	err = uf_cache_open(&cfg, &cache);
-	if (err) {
-		bench_err(cmd, "bad --policy (gives \"%s\"): %s", spec,
-			  strerror(-err));
-		return err;
-	}
-	uf_cache_close(cache);
 	return 0;
 }
 
@@ -496,7 +468,7 @@ int bench_jbod_main(int argc, char **argv)
 
 		snprintf(spec, sizeof(spec), "%s,bgthresh=%s",
 			 b->o.policy ? b->o.policy : "linux-3.2", bg_names[k]);
-		if (check_policy("jbod", spec))
+		if (bench_check_policy("jbod", spec, NULL, 0))
 			return 2;
 	}
 	for (i = 0; i < NR_WCOUNTS; i++) {

@@ -52,10 +52,14 @@ const struct bench_cmdline bench_plot_cmdline = {
 
 enum { S_DIRTY, S_PAUSES, S_RATE, S_BDIRATE, S_CHUNKS, S_WAITS, NR_S };
 
+static const char *const series_names[NR_S] = {
+	"dirty", "pauses", "rate", "bdirate", "chunks", "waits",
+};
+
 struct plot_side {
 	char tag;			/* 'A' or 'B' */
 	unsigned long cnt[NR_S];	/* rows in each data file */
-	FILE *dirty, *pauses, *rate, *bdirate, *chunks, *waits;
+	FILE *f[NR_S];			/* the data files, by series */
 	unsigned int nr_bdis;
 	char bdi[PLOT_MAX_BDIS][16];
 	double *bins[PLOT_MAX_BDIS];	/* pages per bin */
@@ -128,30 +132,30 @@ static void plot_event(struct plot_side *sd, const char *ev, const char *s,
 
 	if (!strcmp(ev, "global_dirty_state")) {
 		sd->cnt[S_DIRTY]++;
-		fprintf(sd->dirty, "%.6f %.0f %.0f %.0f %.0f %.0f\n", t,
+		fprintf(sd->f[S_DIRTY], "%.6f %.0f %.0f %.0f %.0f %.0f\n", t,
 			field(s, "dirty"), field(s, "writeback"),
 			field(s, "bg_thresh"), field(s, "thresh"),
 			field(s, "limit"));
 	} else if (!strcmp(ev, "balance_dirty_pages")) {
 		sd->cnt[S_PAUSES]++;
 		sd->cnt[S_RATE]++;
-		fprintf(sd->pauses, "%.6f %.0f\n", t, field(s, "pause"));
-		fprintf(sd->rate, "%.6f %.0f\n", t,
+		fprintf(sd->f[S_PAUSES], "%.6f %.0f\n", t, field(s, "pause"));
+		fprintf(sd->f[S_RATE], "%.6f %.0f\n", t,
 			field(s, "task_ratelimit"));
 	} else if (!strcmp(ev, "bdi_dirty_ratelimit")) {
 		sd->cnt[S_BDIRATE]++;
-		fprintf(sd->bdirate, "%.6f %.0f %.0f\n", t,
+		fprintf(sd->f[S_BDIRATE], "%.6f %.0f %.0f\n", t,
 			field(s, "dirty_ratelimit"), field(s, "write_bw"));
 	} else if (!strcmp(ev, "writeback_single_inode")) {
 		double wrote = field(s, "wrote");
 
 		sd->cnt[S_CHUNKS]++;
-		fprintf(sd->chunks, "%.6f %.0f\n", t, wrote);
+		fprintf(sd->f[S_CHUNKS], "%.6f %.0f\n", t, wrote);
 		if (wrote > 0 && bdi_of(s, bdi, sizeof(bdi)))
 			add_bw(sd, bdi, t, wrote);
 	} else if (!strcmp(ev, "writeback_wait")) {
 		sd->cnt[S_WAITS]++;
-		fprintf(sd->waits, "%.6f 1\n", t);
+		fprintf(sd->f[S_WAITS], "%.6f 1\n", t);
 	}
 }
 
@@ -186,6 +190,17 @@ static FILE *dat(const char *dir, const char *name, char tag)
 	return fopen(path, "w");
 }
 
+static void side_close(struct plot_side *sd, FILE *bw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_S; i++)
+		if (sd->f[i])
+			fclose(sd->f[i]);
+	if (bw)
+		fclose(bw);
+}
+
 static int side_read(struct plot_side *sd, const char *trace, const char *dir)
 {
 	char line[1024];
@@ -198,17 +213,16 @@ static int side_read(struct plot_side *sd, const char *trace, const char *dir)
 		bench_err("plot", "%s: %s", trace, strerror(errno));
 		return -errno;
 	}
-	sd->dirty = dat(dir, "dirty", sd->tag);
-	sd->pauses = dat(dir, "pauses", sd->tag);
-	sd->rate = dat(dir, "rate", sd->tag);
-	sd->bdirate = dat(dir, "bdirate", sd->tag);
-	sd->chunks = dat(dir, "chunks", sd->tag);
-	sd->waits = dat(dir, "waits", sd->tag);
 	bw = dat(dir, "bw", sd->tag);
-	if (!sd->dirty || !sd->pauses || !sd->rate || !sd->bdirate ||
-	    !sd->chunks || !sd->waits || !bw) {
+	for (i = 0; i < NR_S; i++)
+		sd->f[i] = dat(dir, series_names[i], sd->tag);
+	for (i = 0; i < NR_S && bw; i++)
+		if (!sd->f[i])
+			break;
+	if (i < NR_S) {
 		bench_err("plot", "cannot write in %s: %s", dir,
 			  strerror(errno));
+		side_close(sd, bw);
 		fclose(f);
 		return -EIO;
 	}
@@ -223,13 +237,7 @@ static int side_read(struct plot_side *sd, const char *trace, const char *dir)
 		fprintf(bw, "\n\n");
 		free(sd->bins[i]);
 	}
-	fclose(bw);
-	fclose(sd->dirty);
-	fclose(sd->pauses);
-	fclose(sd->rate);
-	fclose(sd->bdirate);
-	fclose(sd->chunks);
-	fclose(sd->waits);
+	side_close(sd, bw);
 	return 0;
 }
 

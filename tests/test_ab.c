@@ -119,13 +119,13 @@ Test(ab, matrices_name_valid_cases)
 	cr_assert_not_null(ab_matrix_find("seed004"));
 	cr_assert_not_null(ab_matrix_find("demo"));
 	cr_assert_null(ab_matrix_find("seed999"));
-	for (i = 0; ab_matrices[i]; i++)
-		for (k = 0; ab_matrices[i]->cases[k]; k++) {
-			cr_assert_eq(ab_case_parse(ab_matrices[i]->cases[k],
+	for (i = 0; ab_matrices[i].name; i++)
+		for (k = 0; ab_matrices[i].cases[k]; k++) {
+			cr_assert_eq(ab_case_parse(ab_matrices[i].cases[k],
 						   &c, NULL, 0), 0, "%s",
-				     ab_matrices[i]->cases[k]);
+				     ab_matrices[i].cases[k]);
 			ab_case_format(&c, buf, sizeof(buf));
-			cr_assert_str_eq(buf, ab_matrices[i]->cases[k]);
+			cr_assert_str_eq(buf, ab_matrices[i].cases[k]);
 		}
 }
 
@@ -141,64 +141,62 @@ static void fill(struct bench_samples *s, const double *v, unsigned int n)
 		bench_samples_add(s, v[i]);
 }
 
+/* Compare A's na samples with B's nb; the change as the table prints it. */
+static void compare(const double *a, unsigned int na, const double *b,
+		    unsigned int nb, struct ab_cmp *c, char *text, size_t len)
+{
+	struct bench_samples sa, sb;
+
+	fill(&sa, a, na);
+	fill(&sb, b, nb);
+	ab_compare(&sa, &sb, c);
+	ab_fmt_change(text, len, c);
+}
+
 Test(ab, compare_change_and_spread)
 {
 	const double a[] = { 90, 100, 110 }, b[] = { 140, 150, 160 };
-	struct bench_samples sa, sb;
 	struct ab_cmp c;
 	char buf[32];
 
-	fill(&sa, a, 3);
-	fill(&sb, b, 3);
-	ab_compare(&sa, &sb, &c);
+	compare(a, 3, b, 3, &c, buf, sizeof(buf));
 	cr_assert_float_eq(c.a, 100, 1e-9);
 	cr_assert_float_eq(c.b, 150, 1e-9);
 	cr_assert_float_eq(c.change, 50, 1e-9);
 	cr_assert_float_eq(c.spread_a, 10, 1e-9);	/* (110-90)/2/100 */
 	cr_assert_float_eq(c.spread_b, 10.0 / 1.5, 1e-9);
 	cr_assert_not(c.noise);
-	ab_fmt_change(buf, sizeof(buf), &c);
 	cr_assert_str_eq(buf, "+50.0%");
 }
 
 Test(ab, compare_marks_overlapping_ranges_as_noise)
 {
 	const double a[] = { 90, 100, 120 }, b[] = { 115, 104, 130 };
-	struct bench_samples sa, sb;
 	struct ab_cmp c;
 	char buf[32];
 
-	fill(&sa, a, 3);
-	fill(&sb, b, 3);
-	ab_compare(&sa, &sb, &c);
+	compare(a, 3, b, 3, &c, buf, sizeof(buf));
 	cr_assert_float_eq(c.change, 15, 1e-9);
 	cr_assert(c.noise, "120 >= 104: the ranges overlap");
-	ab_fmt_change(buf, sizeof(buf), &c);
 	cr_assert_str_eq(buf, "+15.0% ~");
 	/* a drop, outside the noise */
-	fill(&sa, b, 3);
-	fill(&sb, (const double[]){ 50, 60, 55 }, 3);
-	ab_compare(&sa, &sb, &c);
+	compare(b, 3, (const double[]){ 50, 60, 55 }, 3, &c, buf, sizeof(buf));
 	cr_assert_not(c.noise);
-	ab_fmt_change(buf, sizeof(buf), &c);
 	cr_assert_str_eq(buf, "-52.2%");
 }
 
 Test(ab, compare_one_rep_is_noise_and_no_baseline_is_nan)
 {
-	struct bench_samples sa, sb;
 	struct ab_cmp c;
 	char buf[32];
 
-	fill(&sa, (const double[]){ 10 }, 1);
-	fill(&sb, (const double[]){ 20 }, 1);
-	ab_compare(&sa, &sb, &c);
+	compare((const double[]){ 10 }, 1, (const double[]){ 20 }, 1, &c, buf,
+		sizeof(buf));
 	cr_assert(c.noise);
 	cr_assert(isnan(c.spread_a));
-	fill(&sa, (const double[]){ 0, 0 }, 2);
-	ab_compare(&sa, &sb, &c);
+	compare((const double[]){ 0, 0 }, 2, (const double[]){ 20 }, 1, &c,
+		buf, sizeof(buf));
 	cr_assert(isnan(c.change));
-	ab_fmt_change(buf, sizeof(buf), &c);
 	cr_assert_str_eq(buf, "-");
 }
 
