@@ -362,12 +362,9 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 		w->buf = b->buf;
 		w->stop = &s->stop;
 		w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
-		err = uf_file_open(s->dev[i % nd], i + 1, (i / nd) * fsize,
-				   fsize, NULL, NULL, &w->f);
-		if (err) {
-			snprintf(why, len, "uf_file_open: %s", strerror(-err));
+		err = bench_spread_file(s->dev, nd, i, fsize, &w->f, why, len);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }

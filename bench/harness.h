@@ -492,6 +492,15 @@ void bench_reopen_print(const struct bench_reopen *ro);
 int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 		   const struct bench_target *t, struct uf_dev **dev);
 
+/*
+ * Writer i's file when writers go round-robin over nd devices, each file
+ * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
+ * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
+ */
+int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
+		      unsigned int i, uint64_t fsize, struct uf_file **f,
+		      char *why, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* A run's surroundings                                                */
 

@@ -216,12 +216,9 @@ static int jbod_open(struct jbod_bench *b, struct jbod_case *jc,
 		w->size = fsize;
 		w->buf = b->buf;
 		w->stop = &s->stop;
-		err = uf_file_open(s->dev[i % d], i + 1, (i / d) * fsize,
-				   fsize, NULL, NULL, &w->f);
-		if (err) {
-			snprintf(why, len, "uf_file_open: %s", strerror(-err));
+		err = bench_spread_file(s->dev, d, i, fsize, &w->f, why, len);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }
