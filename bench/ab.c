@@ -17,6 +17,7 @@
  * the device counters hold everything the run wrote.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,6 +38,9 @@
 #endif
 
 #define AB_MAX_CASES	32
+#define AB_SIDES	3	/* A, B and the kernel baseline */
+#define AB_K		2
+#define SIDE(side)	("ABK"[side])
 #define AB_LAT_SAMPLES	4096	/* per writer, reservoir-sampled */
 #define AB_FSYNC_EVERY	16
 #define AB_POLL_MS	20
@@ -52,6 +56,7 @@ struct ab_opts {
 	const char *dev;
 	bool force;
 	bool list;
+	bool kernel;
 };
 
 /* What one run of a case under one policy measured. */
@@ -71,8 +76,8 @@ struct ab_run {
 struct ab_cinfo {
 	struct ab_case c;
 	char name[AB_NAME_LEN];
-	unsigned int n[2];
-	struct ab_run runs[2][BENCH_MAX_REPS];
+	unsigned int n[AB_SIDES];
+	struct ab_run runs[AB_SIDES][BENCH_MAX_REPS];
 };
 
 struct ab_bench {
@@ -86,7 +91,8 @@ struct ab_bench {
 	void *buf;
 	unsigned int nr;
 	struct ab_cinfo ci[AB_MAX_CASES];
-	struct bench_case cases[2 * AB_MAX_CASES];
+	unsigned int sides;		/* 2, or 3 with --kernel */
+	struct bench_case cases[AB_SIDES * AB_MAX_CASES];
 	unsigned int done, total;
 };
 
@@ -110,6 +116,11 @@ static const struct bench_opt ab_opt_table[] = {
 		  "render each case's plots, A and B on the same axes, into\n"
 		  "DIR/<case#>/ (uflush-bench plot; traces go to DIR unless\n"
 		  "--trace)"),
+	BENCH_FLAG("kernel", &ab_o.kernel,
+		   "add the host kernel's page cache as a third side: the same\n"
+		   "writers, buffered, on the same loop device, with the host's\n"
+		   "vm.dirty_* set to the case's for the run and restored after\n"
+		   "(unshaped devices only)"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
 	BENCH_OPT_JSON(&ab_o.json),
 	BENCH_OPT_END,
@@ -149,6 +160,8 @@ struct ab_writer {
 	uint64_t size, bs;
 	const char *buf;
 	const bool *stop;
+	int fd;			/* kernel baseline: the device, buffered */
+	uint64_t base;		/* kernel baseline: where the file starts */
 	uint64_t seed;
 	uint64_t bytes;		/* written so far (atomic) */
 	struct ab_lat pause, fsync;
@@ -190,26 +203,49 @@ static int page_write(struct ab_writer *w, uint64_t off)
 	return 0;
 }
 
+static int io_ret(const struct ab_writer *w, ssize_t n)
+{
+	if (n == (ssize_t)w->bs)
+		return 0;
+	return n < 0 ? (w->fd >= 0 ? -errno : (int)n) : -EIO;
+}
+
+/* Through uflush, or (kernel baseline) through the host's page cache. */
+static int do_write(struct ab_writer *w, uint64_t off)
+{
+	if (w->fd >= 0)
+		return io_ret(w, pwrite(w->fd, w->buf, w->bs, w->base + off));
+	if (w->kind == AB_FIO && !(w->bs % 4096))
+		return page_write(w, off);
+	return io_ret(w, uf_pwrite(w->f, w->buf, w->bs, off));
+}
+
+static int do_read(struct ab_writer *w, char *rbuf, uint64_t off)
+{
+	if (w->fd >= 0)
+		return io_ret(w, pread(w->fd, rbuf, w->bs, w->base + off));
+	return io_ret(w, uf_pread(w->f, rbuf, w->bs, off));
+}
+
+static int do_fsync(struct ab_writer *w)
+{
+	if (w->fd >= 0)
+		return fsync(w->fd) ? -errno : 0;
+	return uf_fsync(w->f);
+}
+
 static int writer_step(struct ab_writer *w, uint64_t *off, unsigned long k,
 		       char *rbuf)
 {
 	uint64_t slots = w->size / w->bs, t0;
-	ssize_t n;
 	int err = 0;
 
 	if (w->kind != AB_DD)
 		*off = bench_xorshift64(&w->seed) % slots * w->bs;
-	if (w->kind == AB_FIO && bench_xorshift64(&w->seed) % 10 < 3) {
-		n = uf_pread(w->f, rbuf, w->bs, *off);
-		return n == (ssize_t)w->bs ? 0 : n < 0 ? (int)n : -EIO;
-	}
+	if (w->kind == AB_FIO && bench_xorshift64(&w->seed) % 10 < 3)
+		return do_read(w, rbuf, *off);
 	t0 = uf_now_ns();
-	if (w->kind == AB_FIO && !(w->bs % 4096)) {
-		err = page_write(w, *off);
-	} else {
-		n = uf_pwrite(w->f, w->buf, w->bs, *off);
-		err = n == (ssize_t)w->bs ? 0 : n < 0 ? (int)n : -EIO;
-	}
+	err = do_write(w, *off);
 	if (err)
 		return err;
 	lat_add(&w->pause, &w->seed, (uf_now_ns() - t0) / 1e6);
@@ -221,7 +257,7 @@ static int writer_step(struct ab_writer *w, uint64_t *off, unsigned long k,
 	}
 	if (w->kind == AB_FSYNC && !(k % AB_FSYNC_EVERY)) {
 		t0 = uf_now_ns();
-		err = uf_fsync(w->f);
+		err = do_fsync(w);
 		lat_add(&w->fsync, &w->seed, (uf_now_ns() - t0) / 1e6);
 	}
 	return err;
@@ -362,6 +398,7 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 		w->buf = b->buf;
 		w->stop = &s->stop;
 		w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
+		w->fd = -1;
 		err = bench_spread_file(s->dev, nd, i, fsize, &w->f, why, len);
 		if (err)
 			return err;
@@ -576,28 +613,209 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	return err;
 }
 
+/* ------------------------------------------------------------------ */
+/* The kernel baseline                                                 */
+
+static const char *const vm_knobs[] = {
+	"dirty_bytes", "dirty_ratio", "dirty_background_bytes",
+	"dirty_background_ratio",
+};
+#define NR_VM_KNOBS	4
+
+static int vm_rw(const char *knob, unsigned long *v, bool write)
+{
+	char path[96];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/vm/%s", knob);
+	f = fopen(path, write ? "w" : "r");
+	if (!f)
+		return -errno;
+	ok = write ? fprintf(f, "%lu\n", *v) > 0 : fscanf(f, "%lu", v) == 1;
+	if (fclose(f) || !ok)
+		return -EIO;
+	return 0;
+}
+
+/* The case's limits into the host's vm.dirty_* (old: what to restore). */
+static int vm_set(const struct ab_case *c, unsigned long *old)
+{
+	unsigned long v;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < NR_VM_KNOBS && !err; i++)
+		err = vm_rw(vm_knobs[i], &old[i], false);
+	if (err)
+		return err;
+	v = c->limit;	/* a ratio clears the bytes and back, as here */
+	err = vm_rw(c->limit_bytes ? "dirty_bytes" : "dirty_ratio", &v, true);
+	v = c->bg_ratio;
+	if (!err)
+		err = vm_rw("dirty_background_ratio", &v, true);
+	return err;
+}
+
+/* Bytes or ratio, whichever was in force (the other reads 0). */
+static void vm_restore(const unsigned long *old)
+{
+	unsigned long v;
+
+	v = old[0] ? old[0] : old[1];
+	vm_rw(old[0] ? "dirty_bytes" : "dirty_ratio", &v, true);
+	v = old[2] ? old[2] : old[3];
+	vm_rw(old[2] ? "dirty_background_bytes" : "dirty_background_ratio",
+	      &v, true);
+}
+
+static int kern_files(struct ab_bench *b, const struct ab_case *c,
+		      struct ab_state *s, int *fds, char *why, size_t len)
+{
+	unsigned int i, nd = ab_case_devs(c);
+	unsigned int per_dev = (c->writers + nd - 1) / nd;
+	uint64_t unit = c->bs > 4096 ? c->bs : 4096;
+	uint64_t fsize = b->t[0].range / per_dev / unit * unit;
+
+	for (i = 0; i < nd; i++) {
+		fds[i] = open(b->t[i].path, O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0) {
+			snprintf(why, len, "open %s: %s", b->t[i].path,
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	for (i = 0; i < c->writers; i++) {
+		struct ab_writer *w = &s->w[i];
+
+		w->kind = c->kind;
+		w->size = fsize;
+		w->bs = c->bs;
+		w->buf = b->buf;
+		w->stop = &s->stop;
+		w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
+		w->fd = fds[i % nd];
+		w->base = (uint64_t)(i / nd) * fsize;
+	}
+	return fsize ? 0 : -ENOSPC;
+}
+
+static int kern_run(struct ab_bench *b, const struct ab_case *c,
+		    struct ab_state *s, int *fds, struct ab_run *r,
+		    char *why, size_t len)
+{
+	unsigned int i, nd = ab_case_devs(c);
+	int err;
+
+	err = kern_files(b, c, s, fds, why, len);
+	for (i = 0; !err && i < c->writers; i++) {
+		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
+		if (!err)
+			s->nr_writers++;
+	}
+	if (!err) {
+		double secs = ab_window(b, c, s);
+
+		r->mbs = writers_bytes(s) / 1e6 / secs;
+	}
+	err = stop_writers(s, err, why, len);
+	/* the closing writeback, as uf_cache_close's */
+	for (i = 0; i < nd; i++)
+		if (fds[i] >= 0 && fsync(fds[i]) && !err) {
+			err = -errno;
+			snprintf(why, len, "fsync: %s", strerror(-err));
+		}
+	return err;
+}
+
+/*
+ * The same writers through the host kernel's page cache: buffered I/O on
+ * the same (unshaped) loop devices, fsync(2) for the fsync writers, with
+ * vm.dirty_* set to the case's limits for the run.  The host's memory is
+ * the host's, not the case's cache size.
+ */
+static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
+		     char *why, size_t len)
+{
+	const struct ab_case *c = &b->ci[ci].c;
+	unsigned long old[NR_VM_KNOBS];
+	int fds[AB_MAX_DEVS];
+	uint64_t i0, s0, i1, s1;
+	struct ab_state *s;
+	unsigned int i;
+	int err;
+
+	if (c->dev != AB_DEV_LOOP) {
+		snprintf(why, len, "the kernel baseline runs on unshaped devices only (this case: %s)",
+			 ab_dev_names[c->dev]);
+		return BENCH_SKIP;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->w = calloc(c->writers, sizeof(*s->w));
+	if (!s || !s->w) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < AB_MAX_DEVS; i++)
+		fds[i] = -1;
+	err = vm_set(c, old);
+	if (err) {
+		snprintf(why, len, "setting vm.dirty_*: %s", strerror(-err));
+		free(s->w);
+		free(s);
+		return BENCH_SKIP;
+	}
+	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	pin_cpus(s, c->cpus);
+	err = kern_run(b, c, s, fds, r, why, len);
+	vm_restore(old);
+	if (s->pinned)
+		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
+	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
+	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
+	for (i = 0; i < AB_MAX_DEVS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	dev_counters(b, ab_case_devs(c), &i1, &s1);
+	r->dev_writes = (double)(i1 - i0);
+	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	r->flusher_cpu = r->written_mb = r->busy = NAN;
+	free(s->w);
+	free(s);
+	return err;
+}
+
 static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
 {
 	struct ab_bench *b = priv;
-	unsigned int ci = k / 2, side = k % 2;
+	unsigned int ci = k / b->sides, side = k % b->sides;
 	struct ab_cinfo *info = &b->ci[ci];
 	struct bench_case *bc = &b->cases[k];
 	struct ab_run r;
 	int err;
 
 	memset(&r, 0, sizeof(r));
-	err = ab_once(b, ci, side, rep == 0, &r, bc->why, sizeof(bc->why));
+	if (side == AB_K)
+		err = kern_once(b, ci, &r, bc->why, sizeof(bc->why));
+	else
+		err = ab_once(b, ci, side, rep == 0, &r, bc->why,
+			      sizeof(bc->why));
 	b->done++;
 	if (bench_stop)
 		return 0;
+	if (err == BENCH_SKIP) {
+		fprintf(stderr, "  K %s: %s\n", info->name, bc->why);
+		return BENCH_SKIP;
+	}
 	if (err) {
-		fprintf(stderr, "  %s %s: %s\n", side ? "B" : "A", info->name,
+		fprintf(stderr, "  %c %s: %s\n", SIDE(side), info->name,
 			bc->why);
 		return info->n[side] ? err : BENCH_SKIP;
 	}
 	info->runs[side][info->n[side]++] = r;
 	fprintf(stderr, "[%u/%u] %c %s: %.1f MB/s, pause p99 %.1f ms, %.0f device writes\n",
-		b->done, b->total, side ? 'B' : 'A', info->name, r.mbs,
+		b->done, b->total, SIDE(side), info->name, r.mbs,
 		r.pause_p99, r.dev_writes);
 	return 0;
 }
@@ -625,6 +843,9 @@ static void cmp_of(const struct ab_cinfo *ci, size_t off, struct ab_cmp *c)
 static const char *const ab_cols[] = {
 	">before", ">+-%", ">change", ">after", ">+-%", "case",
 };
+static const char *const ab_cols_k[] = {
+	">before", ">+-%", ">change", ">after", ">+-%", ">kernel", "case",
+};
 
 static void ab_header(const void *priv)
 {
@@ -647,6 +868,25 @@ static void cell_spread(struct bench_table *t, int row, unsigned int col,
 		bench_table_set(t, row, col, "-");
 	else
 		bench_table_set(t, row, col, "%.1f%%", v);
+}
+
+/* The kernel's median MB/s (the TOTAL: only if every case has one). */
+static void kern_cell(struct bench_table *t, int row, const struct ab_bench *b,
+		      unsigned int i)
+{
+	struct bench_samples s;
+	double sum = 0;
+	unsigned int k;
+
+	for (k = i == b->nr ? 0 : i; k < (i == b->nr ? b->nr : i + 1); k++) {
+		gather(&b->ci[k], AB_K, offsetof(struct ab_run, mbs), &s);
+		if (!s.n) {
+			bench_table_set(t, row, 5, "-");
+			return;
+		}
+		sum += bench_samples_median(&s);
+	}
+	bench_table_set(t, row, 5, "%.1f", sum);
 }
 
 static void ab_row(struct bench_table *t, const void *priv, unsigned int i)
@@ -673,7 +913,10 @@ static void ab_row(struct bench_table *t, const void *priv, unsigned int i)
 	bench_table_set(t, row, 2, "%s", ch);
 	bench_table_set(t, row, 3, "%.1f", c.b);
 	cell_spread(t, row, 4, c.spread_b);
-	bench_table_set(t, row, 5, "%s", i == b->nr ? "TOTAL" : b->ci[i].name);
+	if (b->sides == AB_SIDES)
+		kern_cell(t, row, b, i);
+	bench_table_set(t, row, b->sides == AB_SIDES ? 6 : 5, "%s",
+			i == b->nr ? "TOTAL" : b->ci[i].name);
 }
 
 static const char *const detail_cols[] = {
@@ -725,13 +968,13 @@ static void ab_notes(const void *priv)
 	bench_table_init(t, detail_cols,
 			 sizeof(detail_cols) / sizeof(detail_cols[0]));
 	for (i = 0; i < b->nr; i++)
-		for (side = 0; side < 2; side++) {
+		for (side = 0; side < b->sides; side++) {
 			row = bench_table_row(t);
 			if (row < 0)
 				break;
 			bench_table_set(t, row, 0, "%s",
 					side ? "" : b->ci[i].name);
-			bench_table_set(t, row, 1, "%s", side ? "B" : "A");
+			bench_table_set(t, row, 1, "%c", SIDE(side));
 			for (k = 0; k < 10; k++)
 				detail_cell(t, row, k + 2, &b->ci[i], side,
 					    offs[k], fmts[k]);
@@ -743,6 +986,11 @@ static void ab_notes(const void *priv)
 	       "(the dirty throttle's pauses); dev writes: write requests the devices\n"
 	       "completed, the closing writeback included; written: pages written back\n"
 	       "during the timed window; busy%%: of the window, the devices' io_ticks.\n");
+	if (b->sides == AB_SIDES)
+		printf("kernel (K): the same writers through the host's page cache (buffered\n"
+		       "pwrite/pread on the loop device, fsync(2)), vm.dirty_* set to the case's\n"
+		       "for the run and restored after; the host's memory, not the case's cache\n"
+		       "size; '-' where a case's devices are shaped (the kernel path is not).\n");
 	free(t);
 }
 
@@ -808,9 +1056,10 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 	bench_json_str(j, "case", ci->name);
 	cmp_of(ci, offsetof(struct ab_run, mbs), &c);
 	json_cmp(j, &c);
-	for (side = 0; side < 2; side++) {
-		bench_json_obj(j, side ? "B" : "A");
-		bench_json_str(j, "policy", b->policy[side]);
+	for (side = 0; side < b->sides; side++) {
+		bench_json_obj(j, side == AB_K ? "kernel" : side ? "B" : "A");
+		bench_json_str(j, "policy", side == AB_K ?
+			       "the host kernel's page cache" : b->policy[side]);
 		for (k = 0; k < NR_METRICS; k++) {
 			gather(ci, side, k * sizeof(double), &s);
 			bench_json_samples(j, metric_names[k], &s);
@@ -842,6 +1091,7 @@ static int add_case(struct ab_bench *b, const char *name)
 {
 	struct ab_cinfo *ci;
 	char why[160];
+	unsigned int k;
 
 	if (b->nr == AB_MAX_CASES) {
 		bench_err("ab", "at most %d cases", AB_MAX_CASES);
@@ -853,8 +1103,8 @@ static int add_case(struct ab_bench *b, const char *name)
 		return -EINVAL;
 	}
 	ab_case_format(&ci->c, ci->name, sizeof(ci->name));
-	b->cases[2 * b->nr].name = ci->name;
-	b->cases[2 * b->nr + 1].name = ci->name;
+	for (k = 0; k < b->sides; k++)
+		b->cases[b->sides * b->nr + k].name = ci->name;
 	if (ab_case_devs(&ci->c) > b->nr_devs)
 		b->nr_devs = ab_case_devs(&ci->c);
 	b->nr++;
@@ -964,12 +1214,17 @@ static int ab_go(struct ab_bench *b)
 {
 	struct bench_sched s = {
 		.cases = b->cases, .run = ab_run_one, .priv = b,
-		.nr_cases = 2 * b->nr, .reps = b->o.reps,
+		.nr_cases = b->sides * b->nr, .reps = b->o.reps,
 	};
+	struct bench_report rep = ab_report;
 	unsigned int i, k;
 	int err;
 
-	b->total = 2 * b->nr * b->o.reps;
+	if (b->sides == AB_SIDES) {
+		rep.cols = ab_cols_k;
+		rep.nr_cols = sizeof(ab_cols_k) / sizeof(ab_cols_k[0]);
+	}
+	b->total = b->sides * b->nr * b->o.reps;
 	bench_env_print(&b->env, NULL, false);
 	bench_target_print(&b->t[0], NULL);
 	err = bench_sched_run(&s);
@@ -977,13 +1232,13 @@ static int ab_go(struct ab_bench *b)
 		for (k = 0; k < 2; k++)
 			if (!b->ci[i].n[k]) {
 				bench_err("ab", "%s could not run under %c: %s",
-					  b->ci[i].name, k ? 'B' : 'A',
-					  b->cases[2 * i + k].why);
+					  b->ci[i].name, SIDE(k),
+					  b->cases[b->sides * i + k].why);
 				err = -EIO;
 			}
 	if (!err && !bench_stop)
-		err = bench_report(&ab_report, &b->env, &b->t[0], b->o.json,
-				   b, b->nr + 1);
+		err = bench_report(&rep, &b->env, &b->t[0], b->o.json, b,
+				   b->nr + 1);
 	if (!err && b->o.trace_dir)
 		printf("\ntraces:  %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
 	if (!err && b->o.plot_dir)
@@ -1012,6 +1267,7 @@ int bench_ab_main(int argc, char **argv)
 	if (!b)
 		return 1;
 	b->o = ab_o;
+	b->sides = ab_o.kernel ? AB_SIDES : 2;
 	err = ab_args(b, argc, argv);
 	if (err) {
 		free(b);
