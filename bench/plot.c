@@ -126,7 +126,7 @@ static void add_bw(struct plot_side *sd, const char *bdi, double t,
 }
 
 static void plot_event(struct plot_side *sd, const char *ev, const char *s,
-		       double t)
+		       double t, long pid)
 {
 	char bdi[16];
 
@@ -139,7 +139,8 @@ static void plot_event(struct plot_side *sd, const char *ev, const char *s,
 	} else if (!strcmp(ev, "balance_dirty_pages")) {
 		sd->cnt[S_PAUSES]++;
 		sd->cnt[S_RATE]++;
-		fprintf(sd->f[S_PAUSES], "%.6f %.0f\n", t, field(s, "pause"));
+		fprintf(sd->f[S_PAUSES], "%.6f %.0f %ld\n", t,
+			field(s, "pause"), pid);
 		fprintf(sd->f[S_RATE], "%.6f %.0f\n", t,
 			field(s, "task_ratelimit"));
 	} else if (!strcmp(ev, "bdi_dirty_ratelimit")) {
@@ -162,13 +163,20 @@ static void plot_event(struct plot_side *sd, const char *ev, const char *s,
 /* One line: "comm-pid [cpu] [flags] TS: event: rest". */
 static void plot_line(struct plot_side *sd, const char *line, double *t0)
 {
-	const char *p = strchr(line, ']');
+	const char *p = strchr(line, ']'), *b = strchr(line, '['), *d;
 	char ev[64];
 	double ts;
+	long pid = 0;
 	int n = 0;
 
-	if (!p)
+	if (!p || !b)
 		return;
+	/* "comm-PID [cpu]": the writer a throttle event belongs to */
+	for (d = b; d > line && d[-1] == ' '; d--)
+		;
+	while (d > line && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	pid = strtol(d, NULL, 10);
 	/* a kernel trace may have a flags column ("d..1.") before the time */
 	while (*++p == ' ')
 		;
@@ -179,7 +187,7 @@ static void plot_line(struct plot_side *sd, const char *line, double *t0)
 		*t0 = ts;
 	if (ts - *t0 > sd->t_end)
 		sd->t_end = ts - *t0;
-	plot_event(sd, ev, p + n, ts - *t0);
+	plot_event(sd, ev, p + n, ts - *t0, pid);
 }
 
 static FILE *dat(const char *dir, const char *name, char tag)
@@ -305,10 +313,16 @@ static void gp_script(FILE *g, const char *dir, const struct plot_side *sd,
 			first = false;
 		}
 	gp_end(g, first, "writeback_single_inode");
-	gp_plot(g, ".", "pauses.png", "writers' throttle pauses (balance_dirty_pages)", "pause, ms");
+	gp_plot(g, ".", "pauses.png", "writers' throttle pauses (balance_dirty_pages; a colour per writer, A dots, B circles)", "pause, ms");
 	first = true;
-	gp_series(g, sd, n, S_PAUSES, "pauses", "1:2", "pause",
-		  "points pt 7 ps 0.4", 1, &first);
+	for (i = 0; i < n; i++) {
+		if (!sd[i].cnt[S_PAUSES])
+			continue;
+		fprintf(g, "%s 'pauses-%c.dat' using 1:2:(int($3) %% 8 + 1) with points pt %d ps 0.5 lc variable title '%c pause'",
+			first ? "plot" : ", \\\n   ", sd[i].tag, i ? 6 : 7,
+			sd[i].tag);
+		first = false;
+	}
 	gp_end(g, first, "balance_dirty_pages");
 	gp_plot(g, ".", "ratelimit.png", "dirty ratelimits", "KiB/s");
 	first = true;
