@@ -283,3 +283,54 @@ Test(ab, short_real_run_reports_both_sides, .timeout = 120)
 		     "the dd case has no fsyncs, the fsync case has: %s", s);
 	free(s);
 }
+
+/* ------------------------------------------------------------------ */
+/* Plots                                                               */
+
+int bench_plot_render(const char *dir, const char *const *traces,
+		      unsigned int n);
+
+static unsigned int lines_of(const char *path, char *first, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned int n = 0;
+
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		if (!n++)
+			snprintf(first, len, "%s", line);
+	fclose(f);
+	return n;
+}
+
+/* uflush's trace and a kernel's (with the flags column) read alike. */
+Test(ab, plot_reads_uflush_and_kernel_trace_lines)
+{
+	char dir[] = "/tmp/uflush-plot-test.XXXXXX", path[128], first[256];
+	const char *traces[1] = { path };
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.trace", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "    uflush-bench-42 [000]  100.500000: global_dirty_state: dirty=7 writeback=3 unstable=0 bg_thresh=100 thresh=200 limit=250 dirtied=7 written=0\n"
+		   "              dd-1234  [001] d..1.   101.000000: global_dirty_state: dirty=9 writeback=1 unstable=0 bg_thresh=100 thresh=200 limit=260 dirtied=9 written=1\n"
+		   "              dd-1234  [001] .....   101.250000: balance_dirty_pages: bdi 7:0: limit=260 setpoint=200 dirty=9 bdi_setpoint=100 bdi_dirty=9 dirty_ratelimit=100 task_ratelimit=50 dirtied=1 dirtied_pause=1 paused=0 pause=12\n"
+		   "       flush-7:0-77 [000]  101.500000: writeback_single_inode: bdi 7:0: ino=1 state= dirtied_when=1 age=0 index=0 to_write=1024 wrote=256\n"
+		   "garbage without brackets\n");
+	fclose(f);
+	/* gnuplot may be missing here: the data files come first */
+	bench_plot_render(dir, traces, 1);
+	snprintf(path, sizeof(path), "%s/dirty-A.dat", dir);
+	cr_assert_eq(lines_of(path, first, sizeof(first)), 2);
+	cr_assert_str_eq(first, "0.000000 7 3 100 200 250\n");
+	snprintf(path, sizeof(path), "%s/pauses-A.dat", dir);
+	cr_assert_eq(lines_of(path, first, sizeof(first)), 1);
+	cr_assert_str_eq(first, "0.750000 12 1234\n");
+	snprintf(path, sizeof(path), "%s/bw-A.dat", dir);
+	cr_assert_geq(lines_of(path, first, sizeof(first)), 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	cr_assert_eq(system(path), 0);
+}
