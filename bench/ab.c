@@ -374,6 +374,24 @@ static void shape_targets(struct ab_bench *b, const struct ab_case *c)
 	}
 }
 
+/* Writer i of the case, on a file of fsize bytes; through uflush. */
+static struct ab_writer *writer_init(const struct ab_bench *b,
+				     const struct ab_case *c,
+				     struct ab_state *s, unsigned int i,
+				     uint64_t fsize)
+{
+	struct ab_writer *w = &s->w[i];
+
+	w->kind = c->kind;
+	w->size = fsize;
+	w->bs = c->bs;
+	w->buf = b->buf;
+	w->stop = &s->stop;
+	w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
+	w->fd = -1;
+	return w;
+}
+
 static int open_files(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, char *why, size_t len)
 {
@@ -390,15 +408,8 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 		return -ENOSPC;
 	}
 	for (i = 0; i < c->writers; i++) {
-		struct ab_writer *w = &s->w[i];
+		struct ab_writer *w = writer_init(b, c, s, i, fsize);
 
-		w->kind = c->kind;
-		w->size = fsize;
-		w->bs = c->bs;
-		w->buf = b->buf;
-		w->stop = &s->stop;
-		w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
-		w->fd = -1;
 		err = bench_spread_file(s->dev, nd, i, fsize, &w->f, why, len);
 		if (err)
 			return err;
@@ -686,14 +697,8 @@ static int kern_files(struct ab_bench *b, const struct ab_case *c,
 		}
 	}
 	for (i = 0; i < c->writers; i++) {
-		struct ab_writer *w = &s->w[i];
+		struct ab_writer *w = writer_init(b, c, s, i, fsize);
 
-		w->kind = c->kind;
-		w->size = fsize;
-		w->bs = c->bs;
-		w->buf = b->buf;
-		w->stop = &s->stop;
-		w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
 		w->fd = fds[i % nd];
 		w->base = (uint64_t)(i / nd) * fsize;
 	}

@@ -280,7 +280,7 @@ const struct ab_matrix ab_matrices[] = {
 	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases },
 	{ "demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
 	  "linux-3.1", "linux-3.2", demo_cases },
-	{ NULL },
+	{ .name = NULL },
 };
 
 const struct ab_matrix *ab_matrix_find(const char *name)
