@@ -7,8 +7,12 @@
 #                       criterion: what runs under SANITIZE=thread)
 #   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
 #                       points, then integrity_check; SQLITE_CRASH_ARGS)
-#   make run            install missing packages, build, run the I/O benchmark
-#                       on a temporary loop device
+#   make run            install missing packages, build, and run the demo:
+#                       `uflush-bench ab --matrix demo` (linux-3.1 vs 3.2 on
+#                       a shaped JBOD of temporary loop devices, and an fsync
+#                       load), then a busyloop variant pair; results and
+#                       traces in build/run/ (RUN_ARGS go to the A/B)
+#   make run-io         the I/O-engine benchmark vs fio (uflush-bench io)
 #   make fuzz           build the libFuzzer harness of the public API with
 #                       clang, ASan and UBSan (build-fuzz/uflush-api-fuzz)
 #   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
@@ -58,7 +62,8 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
-BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c
+BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c bench/abcase.c \
+	bench/ab.c bench/plot.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c
@@ -96,8 +101,8 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run check layers stress install clean sqlite-crash \
-	fuzz fuzz-run crashloop
+.PHONY: all build deps test run run-io check layers stress install clean \
+	sqlite-crash fuzz fuzz-run crashloop
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
@@ -108,6 +113,8 @@ deps:
 build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
 	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) \
 	$(CRASHBIN)
+
+$(O)/bench/ab.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -213,7 +220,19 @@ sqlite-crash: deps
 	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
 	$(Q)$(SQLITE_CRASH) $(SQLITE_CRASH_ARGS)
 
+RUN_DIR := $(O)/run
+
 run: deps
+	$(Q)$(MAKE) --no-print-directory build
+	$(Q)mkdir -p $(RUN_DIR)
+	$(Q)$(O)/uflush-bench ab --matrix demo --reps 2 --dev-size 256M \
+		--plots $(RUN_DIR)/plots --json $(RUN_DIR)/ab.json $(RUN_ARGS)
+	$(Q)echo; echo "== busyloop: seed 000's v3a (busy-loops) vs v4.2, 3 s stuck =="
+	$(Q)$(O)/uflush-bench busyloop --stuck 3 --variants v3a,v4.2 --files 2 \
+		--json $(RUN_DIR)/busyloop.json
+	$(Q)echo; echo "results: $(RUN_DIR)/ab.json $(RUN_DIR)/busyloop.json"
+
+run-io: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(O)/uflush-bench io $(RUN_ARGS)
 

@@ -45,6 +45,13 @@ int bench_jbod_main(int argc, char **argv);
 extern const struct bench_cmdline bench_jbod_cmdline;
 int bench_sqlite_main(int argc, char **argv);
 extern const struct bench_cmdline bench_sqlite_cmdline;
+int bench_ab_main(int argc, char **argv);
+extern const struct bench_cmdline bench_ab_cmdline;
+int bench_plot_main(int argc, char **argv);
+extern const struct bench_cmdline bench_plot_cmdline;
+/* PNGs of one trace or of A and B into dir (bench/plot.c). */
+int bench_plot_render(const char *dir, const char *const *traces,
+		      unsigned int n);
 int bench_policies_main(int argc, char **argv);
 void bench_policies_usage(FILE *f);
 

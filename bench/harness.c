@@ -304,6 +304,10 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		if (opt_value(cl->cmd, o, optarg, err))
 			return -EINVAL;
 	}
+	if (cl->rest) {
+		*cl->rest = optind;
+		return 0;
+	}
 	if (optind < argc) {
 		fprintf(err, "uflush-bench %s: unexpected argument '%s'\n",
 			cl->cmd, argv[optind]);
@@ -828,4 +832,18 @@ int bench_json_finish(struct bench_json *j, const char *cmd,
 		return -EIO;
 	}
 	return 0;
+}
+
+int bench_check_policy(const char *cmd, const char *spec, char *resolved,
+		       size_t len)
+{
+	char buf[1024];
+	int err;
+
+	err = uf_policy_resolve(spec, resolved ? resolved : buf,
+				resolved ? len : sizeof(buf));
+	if (err)
+		bench_err(cmd, "bad policy \"%s\": %s", spec ? spec : "(default)",
+			  strerror(-err));
+	return err;
 }

@@ -146,6 +146,9 @@ struct bench_cmdline {
 	const char *about;		/* before the options */
 	const struct bench_opt *opts;
 	const char *epilog;		/* after them */
+	int *rest;			/* if set: arguments that are not
+					 * options are allowed, and start at
+					 * argv[*rest] (moved to the end) */
 };
 
 /*
@@ -259,7 +262,7 @@ unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
 
 #define BENCH_TABLE_MAX_COLS	16
 #define BENCH_TABLE_MAX_ROWS	64
-#define BENCH_CELL_LEN		40
+#define BENCH_CELL_LEN		80
 
 /*
  * A text table: columns are sized to their widest cell when printed.
@@ -317,6 +320,22 @@ struct bench_report {
 	void (*json_case)(struct bench_json *j, const void *priv,
 			  unsigned int i);
 };
+
+/* The report of a scenario whose parts are named P_cols, P_header, ... */
+#define BENCH_REPORT_OF(p) {						\
+	.cols = p##_cols,						\
+	.nr_cols = sizeof(p##_cols) / sizeof(p##_cols[0]),		\
+	.header = p##_header, .row = p##_row, .notes = p##_notes,	\
+	.json_config = p##_json_config, .json_case = p##_json_case,	\
+}
+
+/*
+ * Refuse a bad policy spec before any device is made: the library's
+ * message says why, and a line on stderr which spec it was.  The resolved
+ * spec goes to resolved (if set).  0 or the library's -errno.
+ */
+int bench_check_policy(const char *cmd, const char *spec, char *resolved,
+		       size_t len);
 
 /*
  * Print the header, the table of nr cases and the notes on stdout; then,
@@ -472,6 +491,15 @@ void bench_reopen_print(const struct bench_reopen *ro);
  */
 int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 		   const struct bench_target *t, struct uf_dev **dev);
+
+/*
+ * Writer i's file when writers go round-robin over nd devices, each file
+ * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
+ * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
+ */
+int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
+		      unsigned int i, uint64_t fsize, struct uf_file **f,
+		      char *why, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* A run's surroundings                                                */

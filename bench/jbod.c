@@ -216,12 +216,9 @@ static int jbod_open(struct jbod_bench *b, struct jbod_case *jc,
 		w->size = fsize;
 		w->buf = b->buf;
 		w->stop = &s->stop;
-		err = uf_file_open(s->dev[i % d], i + 1, (i / d) * fsize,
-				   fsize, NULL, NULL, &w->f);
-		if (err) {
-			snprintf(why, len, "uf_file_open: %s", strerror(-err));
+		err = bench_spread_file(s->dev, d, i, fsize, &w->f, why, len);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }
@@ -432,15 +429,7 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 	}
 }
 
-static const struct bench_report jbod_report = {
-	.cols = jbod_cols,
-	.nr_cols = sizeof(jbod_cols) / sizeof(jbod_cols[0]),
-	.header = jbod_header,
-	.row = jbod_row,
-	.notes = jbod_notes,
-	.json_config = jbod_json_config,
-	.json_case = jbod_json_case,
-};
+static const struct bench_report jbod_report = BENCH_REPORT_OF(jbod);
 
 /* ------------------------------------------------------------------ */
 
@@ -455,26 +444,6 @@ static int jbod_targets(struct jbod_bench *b)
 		b->t[i].shaped = true;
 		b->t[i].shape.bw_bytes_per_sec = b->o.bw;
 	}
-	return 0;
-}
-
-/* Refuse a bad --policy before any device is made (the library says why). */
-static int check_policy(const char *cmd, const char *spec)
-{
-	struct uf_cache_config cfg;
-	struct uf_cache *cache;
-	int err;
-
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 16;
-	cfg.policy = spec;
-	err = uf_cache_open(&cfg, &cache);
-	if (err) {
-		bench_err(cmd, "bad --policy (gives \"%s\"): %s", spec,
-			  strerror(-err));
-		return err;
-	}
-	uf_cache_close(cache);
 	return 0;
 }
 
@@ -496,7 +465,7 @@ int bench_jbod_main(int argc, char **argv)
 
 		snprintf(spec, sizeof(spec), "%s,bgthresh=%s",
 			 b->o.policy ? b->o.policy : "linux-3.2", bg_names[k]);
-		if (check_policy("jbod", spec))
+		if (bench_check_policy("jbod", spec, NULL, 0))
 			return 2;
 	}
 	for (i = 0; i < NR_WCOUNTS; i++) {

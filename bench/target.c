@@ -553,3 +553,15 @@ int bench_exit_code(const char *cmd, int err)
 	}
 	return err ? 1 : 0;
 }
+
+int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
+		      unsigned int i, uint64_t fsize, struct uf_file **f,
+		      char *why, size_t len)
+{
+	int err = uf_file_open(dev[i % nd], i + 1, (uint64_t)(i / nd) * fsize,
+			       fsize, NULL, NULL, f);
+
+	if (err)
+		snprintf(why, len, "uf_file_open: %s", strerror(-err));
+	return err;
+}

@@ -16,6 +16,8 @@
 #include "bench.h"
 
 static const struct bench_cmd bench_cmds[] = {
+	{ "ab", "A/B test two flush policies over cases or a seed's matrix",
+	  bench_ab_main, &bench_ab_cmdline, NULL },
 	{ "io", "raw device throughput of the I/O engines vs fio",
 	  bench_io_main, &bench_io_cmdline, NULL },
 	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
@@ -30,6 +32,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_jbod_main, &bench_jbod_cmdline, NULL },
 	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
 	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
+	{ "plot", "PNGs of a run (or of A and B) from its tracepoints, via gnuplot",
+	  bench_plot_main, &bench_plot_cmdline, NULL },
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };

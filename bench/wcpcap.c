@@ -308,35 +308,7 @@ static void wcp_json_case(struct bench_json *j, const void *priv,
 	bench_json_samples(j, "map_calls", &s);
 }
 
-static const struct bench_report wcp_report = {
-	.cols = wcp_cols,
-	.nr_cols = sizeof(wcp_cols) / sizeof(wcp_cols[0]),
-	.header = wcp_header,
-	.row = wcp_row,
-	.notes = wcp_notes,
-	.json_config = wcp_json_config,
-	.json_case = wcp_json_case,
-};
-
-/* Refuse a bad --policy before any device is made (the library says why). */
-static int check_policy(const char *cmd, const char *spec)
-{
-	struct uf_cache_config cfg;
-	struct uf_cache *cache;
-	int err;
-
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 16;
-	cfg.policy = spec;
-	err = uf_cache_open(&cfg, &cache);
-	if (err) {
-		bench_err(cmd, "bad --policy (gives \"%s\"): %s", spec,
-			  strerror(-err));
-		return err;
-	}
-	uf_cache_close(cache);
-	return 0;
-}
+static const struct bench_report wcp_report = BENCH_REPORT_OF(wcp);
 
 int bench_wcpcap_main(int argc, char **argv)
 {
@@ -357,7 +329,7 @@ int bench_wcpcap_main(int argc, char **argv)
 		snprintf(b->spec[c], sizeof(b->spec[c]), "%s,wcpcap=%s",
 			 b->o.policy ? b->o.policy : "linux-3.2",
 			 case_names[c]);
-		if (check_policy("wcpcap", b->spec[c]))
+		if (bench_check_policy("wcpcap", b->spec[c], NULL, 0))
 			return 2;
 	}
 	if (bench_env_init(&b->env, "wcpcap", false))

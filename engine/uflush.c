@@ -81,6 +81,7 @@ struct hslot {
 struct uf_cache_slot {
 	struct hslot h;
 	unsigned long nr_devs;	/* atomic: devices not yet torn down */
+	bool discard;		/* uf_cache_close_discard: evict unwritten */
 	struct uf_cache cache;
 };
 
@@ -597,7 +598,7 @@ static bool cache_has_devs(struct uf_cache_slot *s)
  * away), then each device is closed with its files; a device closed by
  * someone else meanwhile is waited for.
  */
-int uf_cache_close(struct uf_cache *h)
+static int cache_close(struct uf_cache *h, bool discard)
 {
 	struct uf_cache_slot *s;
 	struct uf_cache *c;
@@ -611,6 +612,7 @@ int uf_cache_close(struct uf_cache *h)
 	if (!hslot_kill(&s->h, gen))
 		return -EBADF;
 	hslot_drain(&s->h);
+	s->discard = discard;
 	ret = cache_close_devs(s);
 	wait_event(handles_wq, !cache_has_devs(s));
 	c = &s->cache;
@@ -621,10 +623,30 @@ int uf_cache_close(struct uf_cache *h)
 	wb_policy_release(c->policy);
 	kfree(c->policy);
 	c->policy = NULL;
+	s->discard = false;
 	hslot_release(&s->h);
 	release_hz();
 	return ret;
 }
+
+int uf_cache_close(struct uf_cache *h)
+{
+	return cache_close(h, false);
+}
+
+/* ---- begin: what a benchmark harness needs (issue 13) ---- */
+int uf_cache_close_discard(struct uf_cache *h, const char *confirm)
+{
+	struct uf_cache_slot *s = cache_get(h);
+
+	if (!s)
+		return -EBADF;
+	hslot_put(&s->h);
+	if (!confirm || strcmp(confirm, UF_DISCARD_DIRTY))
+		return -EINVAL;
+	return cache_close(h, true);
+}
+/* ---- end: what a benchmark harness needs ---- */
 
 /* /proc/sys/vm names → fields. */
 static unsigned long *tunable_field(struct uf_cache *c, const char *name)
@@ -744,6 +766,8 @@ static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	st->write_errors = (unsigned long)__atomic_load_n(&c->write_errors,
 							  __ATOMIC_RELAXED);
 	reclaim_fill_stats(c, st);
+	st->at_jiffies = jiffies;
+	st->at_ns = uf_now_ns();
 }
 
 int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
@@ -1077,17 +1101,88 @@ struct inode *uf_file_inode(struct uf_file *h)
 	return &f->inode;
 }
 
+/* The device's I/O counters and the snapshot's time (issue 13). */
+static void dev_fill_io_stats(struct uf_dev *d, struct uf_dev_stats *st)
+{
+	struct uf_bdev_io_stats io;
+
+	st->size_bytes = d->size;
+	if (!uf_bdev_io_stats(d->bdev, &io)) {
+		st->io_ticks_ms = io.io_ticks_ns / 1000000;
+		st->write_ios = io.nr_writes;
+		st->write_bytes = io.write_bytes;
+	}
+	st->at_jiffies = jiffies;
+	st->at_ns = uf_now_ns();
+}
+
 int uf_dev_stats(struct uf_dev *h, struct uf_dev_stats *st)
 {
 	struct uf_dev *d = dev_get(h);
 
 	if (!d)
 		return -EBADF;
-	if (st)
+	if (st) {
 		bdi_fill_stats(&d->bdi, st);
+		dev_fill_io_stats(d, st);
+	}
 	hslot_put(&d->h);
 	return st ? 0 : -EINVAL;
 }
+
+/* ---- begin: what a benchmark harness needs (issue 13) ---- */
+int uf_dev_size(struct uf_dev *h, uint64_t *bytes)
+{
+	struct uf_dev *d = dev_get(h);
+
+	if (!d)
+		return -EBADF;
+	if (bytes)
+		*bytes = d->size;
+	hslot_put(&d->h);
+	return bytes ? 0 : -EINVAL;
+}
+
+int uf_file_stats(struct uf_file *h, struct uf_file_stats *st)
+{
+	struct uf_file *f = file_get(h);
+	struct address_space *m;
+
+	if (!f)
+		return -EBADF;
+	if (st) {
+		m = &f->inode.i_data;
+		memset(st, 0, sizeof(*st));
+		st->nr_pages = __atomic_load_n(&m->nrpages, __ATOMIC_RELAXED);
+		st->pages_written = __atomic_load_n(&m->nr_written,
+						    __ATOMIC_RELAXED);
+		st->at_jiffies = jiffies;
+		st->at_ns = uf_now_ns();
+	}
+	hslot_put(&f->h);
+	return st ? 0 : -EINVAL;
+}
+
+int uf_policy_resolve(const char *spec, char *buf, size_t len)
+{
+	struct wb_policy *pol;
+	int ret;
+
+	if (!buf || !len)
+		return -EINVAL;
+	pol = kzalloc(sizeof(*pol));
+	if (!pol)
+		return -ENOMEM;
+	ret = wb_policy_resolve(spec, pol);
+	if (!ret) {
+		if ((size_t)snprintf(buf, len, "%s", pol->spec) >= len)
+			ret = -ERANGE;
+		wb_policy_release(pol);
+	}
+	kfree(pol);
+	return ret;
+}
+/* ---- end: what a benchmark harness needs ---- */
 
 int uf_sync(struct uf_cache *h)
 {
@@ -1259,9 +1354,12 @@ int uf_file_open(struct uf_dev *h, uint64_t ino, uint64_t dev_offset,
 static int file_evict(struct uf_file *f)
 {
 	struct inode *inode = &f->inode;
-	int ret;
+	int ret = 0;
 
-	ret = write_inode_now(inode, 1);
+	/* a discarding cache close: I_FREEING keeps the flusher off, and
+	 * the truncate below cancels the dirty pages unwritten */
+	if (!cache_slot_of(f->dev->cache)->discard)
+		ret = write_inode_now(inode, 1);
 	spin_lock(&inode->i_lock);
 	inode->i_state |= I_FREEING;
 	spin_unlock(&inode->i_lock);

@@ -403,6 +403,15 @@ struct uf_dev_stats {
 	unsigned long works_done;	/* wb_writeback works run */
 	unsigned long wcp_pages_scanned; /* dirty pages write_cache_pages
 					    looked at, written or not */
+	/* the device's I/O, as /proc/diskstats counts it (issue 13) */
+	uint64_t size_bytes;		/* the device's size */
+	uint64_t io_ticks_ms;		/* busy: >= 1 request in flight */
+	uint64_t write_ios;		/* completed write requests */
+	uint64_t write_bytes;		/* their bytes (mean: / write_ios) */
+	/* when the snapshot was taken: the engine's jiffies (uf_jiffies
+	 * clock) and uf_now_ns() */
+	unsigned long at_jiffies;
+	uint64_t at_ns;
 };
 
 struct uf_cache_stats {
@@ -436,10 +445,52 @@ struct uf_cache_stats {
 	unsigned long nr_kswapd_runs;
 	unsigned long nr_alloc_stall;		/* allocstall */
 	unsigned long nr_oom;			/* allocations failed */
+
+	unsigned long at_jiffies;	/* as in uf_dev_stats */
+	uint64_t at_ns;
 };
 
 int uf_dev_stats(struct uf_dev *dev, struct uf_dev_stats *st);
 int uf_cache_stats(struct uf_cache *cache, struct uf_cache_stats *st);
+
+/* ---- begin: what a benchmark harness needs (issue 13) ---- */
+/* One file: its cached pages and the pages whose writeback completed. */
+struct uf_file_stats {
+	unsigned long nr_pages;		/* in the cache now */
+	unsigned long pages_written;	/* total, since the file was opened */
+	unsigned long at_jiffies;	/* as in uf_dev_stats */
+	uint64_t at_ns;
+};
+
+int uf_file_stats(struct uf_file *file, struct uf_file_stats *st);
+
+/* A device's size in bytes (what uf_file_open's ranges must fit in). */
+int uf_dev_size(struct uf_dev *dev, uint64_t *bytes);
+
+/*
+ * Resolve a flush policy spec as uf_cache_open() would, without opening
+ * a cache (to check or record it up front): the string uf_cache_policy()
+ * would give goes to buf.  NULL spec: the default.  cfg.policy's errors
+ * (uf_cache_open), and -ERANGE if it does not fit in len (buf then holds
+ * as much as fits).
+ */
+int uf_policy_resolve(const char *spec, char *buf, size_t len);
+
+/*
+ * Close a cache WITHOUT writing back: dirty data is thrown away (scratch
+ * runs of a benchmark, whose data nobody reads).  Writeback already under
+ * way is waited for; otherwise as uf_cache_close().  Refused with -EINVAL
+ * (the cache stays open) unless confirm is UF_DISCARD_DIRTY, so that it
+ * cannot be called by accident.
+ */
+#define UF_DISCARD_DIRTY	"discard dirty data"
+int uf_cache_close_discard(struct uf_cache *cache, const char *confirm);
+
+/* The clocks of the stats snapshots: jiffies (HZ of the open caches, or
+ * 1000) and CLOCK_MONOTONIC nanoseconds. */
+unsigned long uf_jiffies(void);
+uint64_t uf_now_ns(void);
+/* ---- end: what a benchmark harness needs ---- */
 
 /* ---- begin: per-device dirty limits (dirty throttle, issue 9) ---- */
 /*

@@ -67,6 +67,8 @@ static void queue_release_slots(struct uf_io_queue *q, unsigned int nr)
 {
 	pthread_mutex_lock(&q->lock);
 	q->inflight -= nr;
+	if (!q->inflight && nr)
+		q->io_ticks_ns += uf_now_ns() - q->busy_since_ns;
 	if (q->waiters)
 		pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
@@ -89,6 +91,10 @@ void uf_io_complete(struct uf_io_queue *q, struct uf_io_req *req, int res)
 			res = 0;
 		else if ((size_t)res != req->len)
 			res = -EIO;
+	}
+	if (res >= 0 && req->op == UF_IO_WRITE) {
+		__atomic_add_fetch(&q->nr_writes, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&q->write_bytes, req->len, __ATOMIC_RELAXED);
 	}
 	/* end_io first: once the slot is free a drainer may free the world */
 	req->end_io(req, res);
@@ -152,6 +158,8 @@ static unsigned int queue_get_slots(struct uf_io_queue *q, unsigned int want)
 	n = q->depth - q->inflight;
 	if (n > want)
 		n = want;
+	if (!q->inflight && n)
+		q->busy_since_ns = uf_now_ns();
 	q->inflight += n;
 	pthread_mutex_unlock(&q->lock);
 	return n;
@@ -541,6 +549,25 @@ int uf_bdev_size(struct uf_bdev *b, uint64_t *size)
 	if (!size)
 		return -EINVAL;
 	*size = b->size;
+	return 0;
+}
+
+int uf_bdev_io_stats(struct uf_bdev *b, struct uf_bdev_io_stats *out)
+{
+	struct uf_io_queue *q;
+
+	if (!bdev_valid(b))
+		return -EBADF;
+	if (!out)
+		return -EINVAL;
+	q = &b->q;
+	pthread_mutex_lock(&q->lock);
+	out->io_ticks_ns = q->io_ticks_ns;
+	if (q->inflight)
+		out->io_ticks_ns += uf_now_ns() - q->busy_since_ns;
+	pthread_mutex_unlock(&q->lock);
+	out->nr_writes = __atomic_load_n(&q->nr_writes, __ATOMIC_RELAXED);
+	out->write_bytes = __atomic_load_n(&q->write_bytes, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -135,6 +135,12 @@ struct uf_io_queue {
 	pthread_cond_t room;	/* signalled when inflight drops */
 	unsigned int inflight;
 	unsigned int waiters;
+
+	/* /proc/diskstats-like accounting (outer queues; under lock) */
+	uint64_t busy_since_ns;	/* when inflight last left 0 */
+	uint64_t io_ticks_ns;	/* time with requests in flight, before it */
+	uint64_t nr_writes;	/* completed write requests (atomic) */
+	uint64_t write_bytes;	/* and their bytes (atomic) */
 };
 
 /* Deliver a result: normalises short transfers to -EIO, frees the slot,
@@ -237,6 +243,17 @@ int uf_bdev_stall(struct uf_bdev *bdev, unsigned int ms);
  * A failing flush: 1 << UF_IO_FLUSH in the shape's eio_ops, any eio_len. */
 int uf_bdev_shape_counters(struct uf_bdev *bdev,
 			   struct uf_shape_counters *out);
+
+/* What the device completed, as /proc/diskstats counts it: busy time
+ * (io_ticks: time with at least one request in flight) and the write
+ * requests that succeeded, with their bytes. */
+struct uf_bdev_io_stats {
+	uint64_t io_ticks_ns;
+	uint64_t nr_writes;
+	uint64_t write_bytes;
+};
+
+int uf_bdev_io_stats(struct uf_bdev *bdev, struct uf_bdev_io_stats *out);
 
 /* Shape engine hooks used by blkdev.c (io/shape.c). */
 int uf_shape_set(struct uf_io_queue *q, const struct uf_io_shape *shape);

@@ -115,6 +115,8 @@ struct address_space {
 	unsigned long flags;		/* AS_* */
 	errseq_t wb_err;		/* write errors, reported by fsync */
 	struct backing_dev_info *backing_dev_info;
+	unsigned long nr_written;	/* pages whose writeback completed
+					 * (uf_file_stats; under tree_lock) */
 };
 
 /* The memory-wide counters (enum zone_stat_item / node_stat_item). */

@@ -2232,6 +2232,7 @@ int test_clear_page_writeback(struct page *page)
 	if (ret) {
 		radix_tree_tag_clear(&mapping->page_tree, page->index,
 				     PAGECACHE_TAG_WRITEBACK);
+		__atomic_add_fetch(&mapping->nr_written, 1, __ATOMIC_RELAXED);
 		if (mapping_cap_account_dirty(mapping)) {
 			dec_bdi_stat(mapping->backing_dev_info, BDI_WRITEBACK);
 			bdi_writeout_inc(mapping->backing_dev_info);

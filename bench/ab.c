@@ -1,0 +1,1294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/ab.c - `uflush-bench ab POLICY_A POLICY_B [CASES...]`: A/B testing
+ * of flush policies.  Each case (bench/abcase.h) runs under both policies
+ * on the same devices, A B A B, repeated; the table is the seeds': before,
+ * the change, after, the case, with each side's spread and a '~' where the
+ * change is inside the noise, and a TOTAL row.  Beside it, per case and
+ * side: fsync latency and writer pause percentiles, flusher CPU, device
+ * writes and their mean size; the JSON report records the device, engine,
+ * kernel, resolved policies and uflush version with every result.
+ *
+ * A run: a cache of the case's size and dirty limits under one policy,
+ * the devices (scratch loop devices, shaped for hdd/ssd, made once for all
+ * cases and both sides), a thread per writer on its own file (round-robin
+ * over the devices); it lasts the case's time or until the writers wrote
+ * its amount; then the cache is closed (writing the rest back) so that
+ * the device counters hold everything the run wrote.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uflush.h"
+#include "bench.h"
+#include "abcase.h"
+#include "io/io.h"
+
+#ifndef UF_BENCH_VERSION
+#define UF_BENCH_VERSION "unknown"
+#endif
+
+#define AB_MAX_CASES	32
+#define AB_SIDES	3	/* A, B and the kernel baseline */
+#define AB_K		2
+#define SIDE(side)	("ABK"[side])
+#define AB_LAT_SAMPLES	4096	/* per writer, reservoir-sampled */
+#define AB_FSYNC_EVERY	16
+#define AB_POLL_MS	20
+
+struct ab_opts {
+	unsigned int secs;
+	unsigned int reps;
+	uint64_t dev_size;
+	const char *matrix;
+	const char *json;
+	const char *trace_dir;
+	const char *plot_dir;
+	const char *dev;
+	bool force;
+	bool list;
+	bool kernel;
+};
+
+/* What one run of a case under one policy measured. */
+struct ab_run {
+	double mbs;		/* bytes the writers wrote / elapsed */
+	double fsync_p50, fsync_p99;	/* ms; NAN without fsyncs */
+	double pause_p50, pause_p99, pause_max; /* ms per write call */
+	double flusher_cpu;	/* s, all flusher threads */
+	double dev_writes;	/* write requests the devices completed */
+	double dev_write_kb;	/* their mean size */
+	double written_mb;	/* pages written back during the run */
+	double busy;		/* % of the window the devices were busy */
+};
+
+#define NR_METRICS	11
+
+struct ab_cinfo {
+	struct ab_case c;
+	char name[AB_NAME_LEN];
+	unsigned int n[AB_SIDES];
+	struct ab_run runs[AB_SIDES][BENCH_MAX_REPS];
+};
+
+struct ab_bench {
+	struct ab_opts o;
+	const char *spec[2];
+	char policy[2][512];		/* resolved */
+	struct bench_env env;
+	unsigned int nr_devs;
+	struct bench_target t[AB_MAX_DEVS];
+	struct bench_reopen ro[AB_MAX_DEVS];
+	void *buf;
+	unsigned int nr;
+	struct ab_cinfo ci[AB_MAX_CASES];
+	unsigned int sides;		/* 2, or 3 with --kernel */
+	struct bench_case cases[AB_SIDES * AB_MAX_CASES];
+	unsigned int done, total;
+};
+
+static struct ab_opts ab_o;
+
+static const struct bench_opt ab_opt_table[] = {
+	BENCH_UINT("secs", "SEC", &ab_o.secs, 1, 3600, NULL,
+		   "length of a case whose name says X; 5"),
+	BENCH_OPT_REPS(&ab_o.reps, "repetitions of each case and side; 3"),
+	BENCH_STR("matrix", "NAME", &ab_o.matrix,
+		  "run a built-in matrix (--list shows them); its policies\n"
+		  "are used when none are given"),
+	BENCH_SIZE("dev-size", &ab_o.dev_size, 64ull << 20, 64ull << 30,
+		   1ull << 20, "each scratch device's size; 512M"),
+	BENCH_OPT_DEV(&ab_o.dev),
+	BENCH_OPT_FORCE(&ab_o.force),
+	BENCH_STR("trace", "DIR", &ab_o.trace_dir,
+		  "write each case's first run's tracepoints (ftrace text)\n"
+		  "to DIR/<case#>-<A|B>.trace"),
+	BENCH_STR("plots", "DIR", &ab_o.plot_dir,
+		  "render each case's plots, A and B on the same axes, into\n"
+		  "DIR/<case#>/ (uflush-bench plot; traces go to DIR unless\n"
+		  "--trace)"),
+	BENCH_FLAG("kernel", &ab_o.kernel,
+		   "add the host kernel's page cache as a third side: the same\n"
+		   "writers, buffered, on the same loop device, with the host's\n"
+		   "vm.dirty_* set to the case's for the run and restored after\n"
+		   "(unshaped devices only)"),
+	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
+	BENCH_OPT_JSON(&ab_o.json),
+	BENCH_OPT_END,
+};
+
+static int ab_rest;
+
+const struct bench_cmdline bench_ab_cmdline = {
+	.cmd = "ab",
+	.about = "Arguments: POLICY_A POLICY_B (specs, as --policy elsewhere), then\n"
+		 "CASE... (or --matrix NAME, which also gives the policies).\n"
+		 "Each case under both policies on the same devices, A B A B,\n"
+		 "repeated; the seeds' table: before, change, after, case.\n"
+		 "A case: [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-\n"
+		 "<mem>-<limit>:<bg>-<len>, e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X;\n"
+		 "dev loop|hdd|ssd, kind dd|fio|fsync, len X|<n>s|SIZE (README).\n",
+	.opts = ab_opt_table,
+	.epilog = "A '~' after a change: inside the noise (the repetitions' ranges\n"
+		  "overlap).  Devices: scratch loop devices unless --dev.\n"
+		  "Environment: UFLUSH_TESTDIR = where the scratch files go.\n",
+	.rest = &ab_rest,
+};
+
+/* ------------------------------------------------------------------ */
+/* Writers                                                             */
+
+struct ab_lat {
+	unsigned long n;
+	unsigned int kept;
+	double v[AB_LAT_SAMPLES];
+};
+
+struct ab_writer {
+	pthread_t th;
+	struct uf_file *f;
+	enum ab_kind kind;
+	uint64_t size, bs;
+	const char *buf;
+	const bool *stop;
+	int fd;			/* kernel baseline: the device, buffered */
+	uint64_t base;		/* kernel baseline: where the file starts */
+	uint64_t seed;
+	uint64_t bytes;		/* written so far (atomic) */
+	struct ab_lat pause, fsync;
+	int err;
+};
+
+static void lat_add(struct ab_lat *l, uint64_t *seed, double ms)
+{
+	uint64_t k;
+
+	l->n++;
+	if (l->kept < AB_LAT_SAMPLES) {
+		l->v[l->kept++] = ms;
+		return;
+	}
+	k = bench_xorshift64(seed) % l->n;
+	if (k < AB_LAT_SAMPLES)
+		l->v[k] = ms;
+}
+
+/* The page API's write path: fio's mmap-like writes, a page at a time. */
+static int page_write(struct ab_writer *w, uint64_t off)
+{
+	struct uf_page *pg;
+	uint64_t i;
+	int err;
+
+	for (i = 0; i < w->bs; i += 4096) {
+		err = uf_page_get(w->f, (off + i) / 4096,
+				  UF_PAGE_WRITE | UF_PAGE_NOREAD, &pg);
+		if (err)
+			return err;
+		memcpy(uf_page_data(pg), w->buf + i, 4096);
+		err = uf_page_set_dirty(pg);
+		uf_page_put(pg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int io_ret(const struct ab_writer *w, ssize_t n)
+{
+	if (n == (ssize_t)w->bs)
+		return 0;
+	return n < 0 ? (w->fd >= 0 ? -errno : (int)n) : -EIO;
+}
+
+/* Through uflush, or (kernel baseline) through the host's page cache. */
+static int do_write(struct ab_writer *w, uint64_t off)
+{
+	if (w->fd >= 0)
+		return io_ret(w, pwrite(w->fd, w->buf, w->bs, w->base + off));
+	if (w->kind == AB_FIO && !(w->bs % 4096))
+		return page_write(w, off);
+	return io_ret(w, uf_pwrite(w->f, w->buf, w->bs, off));
+}
+
+static int do_read(struct ab_writer *w, char *rbuf, uint64_t off)
+{
+	if (w->fd >= 0)
+		return io_ret(w, pread(w->fd, rbuf, w->bs, w->base + off));
+	return io_ret(w, uf_pread(w->f, rbuf, w->bs, off));
+}
+
+static int do_fsync(struct ab_writer *w)
+{
+	if (w->fd >= 0)
+		return fsync(w->fd) ? -errno : 0;
+	return uf_fsync(w->f);
+}
+
+static int writer_step(struct ab_writer *w, uint64_t *off, unsigned long k,
+		       char *rbuf)
+{
+	uint64_t slots = w->size / w->bs, t0;
+	int err = 0;
+
+	if (w->kind != AB_DD)
+		*off = bench_xorshift64(&w->seed) % slots * w->bs;
+	if (w->kind == AB_FIO && bench_xorshift64(&w->seed) % 10 < 3)
+		return do_read(w, rbuf, *off);
+	t0 = uf_now_ns();
+	err = do_write(w, *off);
+	if (err)
+		return err;
+	lat_add(&w->pause, &w->seed, (uf_now_ns() - t0) / 1e6);
+	__atomic_add_fetch(&w->bytes, w->bs, __ATOMIC_RELAXED);
+	if (w->kind == AB_DD) {
+		*off += w->bs;
+		if (*off + w->bs > w->size)
+			*off = 0;
+	}
+	if (w->kind == AB_FSYNC && !(k % AB_FSYNC_EVERY)) {
+		t0 = uf_now_ns();
+		err = do_fsync(w);
+		lat_add(&w->fsync, &w->seed, (uf_now_ns() - t0) / 1e6);
+	}
+	return err;
+}
+
+static void *writer_fn(void *arg)
+{
+	struct ab_writer *w = arg;
+	char *rbuf = aligned_alloc(4096, (w->bs + 4095) / 4096 * 4096);
+	uint64_t off = 0;
+	unsigned long k;
+
+	if (!rbuf) {
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	for (k = 1; !__atomic_load_n(w->stop, __ATOMIC_RELAXED) && !bench_stop;
+	     k++) {
+		w->err = writer_step(w, &off, k, rbuf);
+		if (w->err)
+			break;
+	}
+	free(rbuf);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* One run                                                             */
+
+struct ab_state {
+	struct uf_cache *cache;
+	struct uf_dev *dev[AB_MAX_DEVS];
+	struct ab_writer *w;
+	unsigned int nr_writers;
+	bool stop;
+	cpu_set_t old_cpus;
+	bool pinned;
+};
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The case's CPUs: the first c of those we may run on; threads inherit. */
+static void pin_cpus(struct ab_state *s, unsigned int c)
+{
+	cpu_set_t set;
+	unsigned int i, got = 0;
+
+	if (sched_getaffinity(0, sizeof(s->old_cpus), &s->old_cpus))
+		return;
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE && got < c; i++)
+		if (CPU_ISSET(i, &s->old_cpus)) {
+			CPU_SET(i, &set);
+			got++;
+		}
+	s->pinned = !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void trace_path(const struct ab_bench *b, unsigned int ci,
+		       unsigned int side, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%u-%c.trace", b->o.trace_dir, ci + 1,
+		 side ? 'B' : 'A');
+}
+
+static int open_cache(struct ab_bench *b, const struct ab_case *c,
+		      unsigned int side, bool trace, unsigned int ci,
+		      struct ab_state *s, char *why, size_t len)
+{
+	struct uf_cache_config cfg;
+	char tp[512];
+	int err;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = c->mem / 4096;
+	cfg.policy = b->spec[side];
+	if (c->limit_bytes)
+		cfg.dirty_bytes = c->limit;
+	else
+		cfg.dirty_ratio = (unsigned int)c->limit;
+	cfg.dirty_background_ratio = c->bg_ratio;
+	if (trace && b->o.trace_dir) {
+		trace_path(b, ci, side, tp, sizeof(tp));
+		unlink(tp);	/* the library appends */
+		cfg.trace_path = tp;
+	}
+	err = uf_cache_open(&cfg, &s->cache);
+	if (err) {
+		snprintf(why, len, "uf_cache_open(%s): %s", b->spec[side],
+			 strerror(-err));
+		return err;
+	}
+	snprintf(b->policy[side], sizeof(b->policy[0]), "%s",
+		 uf_cache_policy(s->cache));
+	return 0;
+}
+
+static void shape_targets(struct ab_bench *b, const struct ab_case *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_devs; i++) {
+		memset(&b->t[i].shape, 0, sizeof(b->t[i].shape));
+		b->t[i].shaped = c->dev != AB_DEV_LOOP;
+		b->t[i].shape.bw_bytes_per_sec =
+			c->dev == AB_DEV_HDD ? BENCH_HDD_BW : BENCH_SSD_BW;
+		b->t[i].shape.latency_us = c->dev == AB_DEV_HDD ?
+			BENCH_HDD_LAT_US : BENCH_SSD_LAT_US;
+	}
+}
+
+/* Writer i of the case, on a file of fsize bytes; through uflush. */
+static struct ab_writer *writer_init(const struct ab_bench *b,
+				     const struct ab_case *c,
+				     struct ab_state *s, unsigned int i,
+				     uint64_t fsize)
+{
+	struct ab_writer *w = &s->w[i];
+
+	w->kind = c->kind;
+	w->size = fsize;
+	w->bs = c->bs;
+	w->buf = b->buf;
+	w->stop = &s->stop;
+	w->seed = 0x9e3779b97f4a7c15ull * (i + 1);
+	w->fd = -1;
+	return w;
+}
+
+static int open_files(struct ab_bench *b, const struct ab_case *c,
+		      struct ab_state *s, char *why, size_t len)
+{
+	unsigned int i, nd = ab_case_devs(c);
+	unsigned int per_dev = (c->writers + nd - 1) / nd;
+	uint64_t fsize, unit = c->bs > 4096 ? c->bs : 4096;
+	int err;
+
+	fsize = b->t[0].range / per_dev / unit * unit;
+	if (fsize < unit) {
+		snprintf(why, len, "%u writers of %llu-byte writes do not fit in %llu bytes",
+			 per_dev, (unsigned long long)c->bs,
+			 (unsigned long long)b->t[0].range);
+		return -ENOSPC;
+	}
+	for (i = 0; i < c->writers; i++) {
+		struct ab_writer *w = writer_init(b, c, s, i, fsize);
+
+		err = bench_spread_file(s->dev, nd, i, fsize, &w->f, why, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int ab_open(struct ab_bench *b, const struct ab_case *c,
+		   unsigned int side, bool trace, unsigned int ci,
+		   struct ab_state *s, char *why, size_t len)
+{
+	unsigned int i;
+	int err;
+
+	err = open_cache(b, c, side, trace, ci, s, why, len);
+	if (err)
+		return err;
+	shape_targets(b, c);
+	for (i = 0; i < ab_case_devs(c); i++) {
+		err = bench_dev_open(&b->ro[i], s->cache, &b->t[i], &s->dev[i]);
+		if (err) {
+			snprintf(why, len, "uf_dev_open %s: %s", b->t[i].path,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return open_files(b, c, s, why, len);
+}
+
+static uint64_t writers_bytes(const struct ab_state *s)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_writers; i++)
+		sum += __atomic_load_n(&s->w[i].bytes, __ATOMIC_RELAXED);
+	return sum;
+}
+
+/* Until the case's time is up or its amount is written. */
+static double ab_window(const struct ab_bench *b, const struct ab_case *c,
+			struct ab_state *s)
+{
+	uint64_t t0 = uf_now_ns(), secs = c->secs ? c->secs : b->o.secs;
+
+	while (!bench_stop) {
+		sleep_ms(AB_POLL_MS);
+		if (c->amount ? writers_bytes(s) >= c->amount :
+				uf_now_ns() - t0 >= secs * 1000000000ull)
+			break;
+	}
+	return (uf_now_ns() - t0) / 1e9;
+}
+
+static int flusher_cpu_fn(void *priv, int tid, const char *comm)
+{
+	char path[64];
+	unsigned long ut, st;
+	FILE *f;
+	int n;
+
+	if (strncmp(comm, "flush-", 6))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	/* after "(comm) ": state, then fields 4..13; utime, stime are 14, 15 */
+	n = fscanf(f, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+		   &ut, &st);
+	fclose(f);
+	if (n == 2)
+		*(double *)priv += (double)(ut + st) / sysconf(_SC_CLK_TCK);
+	return 0;
+}
+
+static void lat_merge(const struct ab_state *s, bool fsync, double *p50,
+		      double *p99, double *max)
+{
+	unsigned int i, k, n = 0;
+	double *v;
+
+	*p50 = *p99 = NAN;
+	if (max)
+		*max = NAN;
+	for (i = 0; i < s->nr_writers; i++)
+		n += fsync ? s->w[i].fsync.kept : s->w[i].pause.kept;
+	v = n ? malloc(n * sizeof(*v)) : NULL;
+	if (!v)
+		return;
+	n = 0;
+	for (i = 0; i < s->nr_writers; i++) {
+		const struct ab_lat *l = fsync ? &s->w[i].fsync : &s->w[i].pause;
+
+		for (k = 0; k < l->kept; k++)
+			v[n++] = l->v[k];
+	}
+	*p50 = bench_quantile(v, n, 0.5);
+	*p99 = bench_quantile(v, n, 0.99);
+	if (max) {
+		*max = v[0];
+		for (k = 1; k < n; k++)
+			if (v[k] > *max)
+				*max = v[k];
+	}
+	free(v);
+}
+
+static void dev_counters(const struct ab_bench *b, unsigned int nd,
+			 uint64_t *ios, uint64_t *sectors)
+{
+	uint64_t i1, s1;
+	unsigned int i;
+
+	*ios = *sectors = 0;
+	for (i = 0; i < nd; i++)
+		if (bench_target_counters(&b->t[i], &i1, &s1)) {
+			*ios += i1;
+			*sectors += s1;
+		}
+}
+
+static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
+{
+	unsigned int i;
+
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nr_writers; i++) {
+		pthread_join(s->w[i].th, NULL);
+		if (!err && s->w[i].err) {
+			err = s->w[i].err;
+			snprintf(why, len, "a writer: %s", strerror(-err));
+		}
+	}
+	return err;
+}
+
+/* Busy time of the case's devices (the library's io_ticks), ms summed. */
+static double busy_ms(const struct ab_case *c, const struct ab_state *s)
+{
+	struct uf_dev_stats st;
+	unsigned int i;
+	double ms = 0;
+
+	for (i = 0; i < ab_case_devs(c); i++)
+		if (!uf_dev_stats(s->dev[i], &st))
+			ms += (double)st.io_ticks_ms;
+	return ms;
+}
+
+static int ab_measure(struct ab_bench *b, const struct ab_case *c,
+		      struct ab_state *s, struct ab_run *r)
+{
+	struct uf_cache_stats c0, c1;
+	double secs, busy0 = busy_ms(c, s);
+
+	uf_cache_stats(s->cache, &c0);
+	secs = ab_window(b, c, s);
+	r->busy = (busy_ms(c, s) - busy0) / 10 / secs / ab_case_devs(c);
+	r->mbs = writers_bytes(s) / 1e6 / secs;
+	uf_cache_stats(s->cache, &c1);
+	r->written_mb = (double)(c1.nr_written - c0.nr_written) * 4096 / 1e6;
+	r->flusher_cpu = 0;
+	bench_for_each_thread(flusher_cpu_fn, &r->flusher_cpu);
+	return 0;
+}
+
+static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
+		   bool trace, struct ab_run *r, char *why, size_t len)
+{
+	const struct ab_case *c = &b->ci[ci].c;
+	struct ab_state *s = calloc(1, sizeof(*s));
+	uint64_t i0, s0, i1, s1;
+	unsigned int i;
+	int err, cerr;
+
+	if (!s)
+		return -ENOMEM;
+	s->w = calloc(c->writers, sizeof(*s->w));
+	if (!s->w) {
+		free(s);
+		return -ENOMEM;
+	}
+	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	pin_cpus(s, c->cpus);
+	err = ab_open(b, c, side, trace, ci, s, why, len);
+	for (i = 0; !err && i < c->writers; i++) {
+		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
+		if (!err)
+			s->nr_writers++;
+	}
+	if (!err)
+		err = ab_measure(b, c, s, r);
+	err = stop_writers(s, err, why, len);
+	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
+	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
+	if (s->cache) {
+		cerr = uf_cache_close(s->cache);	/* writes the rest */
+		if (!err && cerr) {
+			err = cerr;
+			snprintf(why, len, "uf_cache_close: %s",
+				 strerror(-err));
+		}
+	}
+	if (s->pinned)
+		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
+	dev_counters(b, ab_case_devs(c), &i1, &s1);
+	r->dev_writes = (double)(i1 - i0);
+	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	free(s->w);
+	free(s);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The kernel baseline                                                 */
+
+static const char *const vm_knobs[] = {
+	"dirty_bytes", "dirty_ratio", "dirty_background_bytes",
+	"dirty_background_ratio",
+};
+#define NR_VM_KNOBS	4
+
+static int vm_rw(const char *knob, unsigned long *v, bool write)
+{
+	char path[96];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/vm/%s", knob);
+	f = fopen(path, write ? "w" : "r");
+	if (!f)
+		return -errno;
+	ok = write ? fprintf(f, "%lu\n", *v) > 0 : fscanf(f, "%lu", v) == 1;
+	if (fclose(f) || !ok)
+		return -EIO;
+	return 0;
+}
+
+/* The case's limits into the host's vm.dirty_* (old: what to restore). */
+static int vm_set(const struct ab_case *c, unsigned long *old)
+{
+	unsigned long v;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < NR_VM_KNOBS && !err; i++)
+		err = vm_rw(vm_knobs[i], &old[i], false);
+	if (err)
+		return err;
+	v = c->limit;	/* a ratio clears the bytes and back, as here */
+	err = vm_rw(c->limit_bytes ? "dirty_bytes" : "dirty_ratio", &v, true);
+	v = c->bg_ratio;
+	if (!err)
+		err = vm_rw("dirty_background_ratio", &v, true);
+	return err;
+}
+
+/* Bytes or ratio, whichever was in force (the other reads 0). */
+static void vm_restore(const unsigned long *old)
+{
+	unsigned long v;
+
+	v = old[0] ? old[0] : old[1];
+	vm_rw(old[0] ? "dirty_bytes" : "dirty_ratio", &v, true);
+	v = old[2] ? old[2] : old[3];
+	vm_rw(old[2] ? "dirty_background_bytes" : "dirty_background_ratio",
+	      &v, true);
+}
+
+static int kern_files(struct ab_bench *b, const struct ab_case *c,
+		      struct ab_state *s, int *fds, char *why, size_t len)
+{
+	unsigned int i, nd = ab_case_devs(c);
+	unsigned int per_dev = (c->writers + nd - 1) / nd;
+	uint64_t unit = c->bs > 4096 ? c->bs : 4096;
+	uint64_t fsize = b->t[0].range / per_dev / unit * unit;
+
+	for (i = 0; i < nd; i++) {
+		fds[i] = open(b->t[i].path, O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0) {
+			snprintf(why, len, "open %s: %s", b->t[i].path,
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	for (i = 0; i < c->writers; i++) {
+		struct ab_writer *w = writer_init(b, c, s, i, fsize);
+
+		w->fd = fds[i % nd];
+		w->base = (uint64_t)(i / nd) * fsize;
+	}
+	return fsize ? 0 : -ENOSPC;
+}
+
+static int kern_run(struct ab_bench *b, const struct ab_case *c,
+		    struct ab_state *s, int *fds, struct ab_run *r,
+		    char *why, size_t len)
+{
+	unsigned int i, nd = ab_case_devs(c);
+	int err;
+
+	err = kern_files(b, c, s, fds, why, len);
+	for (i = 0; !err && i < c->writers; i++) {
+		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
+		if (!err)
+			s->nr_writers++;
+	}
+	if (!err) {
+		double secs = ab_window(b, c, s);
+
+		r->mbs = writers_bytes(s) / 1e6 / secs;
+	}
+	err = stop_writers(s, err, why, len);
+	/* the closing writeback, as uf_cache_close's */
+	for (i = 0; i < nd; i++)
+		if (fds[i] >= 0 && fsync(fds[i]) && !err) {
+			err = -errno;
+			snprintf(why, len, "fsync: %s", strerror(-err));
+		}
+	return err;
+}
+
+/*
+ * The same writers through the host kernel's page cache: buffered I/O on
+ * the same (unshaped) loop devices, fsync(2) for the fsync writers, with
+ * vm.dirty_* set to the case's limits for the run.  The host's memory is
+ * the host's, not the case's cache size.
+ */
+static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
+		     char *why, size_t len)
+{
+	const struct ab_case *c = &b->ci[ci].c;
+	unsigned long old[NR_VM_KNOBS];
+	int fds[AB_MAX_DEVS];
+	uint64_t i0, s0, i1, s1;
+	struct ab_state *s;
+	unsigned int i;
+	int err;
+
+	if (c->dev != AB_DEV_LOOP) {
+		snprintf(why, len, "the kernel baseline runs on unshaped devices only (this case: %s)",
+			 ab_dev_names[c->dev]);
+		return BENCH_SKIP;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->w = calloc(c->writers, sizeof(*s->w));
+	if (!s || !s->w) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < AB_MAX_DEVS; i++)
+		fds[i] = -1;
+	err = vm_set(c, old);
+	if (err) {
+		snprintf(why, len, "setting vm.dirty_*: %s", strerror(-err));
+		free(s->w);
+		free(s);
+		return BENCH_SKIP;
+	}
+	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	pin_cpus(s, c->cpus);
+	err = kern_run(b, c, s, fds, r, why, len);
+	vm_restore(old);
+	if (s->pinned)
+		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
+	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
+	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
+	for (i = 0; i < AB_MAX_DEVS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	dev_counters(b, ab_case_devs(c), &i1, &s1);
+	r->dev_writes = (double)(i1 - i0);
+	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	r->flusher_cpu = r->written_mb = r->busy = NAN;
+	free(s->w);
+	free(s);
+	return err;
+}
+
+static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
+{
+	struct ab_bench *b = priv;
+	unsigned int ci = k / b->sides, side = k % b->sides;
+	struct ab_cinfo *info = &b->ci[ci];
+	struct bench_case *bc = &b->cases[k];
+	struct ab_run r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	if (side == AB_K)
+		err = kern_once(b, ci, &r, bc->why, sizeof(bc->why));
+	else
+		err = ab_once(b, ci, side, rep == 0, &r, bc->why,
+			      sizeof(bc->why));
+	b->done++;
+	if (bench_stop)
+		return 0;
+	if (err == BENCH_SKIP) {
+		fprintf(stderr, "  K %s: %s\n", info->name, bc->why);
+		return BENCH_SKIP;
+	}
+	if (err) {
+		fprintf(stderr, "  %c %s: %s\n", SIDE(side), info->name,
+			bc->why);
+		return info->n[side] ? err : BENCH_SKIP;
+	}
+	info->runs[side][info->n[side]++] = r;
+	fprintf(stderr, "[%u/%u] %c %s: %.1f MB/s, pause p99 %.1f ms, %.0f device writes\n",
+		b->done, b->total, SIDE(side), info->name, r.mbs,
+		r.pause_p99, r.dev_writes);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Report                                                              */
+
+static void gather(const struct ab_cinfo *ci, unsigned int side, size_t off,
+		   struct bench_samples *s)
+{
+	memset(s, 0, sizeof(*s));
+	bench_samples_gather(s, ci->runs[side], ci->n[side],
+			     sizeof(struct ab_run), off);
+}
+
+static void cmp_of(const struct ab_cinfo *ci, size_t off, struct ab_cmp *c)
+{
+	struct bench_samples a, b;
+
+	gather(ci, 0, off, &a);
+	gather(ci, 1, off, &b);
+	ab_compare(&a, &b, c);
+}
+
+static const char *const ab_cols[] = {
+	">before", ">+-%", ">change", ">after", ">+-%", "case",
+};
+static const char *const ab_cols_k[] = {
+	">before", ">+-%", ">change", ">after", ">+-%", ">kernel", "case",
+};
+
+static void ab_header(const void *priv)
+{
+	const struct ab_bench *b = priv;
+	unsigned int i;
+
+	for (i = 1; i < b->nr_devs; i++)
+		bench_target_print(&b->t[i], NULL);
+	printf("uflush:  %s, engine io_uring\n", UF_BENCH_VERSION);
+	printf("A:       %s\n         = %s\nB:       %s\n         = %s\n",
+	       b->spec[0], b->policy[0], b->spec[1], b->policy[1]);
+	printf("\nwriters' throughput, MB/s (median of %u reps; +-%%: half the min-max range):\n",
+	       b->o.reps);
+}
+
+static void cell_spread(struct bench_table *t, int row, unsigned int col,
+			double v)
+{
+	if (isnan(v))
+		bench_table_set(t, row, col, "-");
+	else
+		bench_table_set(t, row, col, "%.1f%%", v);
+}
+
+/* The kernel's median MB/s (the TOTAL: only if every case has one). */
+static void kern_cell(struct bench_table *t, int row, const struct ab_bench *b,
+		      unsigned int i)
+{
+	struct bench_samples s;
+	double sum = 0;
+	unsigned int k;
+
+	for (k = i == b->nr ? 0 : i; k < (i == b->nr ? b->nr : i + 1); k++) {
+		gather(&b->ci[k], AB_K, offsetof(struct ab_run, mbs), &s);
+		if (!s.n) {
+			bench_table_set(t, row, 5, "-");
+			return;
+		}
+		sum += bench_samples_median(&s);
+	}
+	bench_table_set(t, row, 5, "%.1f", sum);
+}
+
+static void ab_row(struct bench_table *t, const void *priv, unsigned int i)
+{
+	const struct ab_bench *b = priv;
+	struct ab_cmp c, rows[AB_MAX_CASES];
+	char ch[32];
+	unsigned int k;
+	int row = bench_table_row(t);
+
+	if (row < 0)
+		return;
+	if (i == b->nr) {
+		for (k = 0; k < b->nr; k++)
+			cmp_of(&b->ci[k], offsetof(struct ab_run, mbs),
+			       &rows[k]);
+		ab_compare_total(rows, b->nr, &c);
+	} else {
+		cmp_of(&b->ci[i], offsetof(struct ab_run, mbs), &c);
+	}
+	bench_table_set(t, row, 0, "%.1f", c.a);
+	cell_spread(t, row, 1, c.spread_a);
+	ab_fmt_change(ch, sizeof(ch), &c);
+	bench_table_set(t, row, 2, "%s", ch);
+	bench_table_set(t, row, 3, "%.1f", c.b);
+	cell_spread(t, row, 4, c.spread_b);
+	if (b->sides == AB_SIDES)
+		kern_cell(t, row, b, i);
+	bench_table_set(t, row, b->sides == AB_SIDES ? 6 : 5, "%s",
+			i == b->nr ? "TOTAL" : b->ci[i].name);
+}
+
+static const char *const detail_cols[] = {
+	"case", "side", ">fsync p50", ">fsync p99", ">pause p50", ">pause p99",
+	">pause max", ">flusher s", ">dev writes", ">mean KB", ">written MB",
+	">busy%",
+};
+
+static void detail_cell(struct bench_table *t, int row, unsigned int col,
+			const struct ab_cinfo *ci, unsigned int side,
+			size_t off, const char *fmt)
+{
+	struct bench_samples s;
+	double v;
+
+	gather(ci, side, off, &s);
+	v = bench_samples_median(&s);
+	if (!s.n || isnan(v))
+		bench_table_set(t, row, col, "-");
+	else
+		bench_table_set(t, row, col, fmt, v);
+}
+
+static void ab_notes(const void *priv)
+{
+	static const size_t offs[] = {
+		offsetof(struct ab_run, fsync_p50),
+		offsetof(struct ab_run, fsync_p99),
+		offsetof(struct ab_run, pause_p50),
+		offsetof(struct ab_run, pause_p99),
+		offsetof(struct ab_run, pause_max),
+		offsetof(struct ab_run, flusher_cpu),
+		offsetof(struct ab_run, dev_writes),
+		offsetof(struct ab_run, dev_write_kb),
+		offsetof(struct ab_run, written_mb),
+		offsetof(struct ab_run, busy),
+	};
+	static const char *const fmts[] = {
+		"%.2f", "%.2f", "%.3f", "%.2f", "%.1f", "%.2f", "%.0f",
+		"%.0f", "%.0f", "%.0f",
+	};
+	const struct ab_bench *b = priv;
+	struct bench_table *t = calloc(1, sizeof(*t));
+	unsigned int i, side, k;
+	int row;
+
+	if (!t)
+		return;
+	bench_table_init(t, detail_cols,
+			 sizeof(detail_cols) / sizeof(detail_cols[0]));
+	for (i = 0; i < b->nr; i++)
+		for (side = 0; side < b->sides; side++) {
+			row = bench_table_row(t);
+			if (row < 0)
+				break;
+			bench_table_set(t, row, 0, "%s",
+					side ? "" : b->ci[i].name);
+			bench_table_set(t, row, 1, "%c", SIDE(side));
+			for (k = 0; k < 10; k++)
+				detail_cell(t, row, k + 2, &b->ci[i], side,
+					    offs[k], fmts[k]);
+		}
+	printf("\n'~': the change is inside the noise (the reps' min-max ranges overlap,\n"
+	       "or a side has one rep).  Per case and side, medians of the reps (ms; s):\n\n");
+	bench_table_print(t, stdout);
+	printf("\nfsync: latency of uf_fsync (fsync writers); pause: time in one write call\n"
+	       "(the dirty throttle's pauses); dev writes: write requests the devices\n"
+	       "completed, the closing writeback included; written: pages written back\n"
+	       "during the timed window; busy%%: of the window, the devices' io_ticks.\n");
+	if (b->sides == AB_SIDES)
+		printf("kernel (K): the same writers through the host's page cache (buffered\n"
+		       "pwrite/pread on the loop device, fsync(2)), vm.dirty_* set to the case's\n"
+		       "for the run and restored after; the host's memory, not the case's cache\n"
+		       "size; '-' where a case's devices are shaped (the kernel path is not).\n");
+	free(t);
+}
+
+static void ab_json_config(struct bench_json *j, const void *priv)
+{
+	const struct ab_bench *b = priv;
+	unsigned int i;
+
+	bench_json_str(j, "uflush_version", UF_BENCH_VERSION);
+	bench_json_str(j, "engine", "io_uring");
+	if (b->o.matrix)
+		bench_json_str(j, "matrix", b->o.matrix);
+	bench_json_str(j, "policy_a", b->spec[0]);
+	bench_json_str(j, "policy_a_resolved", b->policy[0]);
+	bench_json_str(j, "policy_b", b->spec[1]);
+	bench_json_str(j, "policy_b_resolved", b->policy[1]);
+	bench_json_u64(j, "reps", b->o.reps);
+	bench_json_u64(j, "default_secs", b->o.secs);
+	bench_json_arr(j, "devices");
+	for (i = 0; i < b->nr_devs; i++) {
+		bench_json_obj(j, NULL);
+		bench_target_json(j, &b->t[i]);
+		bench_json_end(j);
+	}
+	bench_json_end(j);
+}
+
+static const char *const metric_names[NR_METRICS] = {
+	"mb_per_sec", "fsync_p50_ms", "fsync_p99_ms", "pause_p50_ms",
+	"pause_p99_ms", "pause_max_ms", "flusher_cpu_s", "dev_writes",
+	"dev_write_mean_kb", "written_mb", "dev_busy_percent",
+};
+
+static void json_cmp(struct bench_json *j, const struct ab_cmp *c)
+{
+	bench_json_num(j, "a", c->a);
+	bench_json_num(j, "b", c->b);
+	bench_json_num(j, "change_percent", c->change);
+	bench_json_num(j, "spread_a_percent", c->spread_a);
+	bench_json_num(j, "spread_b_percent", c->spread_b);
+	bench_json_bool(j, "inside_noise", c->noise);
+}
+
+static void ab_json_case(struct bench_json *j, const void *priv,
+			 unsigned int i)
+{
+	const struct ab_bench *b = priv;
+	const struct ab_cinfo *ci;
+	struct bench_samples s;
+	struct ab_cmp c, rows[AB_MAX_CASES];
+	unsigned int side, k;
+
+	if (i == b->nr) {
+		for (k = 0; k < b->nr; k++)
+			cmp_of(&b->ci[k], offsetof(struct ab_run, mbs),
+			       &rows[k]);
+		ab_compare_total(rows, b->nr, &c);
+		bench_json_str(j, "case", "TOTAL");
+		json_cmp(j, &c);
+		return;
+	}
+	ci = &b->ci[i];
+	bench_json_str(j, "case", ci->name);
+	cmp_of(ci, offsetof(struct ab_run, mbs), &c);
+	json_cmp(j, &c);
+	for (side = 0; side < b->sides; side++) {
+		bench_json_obj(j, side == AB_K ? "kernel" : side ? "B" : "A");
+		bench_json_str(j, "policy", side == AB_K ?
+			       "the host kernel's page cache" : b->policy[side]);
+		for (k = 0; k < NR_METRICS; k++) {
+			gather(ci, side, k * sizeof(double), &s);
+			bench_json_samples(j, metric_names[k], &s);
+		}
+		bench_json_end(j);
+	}
+}
+
+static const struct bench_report ab_report = BENCH_REPORT_OF(ab);
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                               */
+
+static void ab_list(void)
+{
+	unsigned int i, k;
+
+	for (i = 0; ab_matrices[i].name; i++) {
+		printf("%-9s %s\n          A = %s, B = %s\n",
+		       ab_matrices[i].name, ab_matrices[i].about,
+		       ab_matrices[i].policy_a, ab_matrices[i].policy_b);
+		for (k = 0; ab_matrices[i].cases[k]; k++)
+			printf("          %s\n", ab_matrices[i].cases[k]);
+	}
+	printf("seed003   (after the reclaim issue: a small-memory case)\n");
+}
+
+static int add_case(struct ab_bench *b, const char *name)
+{
+	struct ab_cinfo *ci;
+	char why[160];
+	unsigned int k;
+
+	if (b->nr == AB_MAX_CASES) {
+		bench_err("ab", "at most %d cases", AB_MAX_CASES);
+		return -E2BIG;
+	}
+	ci = &b->ci[b->nr];
+	if (ab_case_parse(name, &ci->c, why, sizeof(why))) {
+		bench_err("ab", "bad case '%s': %s", name, why);
+		return -EINVAL;
+	}
+	ab_case_format(&ci->c, ci->name, sizeof(ci->name));
+	for (k = 0; k < b->sides; k++)
+		b->cases[b->sides * b->nr + k].name = ci->name;
+	if (ab_case_devs(&ci->c) > b->nr_devs)
+		b->nr_devs = ab_case_devs(&ci->c);
+	b->nr++;
+	return 0;
+}
+
+static int ab_args(struct ab_bench *b, int argc, char **argv)
+{
+	const struct ab_matrix *m = NULL;
+	int i = ab_rest, err;
+
+	if (b->o.matrix) {
+		m = ab_matrix_find(b->o.matrix);
+		if (!m) {
+			bench_err("ab", "no matrix '%s' (--list shows them)",
+				  b->o.matrix);
+			return -EINVAL;
+		}
+	}
+	if (argc - i >= 2 && !strchr(argv[i], '/') &&
+	    !strchr(argv[i + 1], '/')) {
+		b->spec[0] = argv[i++];
+		b->spec[1] = argv[i++];
+	} else if (m) {
+		b->spec[0] = m->policy_a;
+		b->spec[1] = m->policy_b;
+	} else {
+		bench_err("ab", "give POLICY_A POLICY_B, or --matrix NAME");
+		return -EINVAL;
+	}
+	for (; i < argc; i++) {
+		err = add_case(b, argv[i]);
+		if (err)
+			return err;
+	}
+	if (b->nr)
+		m = NULL;	/* cases named: the matrix gives policies only */
+	for (i = 0; m && m->cases[i]; i++) {
+		err = add_case(b, m->cases[i]);
+		if (err)
+			return err;
+	}
+	if (!b->nr) {
+		bench_err("ab", "no cases: name some, or --matrix NAME");
+		return -EINVAL;
+	}
+	if (bench_check_policy("ab", b->spec[0], b->policy[0],
+			       sizeof(b->policy[0])) ||
+	    bench_check_policy("ab", b->spec[1], b->policy[1],
+			       sizeof(b->policy[1])))
+		return -EINVAL;
+	return 0;
+}
+
+static int ab_targets(struct ab_bench *b)
+{
+	unsigned int i;
+
+	if (b->o.dev && b->nr_devs > 1) {
+		bench_err("ab", "--dev gives one device; a JBOD case needs %u",
+			  b->nr_devs);
+		return -EINVAL;
+	}
+	for (i = 0; i < b->nr_devs; i++) {
+		if (bench_target_open(&b->t[i], "ab", b->o.dev,
+				      b->o.dev ? 0 : b->o.dev_size))
+			return -ENODEV;
+		b->t[i].force = b->o.force;
+		b->t[i].range = b->o.dev ? b->t[i].size : b->o.dev_size;
+	}
+	if (b->o.plot_dir && !b->o.trace_dir)
+		b->o.trace_dir = b->o.plot_dir;
+	if (b->o.plot_dir && mkdir(b->o.plot_dir, 0755) && errno != EEXIST) {
+		bench_err("ab", "mkdir %s: %s", b->o.plot_dir,
+			  strerror(errno));
+		return -errno;
+	}
+	if (b->o.trace_dir && mkdir(b->o.trace_dir, 0755) && errno != EEXIST) {
+		bench_err("ab", "mkdir %s: %s", b->o.trace_dir,
+			  strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Each case's A and B traces into plot_dir/<case#>/. */
+static int ab_plots(struct ab_bench *b)
+{
+	char tr[2][512], dir[512];
+	const char *traces[2] = { tr[0], tr[1] };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < b->nr; i++) {
+		trace_path(b, i, 0, tr[0], sizeof(tr[0]));
+		trace_path(b, i, 1, tr[1], sizeof(tr[1]));
+		snprintf(dir, sizeof(dir), "%s/%u", b->o.plot_dir, i + 1);
+		printf("case %u: %s\n", i + 1, b->ci[i].name);
+		err = bench_plot_render(dir, traces, 2);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int ab_go(struct ab_bench *b)
+{
+	struct bench_sched s = {
+		.cases = b->cases, .run = ab_run_one, .priv = b,
+		.nr_cases = b->sides * b->nr, .reps = b->o.reps,
+	};
+	struct bench_report rep = ab_report;
+	unsigned int i, k;
+	int err;
+
+	if (b->sides == AB_SIDES) {
+		rep.cols = ab_cols_k;
+		rep.nr_cols = sizeof(ab_cols_k) / sizeof(ab_cols_k[0]);
+	}
+	b->total = b->sides * b->nr * b->o.reps;
+	bench_env_print(&b->env, NULL, false);
+	bench_target_print(&b->t[0], NULL);
+	err = bench_sched_run(&s);
+	for (i = 0; !err && !bench_stop && i < b->nr; i++)
+		for (k = 0; k < 2; k++)
+			if (!b->ci[i].n[k]) {
+				bench_err("ab", "%s could not run under %c: %s",
+					  b->ci[i].name, SIDE(k),
+					  b->cases[b->sides * i + k].why);
+				err = -EIO;
+			}
+	if (!err && !bench_stop)
+		err = bench_report(&rep, &b->env, &b->t[0], b->o.json, b,
+				   b->nr + 1);
+	if (!err && b->o.trace_dir)
+		printf("\ntraces:  %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
+	if (!err && b->o.plot_dir)
+		err = ab_plots(b);
+	return err;
+}
+
+int bench_ab_main(int argc, char **argv)
+{
+	struct ab_bench *b;
+	unsigned int i;
+	int err;
+
+	memset(&ab_o, 0, sizeof(ab_o));
+	ab_o.secs = 5;
+	ab_o.reps = 3;
+	ab_o.dev_size = 512ull << 20;
+	err = bench_opts_parse(&bench_ab_cmdline, argc, argv, stdout, stderr);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (ab_o.list) {
+		ab_list();
+		return 0;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return 1;
+	b->o = ab_o;
+	b->sides = ab_o.kernel ? AB_SIDES : 2;
+	err = ab_args(b, argc, argv);
+	if (err) {
+		free(b);
+		return 2;
+	}
+	err = bench_env_init(&b->env, "ab", false);
+	b->buf = err ? NULL : bench_random_buffer(64u << 20);
+	if (!b->buf)
+		err = -ENOMEM;
+	if (!err)
+		err = ab_targets(b);
+	if (!err)
+		err = ab_go(b);
+	for (i = 0; i < b->nr_devs; i++)
+		bench_target_close(&b->t[i]);
+	free(b->buf);
+	free(b);
+	return bench_exit_code("ab", err);
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/abcase.c - the case names of `uflush-bench ab` (bench/abcase.h),
+ * its built-in matrices and the arithmetic of its comparison table.  Pure:
+ * linked into the tests too.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abcase.h"
+
+const char *const ab_dev_names[AB_NR_DEVS] = { "loop", "hdd", "ssd" };
+const char *const ab_kind_names[AB_NR_KINDS] = { "dd", "fio", "fsync" };
+
+#define AB_MAX_CPUS	1024
+
+__attribute__((format(printf, 3, 4)))
+static int bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* A decimal number at *s (advanced past it) in [min, max]. */
+static int take_uint(const char **s, unsigned int min, unsigned int max,
+		     unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (**s < '0' || **s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(*s, &end, 10);
+	if (errno || v < min || v > max)
+		return -EINVAL;
+	*s = end;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* A size in [*s, up to stop) (advanced past it). */
+static int take_size(const char **s, char stop, uint64_t *out)
+{
+	const char *e = stop ? strchr(*s, stop) : *s + strlen(*s);
+	char buf[32];
+	size_t n;
+
+	if (!e)
+		return -EINVAL;
+	n = (size_t)(e - *s);
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, *s, n);
+	buf[n] = '\0';
+	if (bench_parse_size(buf, out))
+		return -EINVAL;
+	*s = e;
+	return 0;
+}
+
+static int take_lit(const char **s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (strncmp(*s, lit, n))
+		return -EINVAL;
+	*s += n;
+	return 0;
+}
+
+static int take_name(const char **s, const char *const *names,
+		     unsigned int nr, unsigned int *out)
+{
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; i < nr; i++) {
+		n = strlen(names[i]);
+		if (!strncmp(*s, names[i], n) && (*s)[n] == '-') {
+			*s += n;
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_prefix(const char **s, struct ab_case *c, bool *thresh,
+			uint64_t *tv, char *why, size_t len)
+{
+	if (!take_lit(s, "JBOD-")) {
+		if (take_uint(s, 2, AB_MAX_DEVS, &c->jbod) ||
+		    take_lit(s, "HDD-"))
+			return bad(why, len, "JBOD-<n>HDD-: n is 2..%d",
+				   AB_MAX_DEVS);
+	}
+	*thresh = false;
+	if (!take_lit(s, "thresh=")) {
+		if (take_size(s, '/', tv))
+			return bad(why, len, "thresh=SIZE/: a size such as 100M");
+		(*s)++;
+		*thresh = true;
+	}
+	return 0;
+}
+
+static int parse_len(const char *s, struct ab_case *c, char *why,
+		     size_t len)
+{
+	const char *p = s;
+
+	if (!strcmp(s, "X"))
+		return 0;
+	if (!take_uint(&p, 1, 86400, &c->secs) && !strcmp(p, "s"))
+		return 0;
+	c->secs = 0;
+	p = s;
+	if (!take_size(&p, '\0', &c->amount))
+		return 0;
+	return bad(why, len, "length '%s': X, <n>s (seconds) or a size", s);
+}
+
+static int parse_limit(const char **s, struct ab_case *c, char *why,
+		       size_t len)
+{
+	const char *p = *s;
+	unsigned int r;
+
+	if (!take_uint(&p, 1, 100, &r) && *p == ':') {
+		c->limit = r;
+		c->limit_bytes = false;
+	} else if (!take_size(s, ':', &c->limit)) {
+		c->limit_bytes = true;
+		p = *s;
+	} else {
+		return bad(why, len, "limit: a dirty_ratio (1..100) or bytes, then ':'");
+	}
+	p++;
+	if (take_uint(&p, 0, 100, &c->bg_ratio) || *p != '-')
+		return bad(why, len, "':<bg>': dirty_background_ratio 0..100");
+	*s = p + 1;
+	return 0;
+}
+
+int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
+{
+	unsigned int v;
+	uint64_t tv = 0;
+	bool thresh;
+	int err;
+
+	if (!s || !c)
+		return bad(why, len, "no case");
+	memset(c, 0, sizeof(*c));
+	err = parse_prefix(&s, c, &thresh, &tv, why, len);
+	if (err)
+		return err;
+	if (take_name(&s, ab_dev_names, AB_NR_DEVS, &v))
+		return bad(why, len, "device: loop, hdd or ssd");
+	c->dev = v;
+	s++;
+	if (take_uint(&s, 1, AB_MAX_WRITERS, &c->writers))
+		return bad(why, len, "writers: 1..%d", AB_MAX_WRITERS);
+	if (take_name(&s, ab_kind_names, AB_NR_KINDS, &v))
+		return bad(why, len, "writer kind: dd, fio or fsync");
+	c->kind = v;
+	s++;
+	if (take_size(&s, '-', &c->bs) || c->bs % 512 || c->bs > (64u << 20))
+		return bad(why, len, "write size: a multiple of 512, at most 64M");
+	s++;
+	if (take_uint(&s, 1, AB_MAX_CPUS, &c->cpus) || take_lit(&s, "p-"))
+		return bad(why, len, "CPUs: <n>p, n 1..%d", AB_MAX_CPUS);
+	if (take_size(&s, '-', &c->mem) || c->mem % 4096 ||
+	    c->mem < (1u << 20))
+		return bad(why, len, "cache size: a multiple of 4k, at least 1M");
+	s++;
+	err = parse_limit(&s, c, why, len);
+	if (err)
+		return err;
+	if (thresh && (!c->limit_bytes || c->limit != tv))
+		return bad(why, len, "thresh= must be the dirty limit in bytes");
+	return parse_len(s, c, why, len);
+}
+
+/* Sizes of the body in M when they are whole M (the seeds' 4096M). */
+static void fmt_mb(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (1u << 20) && !(v % (1u << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(v >> 20));
+	else
+		bench_fmt_size(buf, len, v);
+}
+
+void ab_case_format(const struct ab_case *c, char *buf, size_t len)
+{
+	char jbod[32] = "", pre[48] = "", bs[24], mem[24], lim[32], l[32];
+
+	if (c->jbod)
+		snprintf(jbod, sizeof(jbod), "JBOD-%uHDD-", c->jbod);
+	if (c->limit_bytes) {
+		bench_fmt_size(l, sizeof(l), c->limit);
+		snprintf(pre, sizeof(pre), "thresh=%s/", l);
+		fmt_mb(lim, sizeof(lim), c->limit);
+	} else {
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)c->limit);
+	}
+	bench_fmt_size(bs, sizeof(bs), c->bs);
+	fmt_mb(mem, sizeof(mem), c->mem);
+	if (c->secs)
+		snprintf(l, sizeof(l), "%us", c->secs);
+	else if (c->amount)
+		fmt_mb(l, sizeof(l), c->amount);
+	else
+		snprintf(l, sizeof(l), "X");
+	snprintf(buf, len, "%s%s%s-%u%s-%s-%up-%s-%s:%u-%s", jbod, pre,
+		 ab_dev_names[c->dev], c->writers, ab_kind_names[c->kind], bs,
+		 c->cpus, mem, lim, c->bg_ratio, l);
+}
+
+unsigned int ab_case_devs(const struct ab_case *c)
+{
+	return c->jbod ? c->jbod : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Built-in matrices, at this machine's scale (2 CPUs, a few hundred MB) */
+
+/* Seed 000: thresh x N-dd on one disk, 3.1 against 3.2. */
+static const char *const seed000_cases[] = {
+	"thresh=8M/loop-1dd-4k-2p-512M-8M:10-X",
+	"thresh=8M/loop-10dd-4k-2p-512M-8M:10-X",
+	"thresh=100M/loop-1dd-4k-2p-512M-100M:10-X",
+	"thresh=100M/loop-10dd-4k-2p-512M-100M:10-X",
+	NULL,
+};
+
+/* Seed 001: JBOD of slow disks, 1/10/100 dd, bgthresh global vs bdi. */
+static const char *const seed001_cases[] = {
+	"JBOD-4HDD-hdd-1dd-1M-2p-256M-20:10-X",
+	"JBOD-4HDD-hdd-10dd-1M-2p-256M-20:10-X",
+	"JBOD-4HDD-hdd-100dd-1M-2p-256M-20:10-X",
+	NULL,
+};
+
+/*
+ * Seed 004: a database-like fsync load.  (Seed 003's small-memory case
+ * joins here after the reclaim issue: a 32M cache under a dd stream.)
+ */
+static const char *const seed004_cases[] = {
+	"thresh=16M/ssd-4fsync-8k-2p-256M-16M:10-X",
+	"thresh=16M/ssd-1dd-1M-2p-256M-16M:10-X",
+	NULL,
+};
+
+/* `make run`: short, on a shaped JBOD. */
+static const char *const demo_cases[] = {
+	"JBOD-4HDD-hdd-10dd-1M-2p-128M-20:10-3s",
+	"thresh=16M/ssd-2fsync-8k-2p-128M-16M:10-3s",
+	NULL,
+};
+
+const struct ab_matrix ab_matrices[] = {
+	{ "seed000", "seed 000: dirty threshold x number of dd writers on one disk",
+	  "linux-3.1", "linux-3.2", seed000_cases },
+	{ "seed001", "seed 001: JBOD of 4 slow disks, 1/10/100 dd, bgthresh global vs bdi",
+	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases },
+	{ "seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",
+	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases },
+	{ "demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
+	  "linux-3.1", "linux-3.2", demo_cases },
+	{ .name = NULL },
+};
+
+const struct ab_matrix *ab_matrix_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; ab_matrices[i].name; i++)
+		if (!strcmp(ab_matrices[i].name, name))
+			return &ab_matrices[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparison                                                          */
+
+static double spread(const struct bench_stats *st)
+{
+	if (st->n < 2 || !(st->median > 0))
+		return NAN;
+	return (st->max - st->min) / 2 / st->median * 100;
+}
+
+void ab_compare(const struct bench_samples *a, const struct bench_samples *b,
+		struct ab_cmp *out)
+{
+	struct bench_stats sa, sb;
+
+	bench_samples_stats(a, &sa);
+	bench_samples_stats(b, &sb);
+	out->a = sa.median;
+	out->b = sb.median;
+	out->change = sa.n && sb.n && sa.median > 0 ?
+		      (sb.median / sa.median - 1) * 100 : NAN;
+	out->spread_a = spread(&sa);
+	out->spread_b = spread(&sb);
+	out->noise = sa.n < 2 || sb.n < 2 ||
+		     (sa.min <= sb.max && sb.min <= sa.max);
+}
+
+void ab_compare_total(const struct ab_cmp *rows, unsigned int n,
+		      struct ab_cmp *out)
+{
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	out->noise = true;
+	out->spread_a = out->spread_b = NAN;
+	for (i = 0; i < n; i++) {
+		out->a += rows[i].a;
+		out->b += rows[i].b;
+		if (!rows[i].noise)
+			out->noise = false;
+	}
+	out->change = out->a > 0 ? (out->b / out->a - 1) * 100 : NAN;
+}
+
+void ab_fmt_change(char *buf, size_t len, const struct ab_cmp *c)
+{
+	if (isnan(c->change))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%%s", c->change,
+			 c->noise ? " ~" : "");
+}

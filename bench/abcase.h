@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/abcase.h - the cases of `uflush-bench ab`, named the way the
+ * seeds' tables name theirs, and the comparison arithmetic of its table.
+ *
+ * A case name (canonical form; the parser also takes the prefix left out):
+ *
+ *   [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
+ *
+ *   JBOD-<n>HDD-   n devices, each shaped into a slow disk (default: one)
+ *   thresh=SIZE/   the seeds' group: the dirty limit in bytes (only and
+ *                  always when <limit> is bytes; must equal it)
+ *   dev            loop (a scratch loop device as it is), hdd (shaped:
+ *                  BENCH_HDD_BW, BENCH_HDD_LAT_US), ssd (lighter shaping)
+ *   w kind         writers: dd (sequential, each its own file), fio
+ *                  (random, 30% reads, writes through the page API) or
+ *                  fsync (small random writes, an fsync every 16)
+ *   bs             bytes per write call
+ *   c p            CPUs the run is pinned to (at most the machine's)
+ *   mem            the cache's size (frames = mem / 4k)
+ *   limit:bg       dirty limit, as bytes ("100M": vm.dirty_bytes) or as a
+ *                  ratio ("20": vm.dirty_ratio), and dirty_background_ratio
+ *   len            X (the run's --secs), "<n>s" seconds, or a SIZE: stop
+ *                  after the writers wrote that much
+ *
+ * e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X and
+ *      JBOD-4HDD-thresh=32M/hdd-10dd-1M-2p-128M-32M:10-4s.
+ */
+#ifndef UF_BENCH_ABCASE_H
+#define UF_BENCH_ABCASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness.h"
+
+#define AB_NAME_LEN		160
+#define AB_MAX_DEVS		16
+#define AB_MAX_WRITERS		256
+
+/* The shaping of the device kinds (a 2012 SATA disk, a slow SSD). */
+#define BENCH_HDD_BW		(30ull << 20)
+#define BENCH_HDD_LAT_US	2000
+#define BENCH_SSD_BW		(200ull << 20)
+#define BENCH_SSD_LAT_US	100
+
+enum ab_dev { AB_DEV_LOOP, AB_DEV_HDD, AB_DEV_SSD, AB_NR_DEVS };
+enum ab_kind { AB_DD, AB_FIO, AB_FSYNC, AB_NR_KINDS };
+
+struct ab_case {
+	unsigned int jbod;		/* 0: one device, no JBOD- prefix */
+	enum ab_dev dev;
+	unsigned int writers;
+	enum ab_kind kind;
+	uint64_t bs;
+	unsigned int cpus;
+	uint64_t mem;
+	bool limit_bytes;		/* limit is vm.dirty_bytes */
+	uint64_t limit;			/* bytes, or dirty_ratio percent */
+	unsigned int bg_ratio;		/* dirty_background_ratio */
+	unsigned int secs;		/* 0 with amount 0: X */
+	uint64_t amount;		/* bytes written by all writers */
+};
+
+extern const char *const ab_dev_names[AB_NR_DEVS];
+extern const char *const ab_kind_names[AB_NR_KINDS];
+
+/*
+ * Parse a case name.  -EINVAL on anything else, with what was wrong in why
+ * (if why is set): a missing part, an unknown device or writer kind, a
+ * number out of range, a thresh= that is not the limit.
+ */
+int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len);
+/* The canonical name; parsing it gives c back. */
+void ab_case_format(const struct ab_case *c, char *buf, size_t len);
+/* How many devices the case runs on (1 or the JBOD count). */
+unsigned int ab_case_devs(const struct ab_case *c);
+
+/* ------------------------------------------------------------------ */
+/* Built-in matrices                                                   */
+
+struct ab_matrix {
+	const char *name;
+	const char *about;		/* one line: which seed, what varies */
+	const char *policy_a, *policy_b; /* the seed's before and after */
+	const char *const *cases;	/* NULL-terminated case names */
+};
+
+/* The built-in matrices; the last has name NULL. */
+extern const struct ab_matrix ab_matrices[];
+const struct ab_matrix *ab_matrix_find(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Comparison arithmetic                                               */
+
+/*
+ * One row of the A/B table: the medians of A's and B's repetitions, the
+ * change from A to B in percent, each side's spread (half its min-max
+ * range, in percent of its median) and whether the change is inside the
+ * noise: the two min-max ranges overlap, or a side has one sample only
+ * (no spread known).  change is NAN when A's median is not > 0.
+ */
+struct ab_cmp {
+	double a, b;
+	double change;			/* percent */
+	double spread_a, spread_b;	/* percent */
+	bool noise;
+};
+
+void ab_compare(const struct bench_samples *a, const struct bench_samples *b,
+		struct ab_cmp *out);
+/* The TOTAL row: sums of the medians; noise if every row is noise. */
+void ab_compare_total(const struct ab_cmp *rows, unsigned int n,
+		      struct ab_cmp *out);
+/* "+12.3%", "-4.0%"; with " ~" when inside the noise; "-" for NAN. */
+void ab_fmt_change(char *buf, size_t len, const struct ab_cmp *c);
+
+#endif /* UF_BENCH_ABCASE_H */

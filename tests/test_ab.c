@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: `uflush-bench ab` (bench/abcase.c, bench/ab.c): case names
+ * parse and print back the same, bad names are refused with a reason, the
+ * built-in matrices are all valid names, the comparison arithmetic and its
+ * noise mark are right, and (as root) a short real A/B run writes a JSON
+ * report with both sides of every case.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/abcase.h"
+
+int bench_ab_main(int argc, char **argv);
+
+static void round_trip(const char *name)
+{
+	struct ab_case c, c2;
+	char buf[AB_NAME_LEN], why[160] = "";
+
+	cr_assert_eq(ab_case_parse(name, &c, why, sizeof(why)), 0,
+		     "%s: %s", name, why);
+	ab_case_format(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, name);
+	cr_assert_eq(ab_case_parse(buf, &c2, NULL, 0), 0);
+	cr_assert_eq(memcmp(&c, &c2, sizeof(c)), 0, "%s", name);
+}
+
+Test(ab, case_names_round_trip)
+{
+	round_trip("thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X");
+	round_trip("thresh=1G/loop-1dd-4k-8p-4096M-1024M:10-X");
+	round_trip("JBOD-4HDD-thresh=100M/hdd-100dd-1M-2p-256M-100M:10-X");
+	round_trip("JBOD-10HDD-hdd-10dd-1M-24p-16384M-20:10-X");
+	round_trip("ssd-4fsync-8k-1p-64M-20:5-3s");
+	round_trip("thresh=8M/loop-2fio-16k-2p-128M-8M:10-256M");
+}
+
+Test(ab, case_fields_parse)
+{
+	struct ab_case c;
+
+	cr_assert_eq(ab_case_parse("JBOD-4HDD-thresh=100M/hdd-10fsync-8k-2p-1024M-100M:10-5s",
+				   &c, NULL, 0), 0);
+	cr_assert_eq(c.jbod, 4);
+	cr_assert_eq(ab_case_devs(&c), 4);
+	cr_assert_eq(c.dev, AB_DEV_HDD);
+	cr_assert_eq(c.writers, 10);
+	cr_assert_eq(c.kind, AB_FSYNC);
+	cr_assert_eq(c.bs, 8192);
+	cr_assert_eq(c.cpus, 2);
+	cr_assert_eq(c.mem, 1024ull << 20);
+	cr_assert(c.limit_bytes);
+	cr_assert_eq(c.limit, 100ull << 20);
+	cr_assert_eq(c.bg_ratio, 10);
+	cr_assert_eq(c.secs, 5);
+	cr_assert_eq(c.amount, 0);
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-1p-64M-20:10-X", &c, NULL, 0),
+		     0);
+	cr_assert_not(c.limit_bytes);
+	cr_assert_eq(c.limit, 20);
+	cr_assert_eq(ab_case_devs(&c), 1);
+}
+
+/* Without the seeds' thresh= prefix a name parses and prints with it. */
+Test(ab, thresh_prefix_is_added)
+{
+	struct ab_case c;
+	char buf[AB_NAME_LEN];
+
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-1p-64M-8M:10-X", &c, NULL, 0),
+		     0);
+	ab_case_format(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "thresh=8M/loop-1dd-4k-1p-64M-8M:10-X");
+}
+
+static void refused(const char *name, const char *want)
+{
+	struct ab_case c;
+	char why[160] = "";
+
+	cr_assert_eq(ab_case_parse(name, &c, why, sizeof(why)), -EINVAL,
+		     "%s parsed", name);
+	cr_assert(strstr(why, want), "%s: '%s' lacks '%s'", name, why, want);
+}
+
+Test(ab, bad_names_are_refused_with_a_reason)
+{
+	refused("", "device");
+	refused("floppy-1dd-4k-1p-64M-8M:10-X", "device");
+	refused("loop-1cp-4k-1p-64M-8M:10-X", "writer kind");
+	refused("loop-0dd-4k-1p-64M-8M:10-X", "writers");
+	refused("loop-1dd-100-1p-64M-8M:10-X", "write size");
+	refused("loop-1dd-4k-1-64M-8M:10-X", "CPUs");
+	refused("loop-1dd-4k-1p-64M-8M-X", "limit");
+	refused("loop-1dd-4k-1p-64M-8M:101-X", "background");
+	refused("loop-1dd-4k-1p-64M-8M:10-", "length");
+	refused("loop-1dd-4k-1p-64M-8M:10-Xs", "length");
+	refused("thresh=9M/loop-1dd-4k-1p-64M-8M:10-X", "thresh=");
+	refused("thresh=9M/loop-1dd-4k-1p-64M-20:10-X", "thresh=");
+	refused("JBOD-1HDD-hdd-1dd-4k-1p-64M-20:10-X", "JBOD");
+	refused("JBOD-4SSD-hdd-1dd-4k-1p-64M-20:10-X", "JBOD");
+	cr_assert_eq(ab_case_parse(NULL, NULL, NULL, 0), -EINVAL);
+}
+
+Test(ab, matrices_name_valid_cases)
+{
+	unsigned int i, k;
+	struct ab_case c;
+	char buf[AB_NAME_LEN];
+
+	cr_assert_not_null(ab_matrix_find("seed000"));
+	cr_assert_not_null(ab_matrix_find("seed001"));
+	cr_assert_not_null(ab_matrix_find("seed004"));
+	cr_assert_not_null(ab_matrix_find("demo"));
+	cr_assert_null(ab_matrix_find("seed999"));
+	for (i = 0; ab_matrices[i].name; i++)
+		for (k = 0; ab_matrices[i].cases[k]; k++) {
+			cr_assert_eq(ab_case_parse(ab_matrices[i].cases[k],
+						   &c, NULL, 0), 0, "%s",
+				     ab_matrices[i].cases[k]);
+			ab_case_format(&c, buf, sizeof(buf));
+			cr_assert_str_eq(buf, ab_matrices[i].cases[k]);
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparison                                                          */
+
+static void fill(struct bench_samples *s, const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < n; i++)
+		bench_samples_add(s, v[i]);
+}
+
+/* Compare A's na samples with B's nb; the change as the table prints it. */
+static void compare(const double *a, unsigned int na, const double *b,
+		    unsigned int nb, struct ab_cmp *c, char *text, size_t len)
+{
+	struct bench_samples sa, sb;
+
+	fill(&sa, a, na);
+	fill(&sb, b, nb);
+	ab_compare(&sa, &sb, c);
+	ab_fmt_change(text, len, c);
+}
+
+Test(ab, compare_change_and_spread)
+{
+	const double a[] = { 90, 100, 110 }, b[] = { 140, 150, 160 };
+	struct ab_cmp c;
+	char buf[32];
+
+	compare(a, 3, b, 3, &c, buf, sizeof(buf));
+	cr_assert_float_eq(c.a, 100, 1e-9);
+	cr_assert_float_eq(c.b, 150, 1e-9);
+	cr_assert_float_eq(c.change, 50, 1e-9);
+	cr_assert_float_eq(c.spread_a, 10, 1e-9);	/* (110-90)/2/100 */
+	cr_assert_float_eq(c.spread_b, 10.0 / 1.5, 1e-9);
+	cr_assert_not(c.noise);
+	cr_assert_str_eq(buf, "+50.0%");
+}
+
+Test(ab, compare_marks_overlapping_ranges_as_noise)
+{
+	const double a[] = { 90, 100, 120 }, b[] = { 115, 104, 130 };
+	struct ab_cmp c;
+	char buf[32];
+
+	compare(a, 3, b, 3, &c, buf, sizeof(buf));
+	cr_assert_float_eq(c.change, 15, 1e-9);
+	cr_assert(c.noise, "120 >= 104: the ranges overlap");
+	cr_assert_str_eq(buf, "+15.0% ~");
+	/* a drop, outside the noise */
+	compare(b, 3, (const double[]){ 50, 60, 55 }, 3, &c, buf, sizeof(buf));
+	cr_assert_not(c.noise);
+	cr_assert_str_eq(buf, "-52.2%");
+}
+
+Test(ab, compare_one_rep_is_noise_and_no_baseline_is_nan)
+{
+	struct ab_cmp c;
+	char buf[32];
+
+	compare((const double[]){ 10 }, 1, (const double[]){ 20 }, 1, &c, buf,
+		sizeof(buf));
+	cr_assert(c.noise);
+	cr_assert(isnan(c.spread_a));
+	compare((const double[]){ 0, 0 }, 2, (const double[]){ 20 }, 1, &c,
+		buf, sizeof(buf));
+	cr_assert(isnan(c.change));
+	cr_assert_str_eq(buf, "-");
+}
+
+Test(ab, total_sums_medians)
+{
+	struct ab_cmp rows[2] = {
+		{ .a = 100, .b = 150, .noise = false },
+		{ .a = 300, .b = 250, .noise = true },
+	}, t;
+
+	ab_compare_total(rows, 2, &t);
+	cr_assert_float_eq(t.a, 400, 1e-9);
+	cr_assert_float_eq(t.b, 400, 1e-9);
+	cr_assert_float_eq(t.change, 0, 1e-9);
+	cr_assert_not(t.noise);
+	rows[0].noise = true;
+	ab_compare_total(rows, 2, &t);
+	cr_assert(t.noise);
+}
+
+/* ------------------------------------------------------------------ */
+/* A real run                                                          */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, (size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+static unsigned int count(const char *s, const char *sub)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, sub))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+Test(ab, short_real_run_reports_both_sides, .timeout = 120)
+{
+	char json[] = "/tmp/uflush-ab-test.XXXXXX";
+	char *argv[] = {
+		"ab", "linux-3.1", "linux-3.2",
+		"JBOD-2HDD-hdd-2dd-256k-1p-32M-20:10-1s",
+		"thresh=4M/ssd-2fsync-8k-1p-32M-4M:10-1s",
+		"--reps", "2", "--dev-size", "64M", "--json", json, NULL,
+	};
+	int fd, rc;
+	char *s;
+
+	if (geteuid())
+		cr_skip_test("needs root for the scratch loop devices");
+	fd = mkstemp(json);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	rc = bench_ab_main(11, argv);
+	s = slurp(json);
+	unlink(json);
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(s);
+	cr_assert(strstr(s, "\"benchmark\": \"ab\""), "%s", s);
+	cr_assert(strstr(s, "\"policy_b_resolved\": \"linux-3.2: "));
+	cr_assert(strstr(s, "\"case\": \"TOTAL\""));
+	cr_assert(strstr(s, "\"case\": \"JBOD-2HDD-hdd-2dd-256k-1p-32M-20:10-1s\""));
+	/* two cases, each with A and B, each with two reps of throughput */
+	cr_assert_eq(count(s, "\"mb_per_sec\": ["), 4, "%s", s);
+	cr_assert_eq(count(s, "\"fsync_p99_ms_median\": null"), 2,
+		     "the dd case has no fsyncs, the fsync case has: %s", s);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Plots                                                               */
+
+int bench_plot_render(const char *dir, const char *const *traces,
+		      unsigned int n);
+
+static unsigned int lines_of(const char *path, char *first, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned int n = 0;
+
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		if (!n++)
+			snprintf(first, len, "%s", line);
+	fclose(f);
+	return n;
+}
+
+/* uflush's trace and a kernel's (with the flags column) read alike. */
+Test(ab, plot_reads_uflush_and_kernel_trace_lines)
+{
+	char dir[] = "/tmp/uflush-plot-test.XXXXXX", path[128], first[256];
+	const char *traces[1] = { path };
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.trace", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "    uflush-bench-42 [000]  100.500000: global_dirty_state: dirty=7 writeback=3 unstable=0 bg_thresh=100 thresh=200 limit=250 dirtied=7 written=0\n"
+		   "              dd-1234  [001] d..1.   101.000000: global_dirty_state: dirty=9 writeback=1 unstable=0 bg_thresh=100 thresh=200 limit=260 dirtied=9 written=1\n"
+		   "              dd-1234  [001] .....   101.250000: balance_dirty_pages: bdi 7:0: limit=260 setpoint=200 dirty=9 bdi_setpoint=100 bdi_dirty=9 dirty_ratelimit=100 task_ratelimit=50 dirtied=1 dirtied_pause=1 paused=0 pause=12\n"
+		   "       flush-7:0-77 [000]  101.500000: writeback_single_inode: bdi 7:0: ino=1 state= dirtied_when=1 age=0 index=0 to_write=1024 wrote=256\n"
+		   "garbage without brackets\n");
+	fclose(f);
+	/* gnuplot may be missing here: the data files come first */
+	bench_plot_render(dir, traces, 1);
+	snprintf(path, sizeof(path), "%s/dirty-A.dat", dir);
+	cr_assert_eq(lines_of(path, first, sizeof(first)), 2);
+	cr_assert_str_eq(first, "0.000000 7 3 100 200 250\n");
+	snprintf(path, sizeof(path), "%s/pauses-A.dat", dir);
+	cr_assert_eq(lines_of(path, first, sizeof(first)), 1);
+	cr_assert_str_eq(first, "0.750000 12 1234\n");
+	snprintf(path, sizeof(path), "%s/bw-A.dat", dir);
+	cr_assert_geq(lines_of(path, first, sizeof(first)), 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	cr_assert_eq(system(path), 0);
+}
