@@ -105,6 +105,12 @@ static int parse_prefix(const char **s, struct ab_case *c, bool *thresh,
 			return bad(why, len, "JBOD-<n>HDD-: n is 2..%d",
 				   AB_MAX_DEVS);
 	}
+	if (!take_lit(s, "memcg=")) {
+		if (take_size(s, '/', &c->memcg) || c->memcg % 4096 ||
+		    c->memcg < (64u << 10))
+			return bad(why, len, "memcg=SIZE/: a multiple of 4k, at least 64k");
+		(*s)++;
+	}
 	*thresh = false;
 	if (!take_lit(s, "thresh=")) {
 		if (take_size(s, '/', tv))
@@ -204,10 +210,16 @@ static void fmt_mb(char *buf, size_t len, uint64_t v)
 
 void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 {
-	char jbod[32] = "", pre[48] = "", bs[24], mem[24], lim[32], l[32];
+	char jbod[64] = "", pre[48] = "", bs[24], mem[24], lim[32], l[32];
+	char mcg[24];
+	size_t n = 0;
 
 	if (c->jbod)
-		snprintf(jbod, sizeof(jbod), "JBOD-%uHDD-", c->jbod);
+		n = (size_t)snprintf(jbod, sizeof(jbod), "JBOD-%uHDD-", c->jbod);
+	if (c->memcg) {
+		bench_fmt_size(mcg, sizeof(mcg), c->memcg);
+		snprintf(jbod + n, sizeof(jbod) - n, "memcg=%s/", mcg);
+	}
 	if (c->limit_bytes) {
 		bench_fmt_size(l, sizeof(l), c->limit);
 		snprintf(pre, sizeof(pre), "thresh=%s/", l);
@@ -271,6 +283,17 @@ static const char *const demo_cases[] = {
 	NULL,
 };
 
+/*
+ * Seed 003 at 1:16 (a 100 MB memcg in a larger machine, 2 dd of 1 KiB
+ * writes): a 6.25 MiB domain in a 100 MiB cache over an HDD-shaped device;
+ * under 3.2 allocations fail (the seed's OOM, counted in the oom column),
+ * under pageout works they do not.
+ */
+static const char *const seed003_cases[] = {
+	"memcg=6400k/hdd-2dd-1k-2p-100M-20:10-8s",
+	NULL,
+};
+
 const struct ab_matrix ab_matrices[] = {
 	{ "seed000", "seed 000: dirty threshold x number of dd writers on one disk",
 	  "linux-3.1", "linux-3.2", seed000_cases },
@@ -278,6 +301,8 @@ const struct ab_matrix ab_matrices[] = {
 	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases },
 	{ "seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",
 	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases },
+	{ "seed003", "seed 003: 2 dd of 1k writes in a small memory domain, 3.2 reclaim vs pageout works",
+	  "linux-3.2", "linux-3.2,reclaim=pageout", seed003_cases },
 	{ "demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
 	  "linux-3.1", "linux-3.2", demo_cases },
 	{ .name = NULL },

@@ -5,7 +5,7 @@
  *
  * A case name (canonical form; the parser also takes the prefix left out):
  *
- *   [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
+ *   [JBOD-<n>HDD-][memcg=<SIZE>/][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
  *
  *   JBOD-<n>HDD-   n devices, each shaped into a slow disk (default: one)
  *   thresh=SIZE/   the seeds' group: the dirty limit in bytes (only and
@@ -17,6 +17,8 @@
  *                  fsync (small random writes, an fsync every 16)
  *   bs             bytes per write call
  *   c p            CPUs the run is pinned to (at most the machine's)
+ *   memcg=SIZE/    a memory domain of SIZE inside the cache (the frames
+ *                  writers may use; dirty limits stay the cache's)
  *   mem            the cache's size (frames = mem / 4k)
  *   limit:bg       dirty limit, as bytes ("100M": vm.dirty_bytes) or as a
  *                  ratio ("20": vm.dirty_ratio), and dirty_background_ratio
@@ -50,6 +52,8 @@ enum ab_kind { AB_DD, AB_FIO, AB_FSYNC, AB_NR_KINDS };
 
 struct ab_case {
 	unsigned int jbod;		/* 0: one device, no JBOD- prefix */
+	uint64_t memcg;			/* bytes of a memory domain inside the
+					 * cache (seed 003's memcg), 0: none */
 	enum ab_dev dev;
 	unsigned int writers;
 	enum ab_kind kind;

@@ -39,6 +39,31 @@ Test(ab, case_names_round_trip)
 	round_trip("JBOD-10HDD-hdd-10dd-1M-24p-16384M-20:10-X");
 	round_trip("ssd-4fsync-8k-1p-64M-20:5-3s");
 	round_trip("thresh=8M/loop-2fio-16k-2p-128M-8M:10-256M");
+	round_trip("memcg=6400k/hdd-2dd-1k-2p-100M-20:10-8s");
+	round_trip("JBOD-2HDD-memcg=8M/thresh=16M/hdd-4dd-1M-2p-256M-16M:10-X");
+}
+
+/* seed 003's memcg: a domain inside the cache, and the matrix using it. */
+Test(ab, memcg_prefix_and_seed003_matrix)
+{
+	const struct ab_matrix *m = ab_matrix_find("seed003");
+	struct ab_case c;
+	char why[160] = "";
+
+	cr_assert_eq(ab_case_parse("memcg=6400k/hdd-2dd-1k-2p-100M-20:10-8s",
+				   &c, NULL, 0), 0);
+	cr_assert_eq(c.memcg, 6400ull << 10);
+	cr_assert_eq(c.mem, 100ull << 20);
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-1p-64M-20:10-X", &c, NULL, 0),
+		     0);
+	cr_assert_eq(c.memcg, 0);
+	cr_assert_eq(ab_case_parse("memcg=5000/loop-1dd-4k-1p-64M-20:10-X", &c,
+				   why, sizeof(why)), -EINVAL);
+	cr_assert_not_null(strstr(why, "memcg="), "%s", why);
+	cr_assert_not_null(m);
+	cr_assert_str_eq(m->policy_b, "linux-3.2,reclaim=pageout");
+	cr_assert_eq(ab_case_parse(m->cases[0], &c, NULL, 0), 0);
+	cr_assert_gt(c.memcg, 0);
 }
 
 Test(ab, case_fields_parse)
