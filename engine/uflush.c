@@ -1283,6 +1283,7 @@ static void inode_init(struct uf_file *f, struct uf_dev *d, uint64_t ino,
 	mapping->host = inode;
 	INIT_RADIX_TREE(&mapping->page_tree, 0);
 	spin_lock_init(&mapping->tree_lock);
+	seqcount_init(&mapping->tree_seq);
 	mapping->backing_dev_info = &d->bdi;
 	inode->f_wb_err = errseq_sample(&mapping->wb_err);
 }
