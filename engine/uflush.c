@@ -940,6 +940,9 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	if (ret)
 		return ret;
 	uf_bdev_size(d->bdev, &d->size);
+	/* best effort: where the engine cannot, requests pin their pages */
+	uf_bdev_register_memory(d->bdev, c->pool.frames,
+				c->pool.nr << PAGE_SHIFT);
 	d->cache = c;
 	devt = dev_number(path, d);
 	snprintf(name, sizeof(name), "%u:%u", major(devt), minor(devt));
@@ -1208,6 +1211,7 @@ static void dev_fill_io_stats(struct uf_dev *d, struct uf_dev_stats *st)
 		st->io_ticks_ms = io.io_ticks_ns / 1000000;
 		st->write_ios = io.nr_writes;
 		st->write_bytes = io.write_bytes;
+		st->fixed_ios = io.nr_fixed;
 	}
 	st->at_jiffies = jiffies;
 	st->at_ns = uf_now_ns();

@@ -568,7 +568,20 @@ int uf_bdev_io_stats(struct uf_bdev *b, struct uf_bdev_io_stats *out)
 	pthread_mutex_unlock(&q->lock);
 	out->nr_writes = __atomic_load_n(&q->nr_writes, __ATOMIC_RELAXED);
 	out->write_bytes = __atomic_load_n(&q->write_bytes, __ATOMIC_RELAXED);
+	out->nr_fixed = __atomic_load_n(&q->nr_fixed, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int uf_bdev_register_memory(struct uf_bdev *b, void *base, size_t len)
+{
+	if (!bdev_valid(b))
+		return -EBADF;
+	if (!base || !len)
+		return -EINVAL;
+	/* a shaped queue wraps another: its engine sees the requests */
+	if (b->shaped || !b->q.engine->register_memory)
+		return -EOPNOTSUPP;
+	return b->q.engine->register_memory(&b->q, base, len);
 }
 
 int uf_bdev_block_size(struct uf_bdev *b, unsigned int *lbs)
