@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_fixed.c - the frame pool registered with io_uring (io/io_uring.c,
- * uf_bdev_register_memory): the flusher's writes and the cache's reads go
- * as WRITEV_FIXED/READV_FIXED, the data on the device is the data written,
- * and with the registration off the same run goes as plain writev/readv.
- *
- * Needs a kernel with the vectored fixed opcodes (6.15+); elsewhere the
- * tests say so and skip.
+ * tests/test_uring.c - what the io_uring engine does beyond moving data
+ * (io/io_uring.c):
+ *  - the frame pool registered (uf_bdev_register_memory): the flusher's
+ *    writes and the cache's reads go as WRITEV_FIXED/READV_FIXED, the data
+ *    on the device is the data written, and with the registration off the
+ *    same run goes as plain writev/readv.  Needs a kernel with the
+ *    vectored fixed opcodes (6.15+); elsewhere those tests say so and skip;
+ *  - a flush runs on the caller's thread: no io-wq worker is left behind
+ *    to wake an idle process every 5 s.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <liburing.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -73,7 +77,7 @@ static void run(const char *path, struct uf_dev_stats *st)
 	tu_raw_expect(path, 0, FX_READ_FROM, 1, "written through the cache");
 }
 
-Test(fixed, cache_io_goes_through_the_registered_pool, .fini = fixed_fini)
+Test(uring, cache_io_goes_through_the_registered_pool, .fini = fixed_fini)
 {
 	struct uf_dev_stats st;
 
@@ -90,7 +94,7 @@ Test(fixed, cache_io_goes_through_the_registered_pool, .fini = fixed_fini)
 		      (unsigned long long)st.write_ios);
 }
 
-Test(fixed, off_by_environment_the_same_run_pins_per_request,
+Test(uring, off_by_environment_the_same_run_pins_per_request,
      .fini = fixed_fini)
 {
 	struct uf_dev_stats st;
@@ -103,7 +107,7 @@ Test(fixed, off_by_environment_the_same_run_pins_per_request,
 
 /* A buffer outside the registered memory still works: uf_bdev_rw() with a
  * heap buffer on a device whose queue has the pool registered. */
-Test(fixed, a_buffer_outside_the_pool_goes_unregistered, .fini = fixed_fini)
+Test(uring, a_buffer_outside_the_pool_goes_unregistered, .fini = fixed_fini)
 {
 	struct uf_bdev_io_stats io0, io1;
 	struct uf_bdev *b;
@@ -133,4 +137,45 @@ Test(fixed, a_buffer_outside_the_pool_goes_unregistered, .fini = fixed_fini)
 	tu_raw_expect(tu.td.path, 0, 12288, 3, "mixed requests");
 	free(buf);
 	free(pool);
+}
+
+/* The process's io_uring worker threads (io-wq: "iou-wrk-PID"). */
+static unsigned int nr_iou_workers(void)
+{
+	char path[300], comm[32];
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc/self/task");
+	cr_assert(dir);
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+Test(uring, a_flush_leaves_no_io_wq_worker_behind, .fini = fixed_fini)
+{
+	struct uf_bdev *b;
+	unsigned int i;
+
+	tu_dev(TU_LOOP, 4UL << 20);
+	b = tu_open("io_uring", 8, 0, NULL);
+	cr_assert_eq(nr_iou_workers(), 0, "a worker before any flush");
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(uf_bdev_flush(b), 0);
+	cr_expect_eq(nr_iou_workers(), 0,
+		     "a flush started an io-wq worker (it would wake every 5 s)");
 }
