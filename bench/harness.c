@@ -316,6 +316,13 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 	return 0;
 }
 
+int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv)
+{
+	int err = bench_opts_parse(cl, argc, argv, stdout, stderr);
+
+	return err ? (err > 0 ? 0 : 2) : -1;
+}
+
 #define HELP_COL	21
 
 /* "  --name ARG" then the help lines in a column (or below, if long). */

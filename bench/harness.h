@@ -133,9 +133,17 @@ struct bench_opt {
 #define BENCH_OPT_JSON(d) \
 	BENCH_STR("json", "FILE", d, "also write the results as JSON")
 
+/* The last options of a scenario on one device: --dev, --force, --json,
+ * and the end of the table. */
+#define BENCH_OPTS_DEV_END(dev, force, json) \
+	BENCH_OPT_DEV(dev), BENCH_OPT_FORCE(force), BENCH_OPT_JSON(json), \
+	BENCH_OPT_END
+
 #define BENCH_SCRATCH_ABOUT \
 	"Default device: a scratch loop device (direct I/O) over a sparse file,\n" \
 	"or the file itself where a loop device cannot be made; removed at exit.\n"
+#define BENCH_ENV_TESTDIR \
+	"Environment: UFLUSH_TESTDIR = where the scratch file goes.\n"
 #define BENCH_ENV_FIO \
 	"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n" \
 	"file goes (default /var/tmp).\n"
@@ -151,6 +159,13 @@ struct bench_cmdline {
 					 * argv[*rest] (moved to the end) */
 };
 
+/* Subcommand name's command line, bench_NAME_cmdline (bench.h). */
+#define BENCH_CMDLINE(name, opts_, about_, epilog_)			\
+	const struct bench_cmdline bench_##name##_cmdline = {		\
+		.cmd = #name, .about = (about_), .opts = (opts_),	\
+		.epilog = (epilog_),					\
+	}
+
 /*
  * Parse argv[1..] (argv[0] is the subcommand) into the table's dest.
  * Defaults are whatever dest holds before.  Returns 0; 1 if --help was
@@ -160,6 +175,12 @@ struct bench_cmdline {
 int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		     FILE *out, FILE *err);
 void bench_opts_usage(const struct bench_cmdline *cl, FILE *f);
+/*
+ * bench_opts_parse() for a subcommand's main, on stdout and stderr:
+ * -1 to go on, else the exit code (0 after --help, 2 for a bad option).
+ */
+int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv);
+
 /* "uflush-bench CMD: " and the message, on stderr. */
 __attribute__((format(printf, 2, 3)))
 void bench_err(const char *cmd, const char *fmt, ...);
@@ -460,6 +481,9 @@ int bench_target_prefill(const struct bench_target *t, uint64_t range,
 /* Write requests and 512-byte sectors the device completed (sysfs stat). */
 bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
 			   uint64_t *sectors);
+/* Read and write requests the device completed (sysfs stat). */
+bool bench_target_ios(const struct bench_target *t, uint64_t *reads,
+		      uint64_t *writes);
 /* "device:  PATH: DESC (scratch, removed at exit)" + extra, a line. */
 void bench_target_print(const struct bench_target *t, const char *extra);
 /*
@@ -501,6 +525,14 @@ int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
 		      unsigned int i, uint64_t fsize, struct uf_file **f,
 		      char *why, size_t len);
 
+/*
+ * Write [off, off + len) of a file through the cache in 1 MiB uf_pwrites
+ * of buf (1 MiB); len a multiple of 1 MiB.  Stops early on bench_stop.
+ * 0, uf_pwrite's error, or -EIO for a short write.
+ */
+int bench_fill_file(struct uf_file *f, uint64_t off, uint64_t len,
+		    const void *buf);
+
 /* ------------------------------------------------------------------ */
 /* A run's surroundings                                                */
 
@@ -528,5 +560,23 @@ void bench_env_print(const struct bench_env *env, const char *extra,
 void bench_fio_json(struct bench_json *j, const struct bench_env *env);
 /* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
 int bench_exit_code(const char *cmd, int err);
+
+/*
+ * What a scenario on one device holds besides its own: the options
+ * --reps, --dev, --force, --json (BENCH_OPTS_COMMON_END), the run's
+ * surroundings, the device and its reopen count.
+ */
+struct bench_common {
+	unsigned int reps;
+	const char *dev;
+	bool force;
+	const char *json;
+	struct bench_env env;
+	struct bench_target t;
+	struct bench_reopen ro;
+};
+
+#define BENCH_OPTS_COMMON_END(cm) \
+	BENCH_OPTS_DEV_END(&(cm).dev, &(cm).force, &(cm).json)
 
 #endif /* UF_BENCH_HARNESS_H */

@@ -117,19 +117,6 @@ static int map_extent(struct uf_file *f, void *priv, unsigned long index,
 	return (int)(nr_pages < m->extent ? nr_pages : m->extent);
 }
 
-static int fill(struct uf_file *file, uint64_t size, const void *buf)
-{
-	uint64_t off;
-	ssize_t n;
-
-	for (off = 0; off < size && !bench_stop; off += 1u << 20) {
-		n = uf_pwrite(file, buf, 1u << 20, off);
-		if (n != 1 << 20)
-			return n < 0 ? (int)n : -EIO;
-	}
-	return 0;
-}
-
 static int wcp_once(struct wcp_bench *b, enum wcp_case c, struct wcp_run *r)
 {
 	struct uf_cache_config cfg;
@@ -166,7 +153,7 @@ static int wcp_once(struct wcp_bench *b, enum wcp_case c, struct wcp_run *r)
 	if (!err)
 		err = uf_file_open(dev, 1, 0, b->o.size, &ops, &m, &file);
 	if (!err)
-		err = fill(file, b->o.size, b->buf);
+		err = bench_fill_file(file, 0, b->o.size, b->buf);
 	if (err) {
 		snprintf(b->cases[c].why, sizeof(b->cases[c].why),
 			 "setup: %s", strerror(-err));
