@@ -55,6 +55,31 @@ extern volatile sig_atomic_t bench_stop;
 
 int bench_install_signals(void);
 
+/* Sleep ms milliseconds; a signal cuts it short only once bench_stop is
+ * set. */
+void bench_sleep_ms(unsigned int ms);
+
+/*
+ * A benchmark's worker thread, the first member of the scenario's own
+ * struct: the harness starts and joins arrays of them (elements stride
+ * bytes apart).
+ */
+struct bench_thread {
+	pthread_t th;
+	int err;			/* what the thread ended with */
+};
+
+/* Start fn on each of nr elements of arr, counting them in *started;
+ * stops at the first that cannot start and returns its -errno. */
+int bench_threads_start(void *arr, size_t stride, unsigned int nr,
+			void *(*fn)(void *), unsigned int *started);
+/*
+ * Set *stop and join the nr threads started.  Returns err if nonzero,
+ * else the first thread's error, saying "what: <error>" in why.
+ */
+int bench_threads_stop(bool *stop, void *arr, size_t stride, unsigned int nr,
+		       int err, const char *what, char *why, size_t len);
+
 /* A condvar whose timed waits take CLOCK_MONOTONIC deadlines (uf_now_ns). */
 int bench_cond_init(pthread_cond_t *cond);
 
@@ -273,6 +298,12 @@ struct bench_sched {
 	void *priv;
 };
 
+/* A schedule of the nr cases at cases_, rotated; .reps set before it runs. */
+#define BENCH_SCHED_ROTATED(cases_, nr, run_, priv_) {			\
+	.nr_cases = (nr), .cases = (cases_), .rotate = true,		\
+	.run = (run_), .priv = (priv_),					\
+}
+
 int bench_sched_run(const struct bench_sched *s);
 /* The case that runs i-th in repetition rep. */
 unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
@@ -414,6 +445,12 @@ void bench_json_stats(struct bench_json *j, const char *key,
 void bench_json_samples(struct bench_json *j, const char *key,
 			const struct bench_samples *s);
 
+/* Members keys[i]: v[i], i < n. */
+void bench_json_members(struct bench_json *j, const char *const *keys,
+			const double *v, unsigned int n);
+/* Members "policy_<names[i]>": policy[i], i < n (the resolved specs). */
+void bench_json_policies(struct bench_json *j, const char *const *names,
+			 const char (*policy)[512], unsigned int n);
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
@@ -521,6 +558,13 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
  * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
  * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
  */
+/*
+ * uf_cache_close(cache), which writes the rest, if cache is set.  Returns
+ * err if nonzero, else the close's error, saying so in why.
+ */
+int bench_cache_close(struct uf_cache *cache, int err, char *why,
+		      size_t len);
+
 int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
 		      unsigned int i, uint64_t fsize, struct uf_file **f,
 		      char *why, size_t len);

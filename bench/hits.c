@@ -521,10 +521,8 @@ static const struct bench_report hits_report = BENCH_REPORT_OF(hits);
 int bench_hits_main(int argc, char **argv)
 {
 	struct hit_bench *b = &hits;
-	struct bench_sched s = {
-		.nr_cases = NR_HIT_CASES, .cases = b->cases, .rotate = true,
-		.run = hit_run_one, .priv = b,
-	};
+	struct bench_sched s = BENCH_SCHED_ROTATED(b->cases, NR_HIT_CASES,
+						   hit_run_one, b);
 	uint64_t r0, w0;
 	unsigned int c;
 	int err;

@@ -207,14 +207,6 @@ static uint64_t trace_passes(const char *path, uint64_t t0, uint64_t t1)
 /* ------------------------------------------------------------------ */
 /* One window                                                          */
 
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000l };
-
-	while (nanosleep(&ts, &ts) && !bench_stop)
-		;
-}
-
 /* The window: sleep, or in "expiring" redirty a page once per interval. */
 static int idle_window(struct idle_bench *b, enum idle_state st,
 		       struct uf_file *f)
@@ -223,14 +215,14 @@ static int idle_window(struct idle_bench *b, enum idle_state st,
 	ssize_t w;
 
 	if (st != S_EXPIRING) {
-		sleep_ms(b->o.secs * 1000);
+		bench_sleep_ms(b->o.secs * 1000);
 		return 0;
 	}
 	for (i = 0; i < n && !bench_stop; i++) {
 		w = uf_pwrite(f, b->buf, IDLE_PAGE, (i % 16) * IDLE_PAGE);
 		if (w != (ssize_t)IDLE_PAGE)
 			return w < 0 ? (int)w : -EIO;
-		sleep_ms(b->o.interval_ms);
+		bench_sleep_ms(b->o.interval_ms);
 	}
 	return 0;
 }
@@ -247,7 +239,7 @@ static int idle_prepare(struct idle_bench *b, enum idle_state st,
 		err = bench_fill_file(f, 1u << 20, 1u << 20, b->buf);
 	/* let what setting up woke go back to sleep, and the clean inode
 	 * expire and leave b_dirty */
-	sleep_ms(3 * b->o.interval_ms + 100);
+	bench_sleep_ms(3 * b->o.interval_ms + 100);
 	return err;
 }
 

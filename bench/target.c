@@ -581,6 +581,21 @@ int bench_fill_file(struct uf_file *f, uint64_t off, uint64_t len,
 	return 0;
 }
 
+int bench_cache_close(struct uf_cache *cache, int err, char *why,
+		      size_t len)
+{
+	int cerr;
+
+	if (!cache)
+		return err;
+	cerr = uf_cache_close(cache);
+	if (!err && cerr) {
+		err = cerr;
+		snprintf(why, len, "uf_cache_close: %s", strerror(-err));
+	}
+	return err;
+}
+
 int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
 		      unsigned int i, uint64_t fsize, struct uf_file **f,
 		      char *why, size_t len)
