@@ -1030,6 +1030,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 	struct ab_cmp c, rows[AB_MAX_CASES];
 	unsigned int side, k;
 
+	bench_json_obj(j, NULL);
 	if (i == b->nr) {
 		for (k = 0; k < b->nr; k++)
 			cmp_of(&b->ci[k], offsetof(struct ab_run, mbs),
@@ -1037,6 +1038,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 		ab_compare_total(rows, b->nr, &c);
 		bench_json_str(j, "case", "TOTAL");
 		json_cmp(j, &c);
+		bench_json_end(j);
 		return;
 	}
 	ci = &b->ci[i];
@@ -1053,6 +1055,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 		}
 		bench_json_end(j);
 	}
+	bench_json_end(j);
 }
 
 static const struct bench_report ab_report = BENCH_REPORT_OF(ab);

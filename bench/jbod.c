@@ -388,8 +388,10 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 	struct bench_samples s;
 	unsigned int k;
 
+	bench_json_obj(j, NULL);
 	if (i + 1 == nr_rows(b)) {
 		bench_json_str(j, "case", "total");
+		bench_json_end(j);
 		return;
 	}
 	bench_json_u64(j, "writers", b->jc[2 * i].writers);
@@ -401,6 +403,7 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 		bench_json_samples(j, "idle_percent", &s);
 		bench_json_end(j);
 	}
+	bench_json_end(j);
 }
 
 static const struct bench_report jbod_report = BENCH_REPORT_OF(jbod);

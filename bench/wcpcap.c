@@ -269,6 +269,7 @@ static void wcp_json_case(struct bench_json *j, const void *priv,
 	const struct wcp_bench *b = priv;
 	struct bench_samples s;
 
+	bench_json_obj(j, NULL);
 	bench_json_str(j, "case", case_names[c]);
 	gather(b, c, offsetof(struct wcp_run, secs), &s);
 	bench_json_samples(j, "fsync_secs", &s);
@@ -280,6 +281,7 @@ static void wcp_json_case(struct bench_json *j, const void *priv,
 	bench_json_samples(j, "pages_scanned", &s);
 	gather(b, c, offsetof(struct wcp_run, map_calls), &s);
 	bench_json_samples(j, "map_calls", &s);
+	bench_json_end(j);
 }
 
 static const struct bench_report wcp_report = BENCH_REPORT_OF(wcp);
