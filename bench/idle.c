@@ -20,7 +20,8 @@
  * also counted from its tracepoint (writeback_pages_written, one per pass)
  * in the cache's trace file.  The timer thread delivers the flusher's
  * sleeps with a timeout, so it is expected to wake as often as the
- * flusher sleeps with one; every other engine thread is expected to sleep.
+ * flusher sleeps with one; every other engine thread (and io_uring's
+ * iou-wrk workers) is expected to sleep.
  * The bench's own thread sleeps through the window (and in "expiring"
  * wakes once per interval to write): it is listed, not judged.
  */
@@ -337,9 +338,10 @@ static int idle_run_one(void *priv, unsigned int st, unsigned int rep)
 
 /*
  * Wakeups a thread named comm should have in a window of state st; -1:
- * not the engine's, not judged (the bench's own thread, io_uring's
- * workers).  The I/O reaper wakes for each completion: one write a pass
- * in "expiring".
+ * not judged (the bench's own thread).  The I/O reaper wakes for each
+ * completion: one write a pass in "expiring".  io_uring's kernel workers
+ * (iou-wrk-*, made for requests the ring punts, such as the device flush
+ * of an fsync) live in the process and count: they should sleep too.
  */
 static double idle_expected(const struct idle_bench *b, enum idle_state st,
 			    const char *comm, double secs)
@@ -350,7 +352,8 @@ static double idle_expected(const struct idle_bench *b, enum idle_state st,
 		return st == S_CLEAN ? 0 : per_interval;
 	if (!strcmp(comm, "uf-uring") || !strcmp(comm, "uf-aio"))
 		return st == S_EXPIRING ? per_interval : 0;
-	if (strncmp(comm, "uf-", 3) && strcmp(comm, "kswapd"))
+	if (strncmp(comm, "uf-", 3) && strcmp(comm, "kswapd") &&
+	    strncmp(comm, "iou-", 4))
 		return -1;
 	return 0;
 }
@@ -445,9 +448,7 @@ static void idle_row(struct bench_table *t, const void *priv, unsigned int st)
 		if (exp >= 0)
 			bench_table_set(t, row, 2, "%.0f", exp);
 		else
-			bench_table_set(t, row, 2, "%s",
-					strncmp(names[i], "iou-", 4) ?
-					"(bench)" : "(io_uring)");
+			bench_table_set(t, row, 2, "(bench)");
 		bench_table_set(t, row, 3, "%.0f", mid);
 		bench_table_set(t, row, 4, "%.0f-%.0f", sst.min, sst.max);
 		bench_table_set(t, row, 5, "%.2f",
