@@ -72,6 +72,13 @@ static const struct hit_def hit_defs[NR_HIT_CASES] = {
 	[C_GETPUT2F]   = { "get+put x2 files", OP_GETPUT, 2, true, C_GETPUT, 1.8 },
 };
 
+/* The cases as --cases names them. */
+static const char *const hit_keys[NR_HIT_CASES] = {
+	"memcpy-in", "memcpy-out", "pread", "pwrite", "getput",
+	"memcpy-in-x2", "pread-x2", "pwrite-x2", "getput-x2",
+	"pread-x2-files", "pwrite-x2-files", "getput-x2-files",
+};
+
 /* What one window did besides its ops: it should be nothing. */
 struct hit_io {
 	uint64_t dev_reads, dev_writes;	/* requests the device completed */
@@ -83,6 +90,8 @@ struct hit_bench {
 	struct {
 		uint64_t size;
 		unsigned int ms;
+		bool pick[NR_HIT_CASES];
+		bool picked;
 	} o;
 	struct bench_common cm;
 	bool counted;			/* the device has sysfs counters */
@@ -107,6 +116,14 @@ static const struct bench_opt hit_opts[] = {
 	BENCH_UINT("ms", "MS", &hits.o.ms, 10, 60000, NULL,
 		   "each timed window; 300"),
 	BENCH_OPT_REPS(&hits.cm.reps, "repetitions of every case; 5"),
+	{ .name = "cases", .arg = "LIST", .type = BENCH_OPT_LIST,
+	  .dest = hits.o.pick, .names = hit_keys, .nr = NR_HIT_CASES,
+	  .given = &hits.o.picked,
+	  .want = "the names 'uflush-bench help hits' lists",
+	  .help = "run only these (e.g. to profile one): memcpy-in,\n"
+		  "memcpy-out, pread, pwrite, getput, memcpy-in-x2,\n"
+		  "pread-x2, pwrite-x2, getput-x2, pread-x2-files,\n"
+		  "pwrite-x2-files, getput-x2-files; all" },
 	BENCH_OPTS_COMMON_END(hits.cm),
 };
 
@@ -411,15 +428,17 @@ static void hits_row(struct bench_table *t, const void *priv, unsigned int c)
 	bench_table_set(t, row, 0, "%s", d->name);
 	bench_table_set(t, row, 1, "%u", d->threads);
 	if (!b->mops[c].n) {
-		bench_table_set(t, row, 2, "skipped");
+		bench_table_set(t, row, 2, b->o.picked && !b->o.pick[c] ?
+				"not run" : "skipped");
 		return;
 	}
 	bench_samples_stats(&b->mops[c], &st);
 	bench_table_set(t, row, 2, "%.2f", st.median);
 	bench_table_set(t, row, 3, "%.2f-%.2f", st.min, st.max);
 	bench_table_set(t, row, 4, "%.2f", st.median * HIT_PAGE / 1e3);
-	if (d->base >= 0) {
+	if (d->base >= 0)
 		hit_ratios(b, c, &r);
+	if (d->base >= 0 && r.n) {
 		bench_samples_stats(&r, &st);
 		bench_table_set(t, row, 5, "%.2f", st.median);
 		bench_table_set(t, row, 6, "%.2f-%.2f", st.min, st.max);
@@ -541,8 +560,10 @@ int bench_hits_main(int argc, char **argv)
 	err = bench_opts_main(&bench_hits_cmdline, argc, argv);
 	if (err >= 0)
 		return err;
-	for (c = 0; c < NR_HIT_CASES; c++)
+	for (c = 0; c < NR_HIT_CASES; c++) {
 		b->cases[c].name = hit_defs[c].name;
+		b->cases[c].skipped = b->o.picked && !b->o.pick[c];
+	}
 	if (bench_env_init(&b->cm.env, "hits", false))
 		return 1;
 	b->ws = bench_random_buffer(b->o.size);
