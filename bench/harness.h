@@ -55,6 +55,31 @@ extern volatile sig_atomic_t bench_stop;
 
 int bench_install_signals(void);
 
+/* Sleep ms milliseconds; a signal cuts it short only once bench_stop is
+ * set. */
+void bench_sleep_ms(unsigned int ms);
+
+/*
+ * A benchmark's worker thread, the first member of the scenario's own
+ * struct: the harness starts and joins arrays of them (elements stride
+ * bytes apart).
+ */
+struct bench_thread {
+	pthread_t th;
+	int err;			/* what the thread ended with */
+};
+
+/* Start fn on each of nr elements of arr, counting them in *started;
+ * stops at the first that cannot start and returns its -errno. */
+int bench_threads_start(void *arr, size_t stride, unsigned int nr,
+			void *(*fn)(void *), unsigned int *started);
+/*
+ * Set *stop and join the nr threads started.  Returns err if nonzero,
+ * else the first thread's error, saying "what: <error>" in why.
+ */
+int bench_threads_stop(bool *stop, void *arr, size_t stride, unsigned int nr,
+		       int err, const char *what, char *why, size_t len);
+
 /* A condvar whose timed waits take CLOCK_MONOTONIC deadlines (uf_now_ns). */
 int bench_cond_init(pthread_cond_t *cond);
 
@@ -133,9 +158,17 @@ struct bench_opt {
 #define BENCH_OPT_JSON(d) \
 	BENCH_STR("json", "FILE", d, "also write the results as JSON")
 
+/* The last options of a scenario on one device: --dev, --force, --json,
+ * and the end of the table. */
+#define BENCH_OPTS_DEV_END(dev, force, json) \
+	BENCH_OPT_DEV(dev), BENCH_OPT_FORCE(force), BENCH_OPT_JSON(json), \
+	BENCH_OPT_END
+
 #define BENCH_SCRATCH_ABOUT \
 	"Default device: a scratch loop device (direct I/O) over a sparse file,\n" \
 	"or the file itself where a loop device cannot be made; removed at exit.\n"
+#define BENCH_ENV_TESTDIR \
+	"Environment: UFLUSH_TESTDIR = where the scratch file goes.\n"
 #define BENCH_ENV_FIO \
 	"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n" \
 	"file goes (default /var/tmp).\n"
@@ -151,6 +184,13 @@ struct bench_cmdline {
 					 * argv[*rest] (moved to the end) */
 };
 
+/* Subcommand name's command line, bench_NAME_cmdline (bench.h). */
+#define BENCH_CMDLINE(name, opts_, about_, epilog_)			\
+	const struct bench_cmdline bench_##name##_cmdline = {		\
+		.cmd = #name, .about = (about_), .opts = (opts_),	\
+		.epilog = (epilog_),					\
+	}
+
 /*
  * Parse argv[1..] (argv[0] is the subcommand) into the table's dest.
  * Defaults are whatever dest holds before.  Returns 0; 1 if --help was
@@ -160,6 +200,12 @@ struct bench_cmdline {
 int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		     FILE *out, FILE *err);
 void bench_opts_usage(const struct bench_cmdline *cl, FILE *f);
+/*
+ * bench_opts_parse() for a subcommand's main, on stdout and stderr:
+ * -1 to go on, else the exit code (0 after --help, 2 for a bad option).
+ */
+int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv);
+
 /* "uflush-bench CMD: " and the message, on stderr. */
 __attribute__((format(printf, 2, 3)))
 void bench_err(const char *cmd, const char *fmt, ...);
@@ -251,6 +297,12 @@ struct bench_sched {
 	int (*run)(void *priv, unsigned int c, unsigned int rep);
 	void *priv;
 };
+
+/* A schedule of the nr cases at cases_, rotated; .reps set before it runs. */
+#define BENCH_SCHED_ROTATED(cases_, nr, run_, priv_) {			\
+	.nr_cases = (nr), .cases = (cases_), .rotate = true,		\
+	.run = (run_), .priv = (priv_),					\
+}
 
 int bench_sched_run(const struct bench_sched *s);
 /* The case that runs i-th in repetition rep. */
@@ -393,6 +445,12 @@ void bench_json_stats(struct bench_json *j, const char *key,
 void bench_json_samples(struct bench_json *j, const char *key,
 			const struct bench_samples *s);
 
+/* Members keys[i]: v[i], i < n. */
+void bench_json_members(struct bench_json *j, const char *const *keys,
+			const double *v, unsigned int n);
+/* Members "policy_<names[i]>": policy[i], i < n (the resolved specs). */
+void bench_json_policies(struct bench_json *j, const char *const *names,
+			 const char (*policy)[512], unsigned int n);
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
@@ -460,6 +518,9 @@ int bench_target_prefill(const struct bench_target *t, uint64_t range,
 /* Write requests and 512-byte sectors the device completed (sysfs stat). */
 bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
 			   uint64_t *sectors);
+/* Read and write requests the device completed (sysfs stat). */
+bool bench_target_ios(const struct bench_target *t, uint64_t *reads,
+		      uint64_t *writes);
 /* "device:  PATH: DESC (scratch, removed at exit)" + extra, a line. */
 void bench_target_print(const struct bench_target *t, const char *extra);
 /*
@@ -497,9 +558,24 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
  * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
  * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
  */
+/*
+ * uf_cache_close(cache), which writes the rest, if cache is set.  Returns
+ * err if nonzero, else the close's error, saying so in why.
+ */
+int bench_cache_close(struct uf_cache *cache, int err, char *why,
+		      size_t len);
+
 int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
 		      unsigned int i, uint64_t fsize, struct uf_file **f,
 		      char *why, size_t len);
+
+/*
+ * Write [off, off + len) of a file through the cache in 1 MiB uf_pwrites
+ * of buf (1 MiB); len a multiple of 1 MiB.  Stops early on bench_stop.
+ * 0, uf_pwrite's error, or -EIO for a short write.
+ */
+int bench_fill_file(struct uf_file *f, uint64_t off, uint64_t len,
+		    const void *buf);
 
 /* ------------------------------------------------------------------ */
 /* A run's surroundings                                                */
@@ -528,5 +604,23 @@ void bench_env_print(const struct bench_env *env, const char *extra,
 void bench_fio_json(struct bench_json *j, const struct bench_env *env);
 /* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
 int bench_exit_code(const char *cmd, int err);
+
+/*
+ * What a scenario on one device holds besides its own: the options
+ * --reps, --dev, --force, --json (BENCH_OPTS_COMMON_END), the run's
+ * surroundings, the device and its reopen count.
+ */
+struct bench_common {
+	unsigned int reps;
+	const char *dev;
+	bool force;
+	const char *json;
+	struct bench_env env;
+	struct bench_target t;
+	struct bench_reopen ro;
+};
+
+#define BENCH_OPTS_COMMON_END(cm) \
+	BENCH_OPTS_DEV_END(&(cm).dev, &(cm).force, &(cm).json)
 
 #endif /* UF_BENCH_HARNESS_H */
