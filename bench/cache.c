@@ -85,9 +85,7 @@ struct cache_run {
 	double secs;			/* first write to fsync return */
 	double cpu;			/* % of one CPU: the process */
 	double host_cpu;		/* % of one CPU: the whole host */
-	bool have_dev;			/* device counters were read */
-	uint64_t dev_ios;		/* write requests the device did */
-	uint64_t dev_sectors;		/* 512-byte sectors written */
+	struct bench_probed probe;	/* and the device's requests */
 	/* uflush only */
 	double write_secs;		/* the uf_pwrite() loop alone */
 	double writer_cpu_secs;		/* the writer thread's CPU in it */
@@ -136,81 +134,13 @@ static struct cache_bench cache_bench = {
 /* ------------------------------------------------------------------ */
 /* The machine: CPU, device counters, caches                          */
 
-/* CPU seconds of the calling thread. */
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Busy CPU seconds of the whole host (all CPUs) from /proc/stat. */
-static double host_busy(void)
-{
-	unsigned long long v[8] = { 0 }, busy;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 5 || hz <= 0)
-		return 0;
-	/* user nice system [idle iowait] irq softirq steal */
-	busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	return (double)busy / hz;
-}
-
-/* The counters around one run. */
-struct run_probe {
-	uint64_t t0;
-	double cpu0;
-	double host0;
-	bool dev_ok;
-	uint64_t ios0, sectors0;
-};
-
-static void probe_start(const struct cache_bench *b, struct run_probe *p)
-{
-	p->dev_ok = bench_target_counters(&b->t, &p->ios0, &p->sectors0);
-	p->host0 = host_busy();
-	bench_process_cpu(&p->cpu0, NULL);
-	p->t0 = uf_now_ns();
-}
-
-/* Fill the run's wall time, CPU and device counters since probe_start. */
-static void probe_end(const struct cache_bench *b, const struct run_probe *p,
+static void probe_end(const struct cache_bench *b, const struct bench_probe *p,
 		      struct cache_run *r)
 {
-	uint64_t t1 = uf_now_ns(), ios, sectors;
-	double cpu, host = host_busy();
-
-	bench_process_cpu(&cpu, NULL);
-	r->secs = (t1 - p->t0) / 1e9;
-	r->cpu = (cpu - p->cpu0) / r->secs * 100;
-	r->host_cpu = (host - p->host0) / r->secs * 100;
-	r->have_dev = p->dev_ok && bench_target_counters(&b->t, &ios, &sectors);
-	if (r->have_dev) {
-		r->dev_ios = ios - p->ios0;
-		r->dev_sectors = sectors - p->sectors0;
-	}
-}
-
-static int read_ulong(const char *path, unsigned long *v)
-{
-	FILE *f = fopen(path, "r");
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%lu", v);
-	fclose(f);
-	return n == 1 ? 0 : -EINVAL;
+	bench_probe_end(&b->t, p, &r->probe);
+	r->secs = r->probe.secs;
+	r->cpu = r->probe.cpu_secs / r->secs * 100;
+	r->host_cpu = r->probe.host_cpu_secs / r->secs * 100;
 }
 
 static void host_info(struct cache_bench *b)
@@ -219,9 +149,9 @@ static void host_info(struct cache_bench *b)
 	unsigned long long kb;
 	FILE *f;
 
-	if (read_ulong("/proc/sys/vm/dirty_ratio", &b->host_dirty_ratio))
+	if (bench_read_ulong("/proc/sys/vm/dirty_ratio", &b->host_dirty_ratio))
 		b->host_dirty_ratio = 0;
-	if (read_ulong("/proc/sys/vm/dirty_background_ratio",
+	if (bench_read_ulong("/proc/sys/vm/dirty_background_ratio",
 		       &b->host_bg_ratio))
 		b->host_bg_ratio = 0;
 	f = fopen("/proc/meminfo", "r");
@@ -300,7 +230,7 @@ static int uflush_write(struct cache_bench *b, struct uf_cache *cache,
 {
 	struct uf_cache_stats cs0, cs1;
 	struct uf_dev_stats ds0, ds1;
-	struct run_probe p;
+	struct bench_probe p;
 	uint64_t off, tw;
 	double tc0, tc1;
 	ssize_t n;
@@ -308,8 +238,8 @@ static int uflush_write(struct cache_bench *b, struct uf_cache *cache,
 
 	uf_cache_stats(cache, &cs0);
 	uf_dev_stats(dev, &ds0);
-	probe_start(b, &p);
-	tc0 = thread_cpu();
+	bench_probe_start(&b->t, &p);
+	tc0 = bench_thread_cpu();
 	for (off = 0; off < b->t.range && !bench_stop; off += b->o.bs) {
 		n = uf_pwrite(file, b->buf, b->o.bs, off);
 		if (n != (ssize_t)b->o.bs) {
@@ -318,7 +248,7 @@ static int uflush_write(struct cache_bench *b, struct uf_cache *cache,
 		}
 	}
 	tw = uf_now_ns();
-	tc1 = thread_cpu();
+	tc1 = bench_thread_cpu();
 	if (!err)
 		err = uf_fsync(file);
 	probe_end(b, &p, r);
@@ -418,7 +348,7 @@ static int run_fio(struct cache_bench *b, enum cache_case c,
 {
 	struct fio_result res;
 	struct fio_job job;
-	struct run_probe p;
+	struct bench_probe p;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -426,7 +356,7 @@ static int run_fio(struct cache_bench *b, enum cache_case c,
 	if (err)
 		return err;
 	fio_job_cmdline(&job, row->cmd, sizeof(row->cmd));
-	probe_start(b, &p);
+	bench_probe_start(&b->t, &p);
 	err = fio_run(&job, &res);
 	probe_end(b, &p, r);
 	if (err) {
@@ -532,25 +462,8 @@ static double row_ratio(const struct cache_row *row,
 /* Median over the runs of the device's write requests and their size. */
 static bool row_dev(const struct cache_row *row, double *ios, double *kib)
 {
-	double v[CACHE_MAX_REPS], s[CACHE_MAX_REPS];
-	struct bench_stats a, c;
-	unsigned int i, n = 0;
-
-	for (i = 0; i < row->n; i++) {
-		if (!row->runs[i].have_dev || !row->runs[i].dev_ios)
-			continue;
-		v[n] = row->runs[i].dev_ios;
-		s[n] = row->runs[i].dev_sectors * 512.0 / 1024 /
-		       row->runs[i].dev_ios;
-		n++;
-	}
-	if (!n)
-		return false;
-	bench_stats(v, n, &a);
-	bench_stats(s, n, &c);
-	*ios = a.median;
-	*kib = c.median;
-	return true;
+	return bench_probed_dev(row->runs, row->n, sizeof(row->runs[0]),
+				offsetof(struct cache_run, probe), ios, kib);
 }
 
 enum {
@@ -750,9 +663,10 @@ static void json_row(struct bench_json *j, const void *priv, unsigned int c)
 	bench_json_num(j, "ratio_fio_raw", row_ratio(r, &b->rows[CASE_RAW]));
 	bench_json_num(j, "ratio_kernel",
 		       row_ratio(r, &b->rows[CASE_KERNEL]));
-	JSON_RUNS(j, r, "dev_write_ios", run->have_dev ? run->dev_ios : 0);
+	JSON_RUNS(j, r, "dev_write_ios",
+		  run->probe.have_dev ? run->probe.dev_ios : 0);
 	JSON_RUNS(j, r, "dev_write_sectors",
-		  run->have_dev ? run->dev_sectors : 0);
+		  run->probe.have_dev ? run->probe.dev_sectors : 0);
 	if (c == CASE_UFLUSH) {
 		JSON_STATS(j, r, write_secs);
 		JSON_STATS(j, r, writer_cpu_secs);

@@ -529,4 +529,126 @@ void bench_fio_json(struct bench_json *j, const struct bench_env *env);
 /* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
 int bench_exit_code(const char *cmd, int err);
 
+/* ------------------------------------------------------------------ */
+/* Holding the host to a uflush cache's limits (bench/host.c)          */
+
+/*
+ * The host kernel's dirty limits in bytes for the length of a baseline
+ * run: vm.dirty_bytes and vm.dirty_background_bytes set, the four knobs
+ * as they were saved first and put back by bench_dirty_restore() (a
+ * byte value where one was set, else the ratio: writing one of a pair
+ * zeroes the other), or at exit if the caller did not get there.
+ * vm_dir is "/proc/sys/vm" when NULL (a test points it elsewhere).
+ */
+struct bench_dirty {
+	const char *vm_dir;
+	bool saved;			/* the old values are held: restore */
+	unsigned long old_ratio, old_bytes, old_bg_ratio, old_bg_bytes;
+	uint64_t dirty_bytes, bg_bytes;	/* what was set, read back */
+	bool applied;
+	char why[256];			/* why not, if !applied */
+	struct bench_dirty *next;	/* held ones, restored at exit */
+};
+
+/* 0, or -errno with the reason in d->why (the old values restored). */
+int bench_dirty_set(struct bench_dirty *d, uint64_t dirty_bytes,
+		    uint64_t bg_bytes);
+/* Put the saved values back; 0 or -errno (and a line on stderr). */
+int bench_dirty_restore(struct bench_dirty *d);
+/* "vm.dirty_ratio 20 (dirty_bytes 0), ..." as saved. */
+void bench_dirty_fmt_old(const struct bench_dirty *d, char *buf, size_t len);
+
+/*
+ * A memory cgroup of limit bytes for a baseline: made below the
+ * process's own group (cgroup v2 "memory.max" if the v2 hierarchy has
+ * the memory controller, else v1 "memory.limit_in_bytes"), entered by
+ * the whole process around a child it spawns (the child starts inside
+ * and stays there), left and removed after (also at exit).
+ */
+struct bench_memcg {
+	int version;			/* 1 or 2; 0: none could be made */
+	char dir[512];			/* the group */
+	char home[512];			/* the group we came from */
+	uint64_t limit;
+	bool made, inside;
+	char why[320];			/* why there is none */
+	struct bench_memcg *next;
+};
+
+/* 0, or -errno with the reason in m->why. */
+int bench_memcg_create(struct bench_memcg *m, const char *name,
+		       uint64_t limit);
+int bench_memcg_enter(struct bench_memcg *m);
+int bench_memcg_leave(struct bench_memcg *m);
+/* Peak usage in bytes since made (v1 max_usage, v2 memory.peak); 0. */
+uint64_t bench_memcg_peak(const struct bench_memcg *m);
+/* Leave it if inside and remove it. */
+void bench_memcg_destroy(struct bench_memcg *m);
+
+/* ------------------------------------------------------------------ */
+/* CPU and copy costs (bench/host.c)                                   */
+
+/* The first number in a file (sysctl, sysfs); 0 or -errno. */
+int bench_read_ulong(const char *path, unsigned long *v);
+/* CPU seconds of the calling thread; busy CPU seconds of the host. */
+double bench_thread_cpu(void);
+double bench_host_busy(void);
+
+/* What a run costs around it: wall, CPU, host CPU, device requests. */
+struct bench_probe {
+	uint64_t t0;
+	double cpu0, host0;
+	bool dev_ok;
+	uint64_t ios0, sectors0;
+};
+
+struct bench_probed {
+	double secs;
+	double cpu_secs;		/* the process, all threads */
+	double host_cpu_secs;		/* every CPU of the host */
+	bool have_dev;
+	uint64_t dev_ios;		/* write requests the device did */
+	uint64_t dev_sectors;		/* 512-byte sectors */
+};
+
+void bench_probe_start(const struct bench_target *t, struct bench_probe *p);
+void bench_probe_end(const struct bench_target *t,
+		     const struct bench_probe *p, struct bench_probed *r);
+/*
+ * The medians over n records (stride bytes apart, a struct bench_probed
+ * at byte off of each) of the device's write requests and their mean
+ * size in KiB, over the runs that counted any; false if none did.
+ */
+bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
+		      size_t off, double *ios, double *kib);
+
+/* The L2 cache of CPU 0 in bytes from sysfs; 0 if unknown. */
+size_t bench_l2_bytes(void);
+/*
+ * The working set of the copy cost: 4 x the L2 cache (8 MiB if its size
+ * is unknown), so that the copies miss the L2 as a cache's frames do.
+ */
+size_t bench_copy_wset(void);
+/*
+ * CPU seconds of this thread to memcpy pages 4 KiB buffers from src
+ * (src_len bytes, taken 4 KiB at a time in turn) to destinations that
+ * walk a prefaulted working set of wset bytes.  -ENOMEM.
+ */
+int bench_copy_cost(const void *src, size_t src_len, uint64_t pages,
+		    size_t wset, double *secs);
+/* secs per 10^9 bytes; NAN if bytes is 0. */
+double bench_per_gb(double secs, uint64_t bytes);
+/*
+ * Issue 11's CPU bound for buffered writes, in CPU seconds per GB:
+ * 2 x (fio's CPU per GB + one 4 KiB copy per page per GB).  NAN if
+ * either is not a number.
+ */
+double bench_cpu_bound(double fio_per_gb, double copy_per_gb);
+/*
+ * a[i] / b[i] for the repetitions both have (a sample pair from the same
+ * repetition), into st: the spread of a ratio.  n = 0 if none.
+ */
+void bench_paired_stats(const struct bench_samples *a,
+			const struct bench_samples *b, struct bench_stats *st);
+
 #endif /* UF_BENCH_HARNESS_H */
