@@ -650,5 +650,13 @@ double bench_cpu_bound(double fio_per_gb, double copy_per_gb);
  */
 void bench_paired_stats(const struct bench_samples *a,
 			const struct bench_samples *b, struct bench_stats *st);
+/* The ratio of the medians of a and b in col, the paired min-max in col + 1. */
+void bench_table_paired(struct bench_table *t, unsigned int row,
+			unsigned int col, const struct bench_samples *a,
+			const struct bench_samples *b);
+/* key: the ratio of the medians, key_min, key_max: the paired spread. */
+void bench_json_paired(struct bench_json *j, const char *key,
+		       const struct bench_samples *a,
+		       const struct bench_samples *b);
 
 #endif /* UF_BENCH_HARNESS_H */

@@ -662,3 +662,33 @@ void bench_paired_stats(const struct bench_samples *a,
 			bench_samples_add(&r, a->v[i] / b->v[i]);
 	bench_samples_stats(&r, st);
 }
+
+void bench_table_paired(struct bench_table *t, unsigned int row,
+			unsigned int col, const struct bench_samples *a,
+			const struct bench_samples *b)
+{
+	struct bench_stats st;
+
+	bench_table_ratio(t, row, col, bench_ratio(a, b));
+	bench_paired_stats(a, b, &st);
+	if (st.n)
+		bench_table_set(t, row, col + 1, "(%.2f-%.2f)", st.min,
+				st.max);
+	else
+		bench_table_set(t, row, col + 1, "-");
+}
+
+void bench_json_paired(struct bench_json *j, const char *key,
+		       const struct bench_samples *a,
+		       const struct bench_samples *b)
+{
+	struct bench_stats st;
+	char k[128];
+
+	bench_paired_stats(a, b, &st);
+	bench_json_num(j, key, bench_ratio(a, b));
+	snprintf(k, sizeof(k), "%s_min", key);
+	bench_json_num(j, k, st.n ? st.min : NAN);
+	snprintf(k, sizeof(k), "%s_max", key);
+	bench_json_num(j, k, st.n ? st.max : NAN);
+}
