@@ -321,49 +321,31 @@ static double copy_per_gb(const struct cache_bench *b)
 	return bench_per_gb(secs, pages * 4096);
 }
 
+/* What one uflush run needs beside the cache, device and file. */
+struct uflush_arg {
+	struct cache_bench *b;
+	struct cache_run *r;
+};
+
+static int uflush_fn(void *priv, struct uf_cache *cache, struct uf_dev *dev,
+		     struct uf_file *file)
+{
+	struct uflush_arg *a = priv;
+
+	return uflush_write(a->b, cache, dev, file, a->r);
+}
+
 static int run_uflush(struct cache_bench *b, struct cache_row *row,
 		      struct cache_run *r)
 {
+	struct uflush_arg a = { b, r };
 	struct uf_cache_config cfg;
-	struct uf_cache *cache;
-	struct uf_file *file;
-	struct uf_dev *dev;
-	int err, cerr;
 
 	memset(r, 0, sizeof(*r));
 	r->copy_per_gb = copy_per_gb(b);
 	cache_config(b, &cfg);
-	err = uf_cache_open(&cfg, &cache);
-	if (err) {
-		snprintf(row->bc->why, sizeof(row->bc->why), "uf_cache_open: %s",
-			 strerror(-err));
-		return err;
-	}
-	err = bench_dev_open(&b->ro, cache, &b->t, &dev);
-	if (err) {
-		snprintf(row->bc->why, sizeof(row->bc->why), "uf_dev_open %s: %s",
-			 b->t.path, strerror(-err));
-		goto out;
-	}
-	err = uf_file_open(dev, 1, 0, b->t.range, NULL, NULL, &file);
-	if (err) {
-		snprintf(row->bc->why, sizeof(row->bc->why), "uf_file_open: %s",
-			 strerror(-err));
-		goto out;
-	}
-	err = uflush_write(b, cache, dev, file, r);
-	if (err)
-		snprintf(row->bc->why, sizeof(row->bc->why), "write/fsync: %s",
-			 strerror(-err));
-out:
-	/* closes the file and the device; everything is clean by now */
-	cerr = uf_cache_close(cache);
-	if (!err && cerr) {
-		snprintf(row->bc->why, sizeof(row->bc->why), "uf_cache_close: %s",
-			 strerror(-cerr));
-		err = cerr;
-	}
-	return err;
+	return bench_uflush_run(&cfg, &b->ro, &b->t, b->t.range, uflush_fn,
+				&a, row->bc->why, sizeof(row->bc->why));
 }
 
 /* ------------------------------------------------------------------ */
@@ -531,18 +513,9 @@ static int run_all(struct cache_bench *b)
 			     sizeof(struct cache_run), \
 			     offsetof(struct cache_run, field))
 
-static void row_stats(const struct cache_row *row, size_t off,
-		      struct bench_stats *st)
-{
-	struct bench_samples s;
-
-	bench_samples_gather(&s, row->runs, row->n, sizeof(row->runs[0]),
-			     off);
-	bench_samples_stats(&s, st);
-}
-
 #define ROW_STATS(row, field, st) \
-	row_stats(row, offsetof(struct cache_run, field), st)
+	bench_field_stats((row)->runs, (row)->n, sizeof(struct cache_run), \
+			  offsetof(struct cache_run, field), st)
 
 /* The MB/s of row's runs and of base's, to pair them rep by rep. */
 static void row_mbs(const struct cache_row *row, const struct cache_row *base,
@@ -759,74 +732,48 @@ static void print_uflush(const struct cache_bench *b)
 }
 
 /*
- * Issue 11's CPU target: uflush's CPU per GB over 2 x (fio raw's + one
- * copy per page), of the medians and per rep.  NAN without both rows.
+ * Issue 11's CPU target: uflush's CPU per GB in us, and in bound its bound
+ * in each rep, 2 x (fio raw's + one copy per page).
  */
-static double cpu_ratio(const struct cache_bench *b, struct bench_stats *st,
-			double *bound)
+static void cpu_samples(const struct cache_bench *b, struct bench_samples *us,
+			struct bench_samples *bound)
 {
-	const struct cache_row *u = &b->rows[CASE_UFLUSH];
-	const struct cache_row *f = &b->rows[CASE_RAW];
-	struct bench_samples us, fs, cs, bs = { 0 };
+	struct bench_samples fs, cs;
 	unsigned int i;
 
-	ROW_SAMPLES(u, cpu_per_gb, &us);
-	ROW_SAMPLES(f, cpu_per_gb, &fs);
-	ROW_SAMPLES(u, copy_per_gb, &cs);
-	for (i = 0; i < us.n && i < fs.n; i++)
-		bench_samples_add(&bs, bench_cpu_bound(fs.v[i], cs.v[i]));
-	bench_paired_stats(&us, &bs, st);
-	*bound = bench_cpu_bound(bench_samples_median(&fs),
-				 bench_samples_median(&cs));
-	if (!us.n || !fs.n || !(*bound > 0))
-		return NAN;
-	return bench_samples_median(&us) / *bound;
-}
-
-/* A ratio beside its target: at least (or at most) goal. */
-static void print_target(const char *what, double ratio,
-			 const struct bench_stats *st, bool at_least,
-			 double goal)
-{
-	const char *op = at_least ? ">=" : "<=";
-
-	if (isnan(ratio)) {
-		printf("  %-24s -     (a case did not run)  target %s %.2f\n",
-		       what, op, goal);
-		return;
-	}
-	printf("  %-24s %.2f (%.2f-%.2f)  target %s %.2f: %s\n", what, ratio,
-	       st->min, st->max, op, goal,
-	       (at_least ? ratio >= goal : ratio <= goal) ? "met" : "MISSED");
+	ROW_SAMPLES(&b->rows[CASE_UFLUSH], cpu_per_gb, us);
+	ROW_SAMPLES(&b->rows[CASE_RAW], cpu_per_gb, &fs);
+	ROW_SAMPLES(&b->rows[CASE_UFLUSH], copy_per_gb, &cs);
+	bound->n = 0;
+	for (i = 0; i < fs.n && i < cs.n; i++)
+		bench_samples_add(bound, bench_cpu_bound(fs.v[i], cs.v[i]));
 }
 
 static void print_targets(const struct cache_bench *b)
 {
 	const struct cache_row *u = &b->rows[CASE_UFLUSH];
 	struct bench_samples a, c;
-	struct bench_stats st, fio, copy;
+	struct bench_stats fio, copy;
 	struct kernel_held k;
-	double bound;
 
 	printf("\nissue 11 target 1: ratio of the medians (min-max of the per-rep ratios)\n");
 	row_mbs(u, &b->rows[CASE_RAW], &a, &c);
-	bench_paired_stats(&a, &c, &st);
-	print_target("uflush / fio raw MB/s", bench_ratio(&a, &c), &st, true,
-		     0.95);
-	ROW_SAMPLES(&b->rows[CASE_KERNEL], mbs, &c);
-	bench_paired_stats(&a, &c, &st);
-	print_target("uflush / kernel MB/s", bench_ratio(&a, &c), &st, true, 2);
+	bench_print_target("uflush / fio raw MB/s", &a, &c, true, 0.95);
+	row_mbs(u, &b->rows[CASE_KERNEL], &a, &c);
+	bench_print_target("uflush / kernel MB/s", &a, &c, true, 2);
 	kernel_held(b, &k);
 	if (k.runs && (k.dirty != k.runs || k.memcg != k.runs))
 		printf("  (the kernel case was NOT held to all of the cache's limits: see limits above)\n");
-	print_target("uflush CPU/GB / bound", cpu_ratio(b, &st, &bound), &st,
-		     false, 1);
+	cpu_samples(b, &a, &c);
+	bench_print_target("uflush CPU/GB / bound", &a, &c, false, 1);
 	ROW_STATS(&b->rows[CASE_RAW], cpu_per_gb, &fio);
 	ROW_STATS(u, copy_per_gb, &copy);
-	printf("  bound = 2 x (fio raw %.3f + copy %.3f) = %.3f CPU s/GB; copy = one 4 KiB memcpy per page\n"
-	       "  (%" PRIu64 " pages) from the %" PRIu64 " KiB write buffer into a %.0f MiB working set (4 x L2), thread CPU\n",
-	       fio.median, copy.median, bound, b->t.range / 4096,
-	       b->o.bs >> 10, b->copy_wset / (double)(1u << 20));
+	printf("  bound = 2 x (fio raw %.3f + copy %.3f) = %.3f CPU s/GB (medians); copy = one 4 KiB memcpy\n"
+	       "  per page (%" PRIu64 " pages) from the %" PRIu64 " KiB write buffer into a %.0f MiB working set\n"
+	       "  (4 x L2), thread CPU, timed in each rep\n",
+	       fio.median, copy.median, bench_samples_median(&c),
+	       b->t.range / 4096, b->o.bs >> 10,
+	       b->copy_wset / (double)(1u << 20));
 }
 
 /* After the table: uflush's own numbers, then what the columns mean. */
@@ -859,30 +806,14 @@ static void print_notes(const void *priv)
 			printf("  %s\n", b->rows[c].cmd);
 }
 
-static void json_stats(struct bench_json *j, const struct cache_row *r,
-		       const char *name, size_t off)
-{
-	struct bench_samples s;
-
-	bench_samples_gather(&s, r->runs, r->n, sizeof(r->runs[0]), off);
-	bench_json_samples(j, name, &s);
-}
-
 #define JSON_STATS(j, r, field) \
-	json_stats(j, r, #field, offsetof(struct cache_run, field))
+	bench_json_field(j, #field, (r)->runs, (r)->n, \
+			 sizeof(struct cache_run), \
+			 offsetof(struct cache_run, field))
 
 /* An array of an integer field of the row's runs. */
-#define JSON_RUNS(j, r, key, expr) do {					\
-	double v_[CACHE_MAX_REPS];					\
-	unsigned int i_;						\
-									\
-	for (i_ = 0; i_ < (r)->n; i_++) {				\
-		const struct cache_run *run = &(r)->runs[i_];		\
-									\
-		v_[i_] = (double)(expr);				\
-	}								\
-	bench_json_nums(j, key, v_, (r)->n);				\
-} while (0)
+#define JSON_RUNS(j, r, key, expr) \
+	BENCH_JSON_RUNS(j, key, (r)->runs, (r)->n, run, expr)
 
 static void json_paired(struct bench_json *j, const char *key,
 			const struct cache_row *r, const struct cache_row *base)
@@ -896,8 +827,7 @@ static void json_paired(struct bench_json *j, const char *key,
 /* What the kernel case was held to, and issue 11's CPU target. */
 static void json_limits(struct bench_json *j, const struct cache_bench *b)
 {
-	struct bench_stats st;
-	double bound, ratio;
+	struct bench_samples us, bound;
 
 	bench_json_obj(j, "kernel_limits");
 	bench_json_u64(j, "dirty_bytes", b->dirty_thresh * 4096);
@@ -911,12 +841,10 @@ static void json_limits(struct bench_json *j, const struct cache_bench *b)
 	bench_json_u64(j, "memcg_limit_bytes", (uint64_t)b->o.pages * 4096);
 	bench_json_str(j, "memcg_error", b->memcg_why);
 	bench_json_end(j);
-	ratio = cpu_ratio(b, &st, &bound);
+	cpu_samples(b, &us, &bound);
 	bench_json_obj(j, "cpu_target");
-	bench_json_num(j, "bound_cpu_s_per_gb", bound);
-	bench_json_num(j, "ratio", ratio);
-	bench_json_num(j, "ratio_min", st.n ? st.min : NAN);
-	bench_json_num(j, "ratio_max", st.n ? st.max : NAN);
+	bench_json_num(j, "bound_cpu_s_per_gb", bench_samples_median(&bound));
+	bench_json_paired(j, "ratio", &us, &bound);
 	bench_json_u64(j, "copy_working_set_bytes", b->copy_wset);
 	bench_json_end(j);
 }

@@ -493,6 +493,19 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 		   const struct bench_target *t, struct uf_dev **dev);
 
 /*
+ * One run of uflush on the target: a cache of cfg, the target opened in
+ * it (bench_dev_open), one file (inode 1) over [0, range), fn, and the
+ * cache closed again (the file and device with it).  0 or the first
+ * error, with what failed in why.
+ */
+typedef int (*bench_uflush_fn)(void *priv, struct uf_cache *cache,
+			       struct uf_dev *dev, struct uf_file *file);
+int bench_uflush_run(const struct uf_cache_config *cfg,
+		     struct bench_reopen *ro, const struct bench_target *t,
+		     uint64_t range, bench_uflush_fn fn, void *priv,
+		     char *why, size_t len);
+
+/*
  * Writer i's file when writers go round-robin over nd devices, each file
  * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
  * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
@@ -654,6 +667,32 @@ void bench_paired_stats(const struct bench_samples *a,
 void bench_table_paired(struct bench_table *t, unsigned int row,
 			unsigned int col, const struct bench_samples *a,
 			const struct bench_samples *b);
+/* Statistics / JSON (bench_json_samples) of a double field of records. */
+void bench_field_stats(const void *recs, unsigned int n, size_t stride,
+		       size_t off, struct bench_stats *st);
+void bench_json_field(struct bench_json *j, const char *key,
+		      const void *recs, unsigned int n, size_t stride,
+		      size_t off);
+/* A JSON array of expr over runs[0..n-1], each in turn called run. */
+#define BENCH_JSON_RUNS(j, key, runs, n, run, expr) do {		\
+	double v_[BENCH_MAX_REPS];					\
+	unsigned int i_;						\
+									\
+	for (i_ = 0; i_ < (n) && i_ < BENCH_MAX_REPS; i_++) {		\
+		const __typeof__((runs)[0]) *run = &(runs)[i_];		\
+									\
+		v_[i_] = (double)(expr);				\
+	}								\
+	bench_json_nums(j, key, v_, i_);				\
+} while (0)
+/*
+ * "  what  ratio (min-max)  target >= goal: met": the ratio of the
+ * medians of a and b, the spread of the paired ratios, at most goal if
+ * not at_least; MISSED if not met, a dash if either has no sample.
+ */
+void bench_print_target(const char *what, const struct bench_samples *a,
+			const struct bench_samples *b, bool at_least,
+			double goal);
 /* key: the ratio of the medians, key_min, key_max: the paired spread. */
 void bench_json_paired(struct bench_json *j, const char *key,
 		       const struct bench_samples *a,

@@ -692,3 +692,41 @@ void bench_json_paired(struct bench_json *j, const char *key,
 	snprintf(k, sizeof(k), "%s_max", key);
 	bench_json_num(j, k, st.n ? st.max : NAN);
 }
+
+void bench_field_stats(const void *recs, unsigned int n, size_t stride,
+		       size_t off, struct bench_stats *st)
+{
+	struct bench_samples s;
+
+	bench_samples_gather(&s, recs, n, stride, off);
+	bench_samples_stats(&s, st);
+}
+
+void bench_json_field(struct bench_json *j, const char *key,
+		      const void *recs, unsigned int n, size_t stride,
+		      size_t off)
+{
+	struct bench_samples s;
+
+	bench_samples_gather(&s, recs, n, stride, off);
+	bench_json_samples(j, key, &s);
+}
+
+void bench_print_target(const char *what, const struct bench_samples *a,
+			const struct bench_samples *b, bool at_least,
+			double goal)
+{
+	const char *op = at_least ? ">=" : "<=";
+	double ratio = bench_ratio(a, b);
+	struct bench_stats st;
+
+	if (isnan(ratio)) {
+		printf("  %-24s -     (a case did not run)  target %s %.2f\n",
+		       what, op, goal);
+		return;
+	}
+	bench_paired_stats(a, b, &st);
+	printf("  %-24s %.2f (%.2f-%.2f)  target %s %.2f: %s\n", what, ratio,
+	       st.min, st.max, op, goal,
+	       (at_least ? ratio >= goal : ratio <= goal) ? "met" : "MISSED");
+}
