@@ -35,6 +35,8 @@ int bench_io_main(int argc, char **argv);
 extern const struct bench_cmdline bench_io_cmdline;
 int bench_cache_main(int argc, char **argv);
 extern const struct bench_cmdline bench_cache_cmdline;
+int bench_randwrite_main(int argc, char **argv);
+extern const struct bench_cmdline bench_randwrite_cmdline;
 int bench_busyloop_main(int argc, char **argv);
 extern const struct bench_cmdline bench_busyloop_cmdline;
 int bench_reclaim_main(int argc, char **argv);

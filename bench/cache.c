@@ -101,16 +101,7 @@ struct cache_run {
 	double write_secs;		/* the uf_pwrite() loop alone */
 	double writer_cpu_secs;		/* the writer thread's CPU in it */
 	double fsync_secs;
-	unsigned long pages_dirtied;
-	unsigned long pages_written;
-	unsigned long bdi_written_kb;
-	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
-	unsigned long works_done;
-	unsigned long dirty_thresh;	/* pages */
-	unsigned long background_thresh;
-	unsigned long write_errors;
-	uint64_t uf_write_ios;		/* requests uflush submitted */
-	uint64_t uf_write_bytes;
+	struct bench_uf_counts uf;	/* what uflush counted */
 	double copy_per_gb;		/* a 4 KiB memcpy per page, per GB */
 	/* kernel only */
 	bool dirty_held, memcg_held;	/* the limits it ran under */
@@ -262,16 +253,14 @@ static int uflush_write(struct cache_bench *b, struct uf_cache *cache,
 			struct uf_dev *dev, struct uf_file *file,
 			struct cache_run *r)
 {
-	struct uf_cache_stats cs0, cs1;
-	struct uf_dev_stats ds0, ds1;
+	struct bench_uf_snap s0;
 	struct bench_probe p;
 	uint64_t off, tw;
 	double tc0, tc1;
 	ssize_t n;
 	int err = 0;
 
-	uf_cache_stats(cache, &cs0);
-	uf_dev_stats(dev, &ds0);
+	bench_uf_snap(cache, dev, &s0);
 	bench_probe_start(&b->t, &p);
 	tc0 = bench_thread_cpu();
 	for (off = 0; off < b->t.range && !bench_stop; off += b->o.bs) {
@@ -286,22 +275,11 @@ static int uflush_write(struct cache_bench *b, struct uf_cache *cache,
 	if (!err)
 		err = uf_fsync(file);
 	probe_end(b, &p, r);
-	uf_cache_stats(cache, &cs1);
-	uf_dev_stats(dev, &ds1);
+	bench_uf_counts(&s0, cache, dev, &r->uf);
 	r->write_secs = (tw - p.t0) / 1e9;
 	r->writer_cpu_secs = tc1 - tc0;
 	r->fsync_secs = r->secs - r->write_secs;
 	r->mbs = off / 1e6 / r->secs;
-	r->pages_dirtied = cs1.nr_dirtied - cs0.nr_dirtied;
-	r->pages_written = cs1.nr_written - cs0.nr_written;
-	r->bdi_written_kb = ds1.bdi_written_kb - ds0.bdi_written_kb;
-	r->bdi_bw_kbps = ds1.bdi_write_bandwidth_kbps;
-	r->works_done = ds1.works_done - ds0.works_done;
-	r->dirty_thresh = cs1.dirty_thresh;
-	r->background_thresh = cs1.background_thresh;
-	r->write_errors = cs1.write_errors - cs0.write_errors;
-	r->uf_write_ios = ds1.write_ios - ds0.write_ios;
-	r->uf_write_bytes = ds1.write_bytes - ds0.write_bytes;
 	r->cpu_per_gb = bench_per_gb(r->probe.cpu_secs, off);
 	return err;
 }
@@ -560,17 +538,10 @@ static void table_row(struct bench_table *t, const void *priv,
 	const struct cache_bench *b = priv;
 	const struct cache_row *r = &b->rows[c];
 	struct bench_stats m, cpu, cpu_gb, host;
-	double ios, kib;
-	int row = bench_table_row(t);
+	int row = bench_table_case(t, COL_MBS, case_names[c], r->bc, r->n);
 
 	if (row < 0)
 		return;
-	bench_table_set(t, row, COL_CASE, "%s", case_names[c]);
-	if (!r->n) {
-		bench_table_set(t, row, COL_MBS, "%s",
-				r->bc->skipped ? "skipped" : "no run");
-		return;
-	}
 	ROW_STATS(r, mbs, &m);
 	ROW_STATS(r, cpu, &cpu);
 	ROW_STATS(r, host_cpu, &host);
@@ -581,13 +552,8 @@ static void table_row(struct bench_table *t, const void *priv,
 	bench_table_set(t, row, COL_CPU, "%.0f", cpu.median);
 	bench_table_set(t, row, COL_CPU_GB, "%.3f", cpu_gb.median);
 	bench_table_set(t, row, COL_HOST, "%.0f", host.median);
-	if (row_dev(r, &ios, &kib)) {
-		bench_table_set(t, row, COL_REQS, "%.0f", ios);
-		bench_table_set(t, row, COL_REQ_KIB, "%.0f", kib);
-	} else {
-		bench_table_set(t, row, COL_REQS, "-");
-		bench_table_set(t, row, COL_REQ_KIB, "-");
-	}
+	bench_table_dev(t, row, COL_REQS, r->runs, r->n, sizeof(r->runs[0]),
+			offsetof(struct cache_run, probe));
 }
 
 /* How many of the kernel runs were held to the limits; the peak usage. */
@@ -711,24 +677,24 @@ static void print_uflush(const struct cache_bench *b)
 	printf("  uf_fsync              %.2f s (%.2f-%.2f)\n", f.median,
 	       f.min, f.max);
 	for (i = 0; i < r->n; i++)
-		v[i] = r->runs[i].pages_written;
+		v[i] = r->runs[i].uf.pages_written;
 	bench_stats(v, r->n, &pw);
 	printf("  pages written         %.0f (%" PRIu64 " in the range; dirtied %lu, bdi_written %lu KiB in the last run)\n",
-	       pw.median, b->t.range / 4096, last->pages_dirtied,
-	       last->bdi_written_kb);
+	       pw.median, b->t.range / 4096, last->uf.pages_dirtied,
+	       last->uf.bdi_written_kb);
 	printf("  limits                dirty_thresh %lu pages, background_thresh %lu; %lu wb works; bdi write bandwidth %lu KiB/s at the end\n",
-	       last->dirty_thresh, last->background_thresh,
-	       last->works_done, last->bdi_bw_kbps);
-	if (last->uf_write_ios)
+	       last->uf.dirty_thresh, last->uf.background_thresh,
+	       last->uf.works_done, last->uf.bdi_bw_kbps);
+	if (last->uf.write_ios)
 		printf("  write requests        uflush submitted %" PRIu64 ", %.0f KiB on average (uf_dev_stats, the last run)\n",
-		       last->uf_write_ios,
-		       last->uf_write_bytes / 1024.0 / last->uf_write_ios);
+		       last->uf.write_ios,
+		       last->uf.write_bytes / 1024.0 / last->uf.write_ios);
 	if (row_dev(r, &ios, &kib))
 		printf("  device requests       the device completed %.0f, %.0f KiB on average (sysfs stat, median)\n",
 		       ios, kib);
-	if (last->write_errors)
+	if (last->uf.write_errors)
 		printf("  WRITE ERRORS          %lu in the last run\n",
-		       last->write_errors);
+		       last->uf.write_errors);
 }
 
 /*
@@ -854,12 +820,7 @@ static void json_row(struct bench_json *j, const void *priv, unsigned int c)
 	const struct cache_bench *b = priv;
 	const struct cache_row *r = &b->rows[c];
 
-	bench_json_obj(j, NULL);
-	bench_json_str(j, "case", case_keys[c]);
-	bench_json_str(j, "status",
-		       r->bc->skipped ? "skipped" : r->n ? "ok" : "no run");
-	bench_json_str(j, "reason", r->bc->skipped ? r->bc->why : "");
-	bench_json_str(j, "cmd", r->cmd);
+	bench_json_case(j, case_keys[c], r->bc, r->n, r->cmd);
 	JSON_STATS(j, r, mbs);
 	JSON_STATS(j, r, secs);
 	JSON_STATS(j, r, cpu);
@@ -867,19 +828,14 @@ static void json_row(struct bench_json *j, const void *priv, unsigned int c)
 	JSON_STATS(j, r, cpu_per_gb);
 	json_paired(j, "ratio_fio_raw", r, &b->rows[CASE_RAW]);
 	json_paired(j, "ratio_kernel", r, &b->rows[CASE_KERNEL]);
-	JSON_RUNS(j, r, "dev_write_ios",
-		  run->probe.have_dev ? run->probe.dev_ios : 0);
-	JSON_RUNS(j, r, "dev_write_sectors",
-		  run->probe.have_dev ? run->probe.dev_sectors : 0);
+	bench_json_probed(j, r->runs, r->n, sizeof(r->runs[0]),
+			  offsetof(struct cache_run, probe));
 	if (c == CASE_UFLUSH) {
 		JSON_STATS(j, r, write_secs);
 		JSON_STATS(j, r, writer_cpu_secs);
 		JSON_STATS(j, r, fsync_secs);
-		JSON_RUNS(j, r, "pages_written", run->pages_written);
-		JSON_RUNS(j, r, "pages_dirtied", run->pages_dirtied);
-		JSON_RUNS(j, r, "write_errors", run->write_errors);
-		JSON_RUNS(j, r, "uf_write_ios", run->uf_write_ios);
-		JSON_RUNS(j, r, "uf_write_bytes", run->uf_write_bytes);
+		bench_json_uf_counts(j, r->runs, r->n, sizeof(r->runs[0]),
+				     offsetof(struct cache_run, uf));
 		JSON_STATS(j, r, copy_per_gb);
 	}
 	if (c == CASE_KERNEL) {

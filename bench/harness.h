@@ -635,6 +635,13 @@ void bench_probe_end(const struct bench_target *t,
 bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
 		      size_t off, double *ios, double *kib);
 
+/*
+ * [0, n) in a random order drawn from seed (Fisher-Yates over
+ * xorshift64), of which the first k places are drawn (the rest is left
+ * over); free() it.  NULL if n is 0 or too large, or without memory.
+ */
+uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed);
+
 /* The L2 cache of CPU 0 in bytes from sysfs; 0 if unknown. */
 size_t bench_l2_bytes(void);
 /*
@@ -693,6 +700,51 @@ void bench_json_field(struct bench_json *j, const char *key,
 void bench_print_target(const char *what, const struct bench_samples *a,
 			const struct bench_samples *b, bool at_least,
 			double goal);
+/*
+ * A case's row: its name in column 0; if it has no run (n == 0), "skipped"
+ * or "no run" in col and -ENODATA.  The row, or -ENOSPC.
+ */
+int bench_table_case(struct bench_table *t, unsigned int col,
+		     const char *name, const struct bench_case *bc,
+		     unsigned int n);
+/* bench_probed_dev()'s medians in col and col + 1, or dashes. */
+void bench_table_dev(struct bench_table *t, unsigned int row,
+		     unsigned int col, const void *recs, unsigned int n,
+		     size_t stride, size_t off);
+/* Open a case's object: case, status, reason, cmd. */
+void bench_json_case(struct bench_json *j, const char *key,
+		     const struct bench_case *bc, unsigned int n,
+		     const char *cmd);
+/* dev_write_ios and dev_write_sectors of each run (0 if not counted). */
+void bench_json_probed(struct bench_json *j, const void *recs,
+		       unsigned int n, size_t stride, size_t off);
+/* What uflush counted over a run: uf_cache_stats/uf_dev_stats deltas. */
+struct bench_uf_snap {
+	struct uf_cache_stats cs;
+	struct uf_dev_stats ds;
+};
+
+struct bench_uf_counts {
+	unsigned long pages_dirtied;
+	unsigned long pages_written;	/* written back */
+	unsigned long write_errors;
+	unsigned long dirty_thresh;	/* pages, at the end */
+	unsigned long background_thresh;
+	uint64_t write_ios;		/* write requests uflush submitted */
+	uint64_t write_bytes;
+	unsigned long bdi_written_kb;
+	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
+	unsigned long works_done;	/* wb_writeback works */
+};
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s);
+/* The counts since s0. */
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c);
+/* Arrays over the runs (a bench_uf_counts at off of each record). */
+void bench_json_uf_counts(struct bench_json *j, const void *recs,
+			  unsigned int n, size_t stride, size_t off);
 /* key: the ratio of the medians, key_min, key_max: the paired spread. */
 void bench_json_paired(struct bench_json *j, const char *key,
 		       const struct bench_samples *a,

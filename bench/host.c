@@ -730,3 +730,139 @@ void bench_print_target(const char *what, const struct bench_samples *a,
 	       st.min, st.max, op, goal,
 	       (at_least ? ratio >= goal : ratio <= goal) ? "met" : "MISSED");
 }
+
+int bench_table_case(struct bench_table *t, unsigned int col,
+		     const char *name, const struct bench_case *bc,
+		     unsigned int n)
+{
+	int row = bench_table_row(t);
+
+	if (row < 0)
+		return row;
+	bench_table_set(t, row, 0, "%s", name);
+	if (n)
+		return row;
+	bench_table_set(t, row, col, "%s", bc->skipped ? "skipped" : "no run");
+	return -ENODATA;
+}
+
+void bench_table_dev(struct bench_table *t, unsigned int row,
+		     unsigned int col, const void *recs, unsigned int n,
+		     size_t stride, size_t off)
+{
+	double ios, kib;
+
+	if (!bench_probed_dev(recs, n, stride, off, &ios, &kib)) {
+		bench_table_set(t, row, col, "-");
+		bench_table_set(t, row, col + 1, "-");
+		return;
+	}
+	bench_table_set(t, row, col, "%.0f", ios);
+	bench_table_set(t, row, col + 1, kib < 100 ? "%.1f" : "%.0f", kib);
+}
+
+void bench_json_case(struct bench_json *j, const char *key,
+		     const struct bench_case *bc, unsigned int n,
+		     const char *cmd)
+{
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "case", key);
+	bench_json_str(j, "status", bc->skipped ? "skipped" : n ? "ok" : "no run");
+	bench_json_str(j, "reason", bc->skipped ? bc->why : "");
+	bench_json_str(j, "cmd", cmd);
+}
+
+void bench_json_probed(struct bench_json *j, const void *recs,
+		       unsigned int n, size_t stride, size_t off)
+{
+	const struct bench_probed *r;
+	double ios[BENCH_MAX_REPS], sectors[BENCH_MAX_REPS];
+	unsigned int i;
+
+	for (i = 0; i < n && i < BENCH_MAX_REPS; i++) {
+		r = (const void *)((const char *)recs + i * stride + off);
+		ios[i] = r->have_dev ? r->dev_ios : 0;
+		sectors[i] = r->have_dev ? r->dev_sectors : 0;
+	}
+	bench_json_nums(j, "dev_write_ios", ios, i);
+	bench_json_nums(j, "dev_write_sectors", sectors, i);
+}
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s)
+{
+	uf_cache_stats(cache, &s->cs);
+	uf_dev_stats(dev, &s->ds);
+}
+
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c)
+{
+	struct bench_uf_snap s1;
+
+	bench_uf_snap(cache, dev, &s1);
+	c->pages_dirtied = s1.cs.nr_dirtied - s0->cs.nr_dirtied;
+	c->pages_written = s1.cs.nr_written - s0->cs.nr_written;
+	c->write_errors = s1.cs.write_errors - s0->cs.write_errors;
+	c->dirty_thresh = s1.cs.dirty_thresh;
+	c->background_thresh = s1.cs.background_thresh;
+	c->write_ios = s1.ds.write_ios - s0->ds.write_ios;
+	c->write_bytes = s1.ds.write_bytes - s0->ds.write_bytes;
+	c->bdi_written_kb = s1.ds.bdi_written_kb - s0->ds.bdi_written_kb;
+	c->bdi_bw_kbps = s1.ds.bdi_write_bandwidth_kbps;
+	c->works_done = s1.ds.works_done - s0->ds.works_done;
+}
+
+void bench_json_uf_counts(struct bench_json *j, const void *recs,
+			  unsigned int n, size_t stride, size_t off)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		bool u64;
+	} f[] = {
+#define F(key, field, u64) \
+	{ key, offsetof(struct bench_uf_counts, field), u64 }
+		F("pages_dirtied", pages_dirtied, false),
+		F("pages_written", pages_written, false),
+		F("write_errors", write_errors, false),
+		F("uf_write_ios", write_ios, true),
+		F("uf_write_bytes", write_bytes, true),
+		F("works_done", works_done, false),
+#undef F
+	};
+	double v[BENCH_MAX_REPS];
+	unsigned int i, k;
+	const char *p;
+
+	for (k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		for (i = 0; i < n && i < BENCH_MAX_REPS; i++) {
+			p = (const char *)recs + i * stride + off + f[k].off;
+			v[i] = f[k].u64 ? *(const uint64_t *)p :
+					  *(const unsigned long *)p;
+		}
+		bench_json_nums(j, f[k].key, v, i);
+	}
+}
+
+uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed)
+{
+	uint64_t i, j, rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	uint32_t *p, t;
+
+	if (!n || n > UINT32_MAX + 1ull)
+		return NULL;
+	p = malloc(n * sizeof(*p));
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++)
+		p[i] = (uint32_t)i;
+	/* a partial Fisher-Yates: the first k places are final */
+	for (i = 0; i < k && i + 1 < n; i++) {
+		j = i + bench_xorshift64(&rng) % (n - i);
+		t = p[i];
+		p[i] = p[j];
+		p[j] = t;
+	}
+	return p;
+}

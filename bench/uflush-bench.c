@@ -22,6 +22,8 @@ static const struct bench_cmd bench_cmds[] = {
 	  bench_io_main, &bench_io_cmdline, NULL },
 	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
 	  bench_cache_main, &bench_cache_cmdline, NULL },
+	{ "randwrite", "4 KiB random overwrites through the cache vs fio O_DIRECT randwrite at QD 64",
+	  bench_randwrite_main, &bench_randwrite_cmdline, NULL },
 	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
 	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
 	{ "reclaim", "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works",

@@ -224,3 +224,34 @@ Test(bench_host, copy_cost_grows_with_the_pages)
 	cr_assert_gt(bench_copy_wset(), bench_l2_bytes());
 	free(src);
 }
+
+Test(bench_host, permutation_draws_each_page_once_from_its_seed)
+{
+	enum { N = 5000, K = 1000 };
+	uint32_t *p = bench_permutation(N, N, 1), *q, *r;
+	unsigned char *seen = calloc(N, 1);
+	unsigned int i, same = 0, moved = 0;
+
+	cr_assert(p && seen);
+	for (i = 0; i < N; i++) {
+		cr_assert_lt(p[i], N);
+		cr_assert_not(seen[p[i]], "page %u twice", p[i]);
+		seen[p[i]] = 1;
+		moved += p[i] != i;
+	}
+	cr_assert_gt(moved, N * 9 / 10, "shuffled: %u of %d moved", moved, N);
+	/* the same seed gives the same order, another seed another */
+	q = bench_permutation(N, K, 1);
+	r = bench_permutation(N, K, 2);
+	cr_assert(q && r);
+	for (i = 0; i < K; i++) {
+		cr_assert_eq(q[i], p[i]);
+		same += r[i] == p[i];
+	}
+	cr_assert_lt(same, K / 10);
+	cr_assert_null(bench_permutation(0, 0, 1));
+	free(p);
+	free(q);
+	free(r);
+	free(seen);
+}
