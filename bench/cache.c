@@ -590,11 +590,12 @@ static void print_limits(const struct cache_bench *b)
 		return;
 	}
 	printf("limits:  the kernel case is held to the uflush cache's limits:\n");
-	printf("         vm.dirty_bytes %lu, dirty_background_bytes %lu (dirty_thresh %lu, background_thresh %lu pages): %s\n",
+	printf("         vm.dirty_bytes %lu, dirty_background_bytes %lu (dirty_thresh %lu, background_thresh %lu pages)\n",
 	       b->dirty_thresh * 4096, b->background_thresh * 4096,
-	       b->dirty_thresh, b->background_thresh,
-	       k.dirty == k.runs ? "applied in every run" : "");
-	if (k.dirty != k.runs)
+	       b->dirty_thresh, b->background_thresh);
+	if (k.dirty == k.runs)
+		printf("         applied in every run\n");
+	else
 		printf("         NOT APPLIED in %u of %u runs: %s\n",
 		       k.runs - k.dirty, k.runs, b->dirty_why);
 	bench_dirty_fmt_old(&b->dirty, old, sizeof(old));

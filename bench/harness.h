@@ -555,7 +555,9 @@ int bench_exit_code(const char *cmd, int err);
  */
 struct bench_dirty {
 	const char *vm_dir;
-	bool saved;			/* the old values are held: restore */
+	bool saved;			/* the old values are held */
+	bool changed;			/* a knob was written and not (yet)
+					 * put back */
 	unsigned long old_ratio, old_bytes, old_bg_ratio, old_bg_bytes;
 	uint64_t dirty_bytes, bg_bytes;	/* what was set, read back */
 	bool applied;

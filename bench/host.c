@@ -183,6 +183,7 @@ int bench_dirty_set(struct bench_dirty *d, uint64_t dirty_bytes,
 	}
 	/* background first: the kernel halves one that is not below */
 	err = vm_write(d, "dirty_background_bytes", bg_bytes);
+	d->changed |= !err;
 	if (!err)
 		err = vm_write(d, "dirty_bytes", dirty_bytes);
 	if (err) {
@@ -225,11 +226,14 @@ int bench_dirty_restore(struct bench_dirty *d)
 		return 0;
 	UNLINK(held_dirty, d);
 	d->saved = false;
+	if (!d->changed)
+		return 0;	/* nothing was written: nothing to undo */
 	err = restore_pair(d, "dirty_background_bytes", d->old_bg_bytes,
 			   "dirty_background_ratio", d->old_bg_ratio);
 	if (!err)
 		err = restore_pair(d, "dirty_bytes", d->old_bytes,
 				   "dirty_ratio", d->old_ratio);
+	d->changed = err != 0;	/* still changed if it could not be undone */
 	if (err) {
 		bench_dirty_fmt_old(d, old, sizeof(old));
 		fprintf(stderr,

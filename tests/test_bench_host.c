@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/harness.h"
@@ -254,4 +255,29 @@ Test(bench_host, permutation_draws_each_page_once_from_its_seed)
 	free(q);
 	free(r);
 	free(seen);
+}
+
+Test(bench_host, dirty_limits_that_cannot_be_written_are_left_alone)
+{
+	struct bench_dirty d = { 0 };
+	bool dropped = false;
+	char path[128];
+
+	vm_setup(20, 0, 10, 0);
+	d.vm_dir = vm_dir;
+	snprintf(path, sizeof(path), "%s/dirty_background_bytes", vm_dir);
+	cr_assert_eq(chmod(path, 0444), 0);
+	if (!geteuid()) {
+		/* root writes a read-only file: be nobody for a moment */
+		cr_assert_eq(chmod(vm_dir, 0755), 0);
+		cr_assert_eq(setresuid(65534, 65534, 0), 0);
+		dropped = true;
+	}
+	cr_assert_eq(bench_dirty_set(&d, 8192, 4096), -EACCES, "%s", d.why);
+	if (dropped)
+		cr_assert_eq(setresuid(0, 0, 0), 0);
+	cr_assert(!d.applied && !d.saved && !d.changed);
+	cr_assert(strstr(d.why, "Permission denied"), "%s", d.why);
+	cr_assert_eq(knob_get("dirty_ratio"), 20);
+	vm_teardown();
 }
