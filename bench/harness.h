@@ -21,7 +21,9 @@
  *              that escapes strings and keeps track of nesting).
  *
  * bench/harness.c has the pure parts (options, statistics, schedule,
- * tables, JSON), bench/target.c the device and the run's surroundings;
+ * tables, JSON), bench/target.c the device and the run's surroundings,
+ * bench/host.c the host held to a cache's limits and what the device
+ * benchmarks (cache, randwrite) measure and print alike;
  * both are linked into the test binary too (tests/test_bench_harness.c).  Helpers return 0 or a
  * count on success and a negative errno on failure, like the library.
  */
@@ -601,7 +603,7 @@ uint64_t bench_memcg_peak(const struct bench_memcg *m);
 void bench_memcg_destroy(struct bench_memcg *m);
 
 /* ------------------------------------------------------------------ */
-/* CPU and copy costs (bench/host.c)                                   */
+/* A run of a device benchmark (bench/host.c)                          */
 
 /* The first number in a file (sysctl, sysfs); 0 or -errno. */
 int bench_read_ulong(const char *path, unsigned long *v);
@@ -637,12 +639,43 @@ void bench_probe_end(const struct bench_target *t,
 bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
 		      size_t off, double *ios, double *kib);
 
+/* What uflush counted over a run: uf_cache_stats/uf_dev_stats deltas. */
+struct bench_uf_snap {
+	struct uf_cache_stats cs;
+	struct uf_dev_stats ds;
+};
+
+struct bench_uf_counts {
+	unsigned long pages_dirtied;
+	unsigned long pages_written;	/* written back */
+	unsigned long write_errors;
+	unsigned long dirty_thresh;	/* pages, at the end */
+	unsigned long background_thresh;
+	uint64_t write_ios;		/* write requests uflush submitted */
+	uint64_t write_bytes;
+	unsigned long bdi_written_kb;
+	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
+	unsigned long works_done;	/* wb_writeback works */
+};
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s);
+/* The counts since s0. */
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c);
+/* Arrays over the runs (a bench_uf_counts at off of each record). */
+void bench_json_uf_counts(struct bench_json *j, const void *recs,
+			  unsigned int n, size_t stride, size_t off);
+
 /*
  * [0, n) in a random order drawn from seed (Fisher-Yates over
  * xorshift64), of which the first k places are drawn (the rest is left
  * over); free() it.  NULL if n is 0 or too large, or without memory.
  */
 uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* One 4 KiB copy per page, and issue 11's CPU bound (bench/host.c)    */
 
 /* The L2 cache of CPU 0 in bytes from sysfs; 0 if unknown. */
 size_t bench_l2_bytes(void);
@@ -666,6 +699,10 @@ double bench_per_gb(double secs, uint64_t bytes);
  * either is not a number.
  */
 double bench_cpu_bound(double fio_per_gb, double copy_per_gb);
+
+/* ------------------------------------------------------------------ */
+/* Ratios, targets, and the tables and JSON of a device benchmark      */
+
 /*
  * a[i] / b[i] for the repetitions both have (a sample pair from the same
  * repetition), into st: the spread of a ratio.  n = 0 if none.
@@ -720,33 +757,6 @@ void bench_json_case(struct bench_json *j, const char *key,
 /* dev_write_ios and dev_write_sectors of each run (0 if not counted). */
 void bench_json_probed(struct bench_json *j, const void *recs,
 		       unsigned int n, size_t stride, size_t off);
-/* What uflush counted over a run: uf_cache_stats/uf_dev_stats deltas. */
-struct bench_uf_snap {
-	struct uf_cache_stats cs;
-	struct uf_dev_stats ds;
-};
-
-struct bench_uf_counts {
-	unsigned long pages_dirtied;
-	unsigned long pages_written;	/* written back */
-	unsigned long write_errors;
-	unsigned long dirty_thresh;	/* pages, at the end */
-	unsigned long background_thresh;
-	uint64_t write_ios;		/* write requests uflush submitted */
-	uint64_t write_bytes;
-	unsigned long bdi_written_kb;
-	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
-	unsigned long works_done;	/* wb_writeback works */
-};
-
-void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
-		   struct bench_uf_snap *s);
-/* The counts since s0. */
-void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
-		     struct uf_dev *dev, struct bench_uf_counts *c);
-/* Arrays over the runs (a bench_uf_counts at off of each record). */
-void bench_json_uf_counts(struct bench_json *j, const void *recs,
-			  unsigned int n, size_t stride, size_t off);
 /* key: the ratio of the medians, key_min, key_max: the paired spread. */
 void bench_json_paired(struct bench_json *j, const char *key,
 		       const struct bench_samples *a,

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench/host.c - the host around a benchmark run (bench/harness.h): its
- * dirty limits and a memory cgroup, so that a kernel baseline runs under
- * the same limits as the uflush cache it is compared with; what a run
- * costs in CPU; what one 4 KiB copy per page costs.
+ * bench/host.c - the host around a device benchmark's runs
+ * (bench/harness.h): its dirty limits and a memory cgroup, so that a
+ * kernel baseline runs under the same limits as the uflush cache it is
+ * compared with; what a run costs in CPU and device requests and what
+ * uflush counted in it; what one 4 KiB copy per page costs; and the
+ * ratios, targets, table cells and JSON that cache.c and randwrite.c
+ * print alike.
  *
  * The host's knobs are global: they are changed only for the length of
  * the baseline run and put back after it, and at exit whatever happened
@@ -569,6 +572,59 @@ bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
 }
 
 /* ------------------------------------------------------------------ */
+/* uflush's own counters                                              */
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s)
+{
+	uf_cache_stats(cache, &s->cs);
+	uf_dev_stats(dev, &s->ds);
+}
+
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c)
+{
+	struct bench_uf_snap s1;
+
+	bench_uf_snap(cache, dev, &s1);
+	c->pages_dirtied = s1.cs.nr_dirtied - s0->cs.nr_dirtied;
+	c->pages_written = s1.cs.nr_written - s0->cs.nr_written;
+	c->write_errors = s1.cs.write_errors - s0->cs.write_errors;
+	c->dirty_thresh = s1.cs.dirty_thresh;
+	c->background_thresh = s1.cs.background_thresh;
+	c->write_ios = s1.ds.write_ios - s0->ds.write_ios;
+	c->write_bytes = s1.ds.write_bytes - s0->ds.write_bytes;
+	c->bdi_written_kb = s1.ds.bdi_written_kb - s0->ds.bdi_written_kb;
+	c->bdi_bw_kbps = s1.ds.bdi_write_bandwidth_kbps;
+	c->works_done = s1.ds.works_done - s0->ds.works_done;
+}
+
+/* ------------------------------------------------------------------ */
+/* Offsets                                                             */
+
+uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed)
+{
+	uint64_t i, j, rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	uint32_t *p, t;
+
+	if (!n || n > UINT32_MAX + 1ull)
+		return NULL;
+	p = malloc(n * sizeof(*p));
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++)
+		p[i] = (uint32_t)i;
+	/* a partial Fisher-Yates: the first k places are final */
+	for (i = 0; i < k && i + 1 < n; i++) {
+		j = i + bench_xorshift64(&rng) % (n - i);
+		t = p[i];
+		p[i] = p[j];
+		p[j] = t;
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
 /* The copy                                                            */
 
 static size_t parse_cache_size(const char *s)
@@ -654,6 +710,9 @@ double bench_cpu_bound(double fio_per_gb, double copy_per_gb)
 {
 	return 2 * (fio_per_gb + copy_per_gb);
 }
+
+/* ------------------------------------------------------------------ */
+/* Ratios, targets, and the tables and JSON of a device benchmark      */
 
 void bench_paired_stats(const struct bench_samples *a,
 			const struct bench_samples *b, struct bench_stats *st)
@@ -792,31 +851,6 @@ void bench_json_probed(struct bench_json *j, const void *recs,
 	bench_json_nums(j, "dev_write_sectors", sectors, i);
 }
 
-void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
-		   struct bench_uf_snap *s)
-{
-	uf_cache_stats(cache, &s->cs);
-	uf_dev_stats(dev, &s->ds);
-}
-
-void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
-		     struct uf_dev *dev, struct bench_uf_counts *c)
-{
-	struct bench_uf_snap s1;
-
-	bench_uf_snap(cache, dev, &s1);
-	c->pages_dirtied = s1.cs.nr_dirtied - s0->cs.nr_dirtied;
-	c->pages_written = s1.cs.nr_written - s0->cs.nr_written;
-	c->write_errors = s1.cs.write_errors - s0->cs.write_errors;
-	c->dirty_thresh = s1.cs.dirty_thresh;
-	c->background_thresh = s1.cs.background_thresh;
-	c->write_ios = s1.ds.write_ios - s0->ds.write_ios;
-	c->write_bytes = s1.ds.write_bytes - s0->ds.write_bytes;
-	c->bdi_written_kb = s1.ds.bdi_written_kb - s0->ds.bdi_written_kb;
-	c->bdi_bw_kbps = s1.ds.bdi_write_bandwidth_kbps;
-	c->works_done = s1.ds.works_done - s0->ds.works_done;
-}
-
 void bench_json_uf_counts(struct bench_json *j, const void *recs,
 			  unsigned int n, size_t stride, size_t off)
 {
@@ -847,26 +881,4 @@ void bench_json_uf_counts(struct bench_json *j, const void *recs,
 		}
 		bench_json_nums(j, f[k].key, v, i);
 	}
-}
-
-uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed)
-{
-	uint64_t i, j, rng = seed * 0x9e3779b97f4a7c15ull + 1;
-	uint32_t *p, t;
-
-	if (!n || n > UINT32_MAX + 1ull)
-		return NULL;
-	p = malloc(n * sizeof(*p));
-	if (!p)
-		return NULL;
-	for (i = 0; i < n; i++)
-		p[i] = (uint32_t)i;
-	/* a partial Fisher-Yates: the first k places are final */
-	for (i = 0; i < k && i + 1 < n; i++) {
-		j = i + bench_xorshift64(&rng) % (n - i);
-		t = p[i];
-		p[i] = p[j];
-		p[j] = t;
-	}
-	return p;
 }
