@@ -441,7 +441,7 @@ static const struct bench_report rw_report = BENCH_REPORT_OF(rw);
 static const struct bench_opt rw_opts[] = {
 	{ .name = "file-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &rw_bench.o.file_size, .min = 1u << 20,
-	  .max = (uint64_t)UINT32_MAX * RW_PAGE, .align = RW_PAGE,
+	  .max = 1ull << 44, .align = RW_PAGE,
 	  .given = &rw_bench.o.file_size_given,
 	  .help = "the file overwritten, and the scratch device size\n"
 		  "(default 4 x the cache: 1G for 256 MiB)" },
@@ -489,7 +489,7 @@ static int rw_setup(struct rw_bench *b)
 	if (!o->file_size_given)
 		o->file_size = (uint64_t)o->pages * RW_PAGE * RW_FILE_PER_CACHE;
 	pages = o->file_size / RW_PAGE;
-	if (pages > UINT32_MAX || o->writes > pages) {
+	if (o->writes > pages) {
 		bench_err("randwrite", "--writes %u is more than the file's %" PRIu64 " pages",
 			  o->writes, pages);
 		return -EINVAL;
