@@ -451,7 +451,7 @@ static int run_one(void *priv, unsigned int c, unsigned int rep)
 	struct cache_bench *b = priv;
 	struct cache_row *row = &b->rows[c];
 	struct cache_run r;
-	int err;
+	int err, ret;
 
 	drop_caches(b);
 	if (bench_stop)
@@ -460,12 +460,8 @@ static int run_one(void *priv, unsigned int c, unsigned int rep)
 		err = run_uflush(b, row, &r);
 	else
 		err = run_fio(b, c, row, &r);
-	if (bench_stop)
-		return 0;
-	if (err) {
-		fprintf(stderr, "  %s: %s\n", case_names[c], row->bc->why);
-		return row->n ? err : BENCH_SKIP;
-	}
+	if (bench_run_over(err, row->bc, row->n, &ret))
+		return ret;
 	row->runs[row->n++] = r;
 	report_run(b, rep, c, &r);
 	return 0;
@@ -487,28 +483,15 @@ static int run_all(struct cache_bench *b)
 
 /* The samples of a double field of the row's runs. */
 #define ROW_SAMPLES(row, field, s) \
-	bench_samples_gather(s, (row)->runs, (row)->n, \
-			     sizeof(struct cache_run), \
-			     offsetof(struct cache_run, field))
+	BENCH_ROW_SAMPLES(row, struct cache_run, field, s)
 
 #define ROW_STATS(row, field, st) \
-	bench_field_stats((row)->runs, (row)->n, sizeof(struct cache_run), \
-			  offsetof(struct cache_run, field), st)
-
-/* The MB/s of row's runs and of base's, to pair them rep by rep. */
-static void row_mbs(const struct cache_row *row, const struct cache_row *base,
-		    struct bench_samples *a, struct bench_samples *b)
-{
-	ROW_SAMPLES(row, mbs, a);
-	ROW_SAMPLES(base, mbs, b);
-}
-
-/* Median over the runs of the device's write requests and their size. */
-static bool row_dev(const struct cache_row *row, double *ios, double *kib)
-{
-	return bench_probed_dev(row->runs, row->n, sizeof(row->runs[0]),
-				offsetof(struct cache_run, probe), ios, kib);
-}
+	BENCH_ROW_STATS(row, struct cache_run, field, st)
+#define ROW_MBS(row, base, a, b) \
+	BENCH_ROW_PAIR(row, base, struct cache_run, mbs, a, b)
+#define ROW_DEV(row, ios, kib) BENCH_ROW_DEV(row, struct cache_run, ios, kib)
+#define ROW_CELL(t, row, col, fmt, r, field) \
+	BENCH_ROW_CELL(t, row, col, fmt, r, struct cache_run, field)
 
 /* x fio raw, x kernel with the spread of the per-rep ratios */
 static void row_paired(struct bench_table *t, int row, unsigned int col,
@@ -516,7 +499,7 @@ static void row_paired(struct bench_table *t, int row, unsigned int col,
 {
 	struct bench_samples a, b;
 
-	row_mbs(r, base, &a, &b);
+	ROW_MBS(r, base, &a, &b);
 	bench_table_paired(t, row, col, &a, &b);
 }
 
@@ -537,21 +520,18 @@ static void table_row(struct bench_table *t, const void *priv,
 {
 	const struct cache_bench *b = priv;
 	const struct cache_row *r = &b->rows[c];
-	struct bench_stats m, cpu, cpu_gb, host;
+	struct bench_stats m;
 	int row = bench_table_case(t, COL_MBS, case_names[c], r->bc, r->n);
 
 	if (row < 0)
 		return;
 	ROW_STATS(r, mbs, &m);
-	ROW_STATS(r, cpu, &cpu);
-	ROW_STATS(r, host_cpu, &host);
-	ROW_STATS(r, cpu_per_gb, &cpu_gb);
 	bench_table_stats(t, row, COL_MBS, &m);
 	row_paired(t, row, COL_X_RAW, r, &b->rows[CASE_RAW]);
 	row_paired(t, row, COL_X_KERNEL, r, &b->rows[CASE_KERNEL]);
-	bench_table_set(t, row, COL_CPU, "%.0f", cpu.median);
-	bench_table_set(t, row, COL_CPU_GB, "%.3f", cpu_gb.median);
-	bench_table_set(t, row, COL_HOST, "%.0f", host.median);
+	ROW_CELL(t, row, COL_CPU, "%.0f", r, cpu);
+	ROW_CELL(t, row, COL_CPU_GB, "%.3f", r, cpu_per_gb);
+	ROW_CELL(t, row, COL_HOST, "%.0f", r, host_cpu);
 	bench_table_dev(t, row, COL_REQS, r->runs, r->n, sizeof(r->runs[0]),
 			offsetof(struct cache_run, probe));
 }
@@ -690,7 +670,7 @@ static void print_uflush(const struct cache_bench *b)
 		printf("  write requests        uflush submitted %" PRIu64 ", %.0f KiB on average (uf_dev_stats, the last run)\n",
 		       last->uf.write_ios,
 		       last->uf.write_bytes / 1024.0 / last->uf.write_ios);
-	if (row_dev(r, &ios, &kib))
+	if (ROW_DEV(r, &ios, &kib))
 		printf("  device requests       the device completed %.0f, %.0f KiB on average (sysfs stat, median)\n",
 		       ios, kib);
 	if (last->uf.write_errors)
@@ -724,9 +704,9 @@ static void print_targets(const struct cache_bench *b)
 	struct kernel_held k;
 
 	printf("\nissue 11 target 1: ratio of the medians (min-max of the per-rep ratios)\n");
-	row_mbs(u, &b->rows[CASE_RAW], &a, &c);
+	ROW_MBS(u, &b->rows[CASE_RAW], &a, &c);
 	bench_print_target("uflush / fio raw MB/s", &a, &c, true, 0.95);
-	row_mbs(u, &b->rows[CASE_KERNEL], &a, &c);
+	ROW_MBS(u, &b->rows[CASE_KERNEL], &a, &c);
 	bench_print_target("uflush / kernel MB/s", &a, &c, true, 2);
 	kernel_held(b, &k);
 	if (k.runs && (k.dirty != k.runs || k.memcg != k.runs))
@@ -787,7 +767,7 @@ static void json_paired(struct bench_json *j, const char *key,
 {
 	struct bench_samples a, b;
 
-	row_mbs(r, base, &a, &b);
+	ROW_MBS(r, base, &a, &b);
 	bench_json_paired(j, key, &a, &b);
 }
 
@@ -856,10 +836,7 @@ static void json_config(struct bench_json *j, const void *priv)
 	bench_json_u64(j, "size_bytes", b->t.range);
 	bench_json_u64(j, "bs", b->o.bs);
 	bench_json_u64(j, "reps", b->o.reps);
-	bench_json_obj(j, "cache");
-	bench_json_u64(j, "pages", b->o.pages);
-	bench_json_str(j, "policy", b->policy);
-	bench_json_str(j, "engine", "io_uring");
+	bench_json_uflush(j, b->o.pages, b->policy);
 	bench_json_u64(j, "sizeof_struct_page", sizeof(struct page));
 	bench_json_end(j);
 	bench_json_obj(j, "host");
@@ -1000,17 +977,6 @@ static int bench_cache_run(struct cache_bench *b)
 			    NR_CASES);
 }
 
-static int exit_code(const struct cache_bench *b, int err)
-{
-	if (bench_stop || err)
-		return bench_exit_code("cache", err);
-	if (!b->rows[CASE_UFLUSH].n) {
-		bench_err("cache", "uflush could not run");
-		return 1;
-	}
-	return 0;
-}
-
 int bench_cache_main(int argc, char **argv)
 {
 	struct cache_bench *b = &cache_bench;
@@ -1043,5 +1009,5 @@ int bench_cache_main(int argc, char **argv)
 		err = bench_cache_run(b);
 	bench_target_close(&b->t);
 	free(b->buf);
-	return exit_code(b, err);
+	return bench_exit_uflush("cache", err, b->rows[CASE_UFLUSH].n);
 }

@@ -713,12 +713,39 @@ void bench_paired_stats(const struct bench_samples *a,
 void bench_table_paired(struct bench_table *t, unsigned int row,
 			unsigned int col, const struct bench_samples *a,
 			const struct bench_samples *b);
+/* The median of a double field of n records in a cell, printed by fmt. */
+__attribute__((format(printf, 4, 0)))
+void bench_table_median(struct bench_table *t, unsigned int row,
+			unsigned int col, const char *fmt, const void *recs,
+			unsigned int n, size_t stride, size_t off);
+#define BENCH_ROW_CELL(t, row, col, fmt, r, type, field)		\
+	bench_table_median(t, row, col, fmt, (r)->runs, (r)->n,	\
+			   sizeof(type), offsetof(type, field))
 /* Statistics / JSON (bench_json_samples) of a double field of records. */
 void bench_field_stats(const void *recs, unsigned int n, size_t stride,
 		       size_t off, struct bench_stats *st);
 void bench_json_field(struct bench_json *j, const char *key,
 		      const void *recs, unsigned int n, size_t stride,
 		      size_t off);
+/*
+ * The samples / statistics of a double field of a scenario's row: a
+ * struct with runs[] (of type) and n.
+ */
+#define BENCH_ROW_SAMPLES(row, type, field, s)				\
+	bench_samples_gather(s, (row)->runs, (row)->n, sizeof(type),	\
+			     offsetof(type, field))
+#define BENCH_ROW_STATS(row, type, field, st)				\
+	bench_field_stats((row)->runs, (row)->n, sizeof(type),		\
+			  offsetof(type, field), st)
+/* The samples of field of row and of base, to pair them rep by rep. */
+#define BENCH_ROW_PAIR(row, base, type, field, a, b) do {		\
+	BENCH_ROW_SAMPLES(row, type, field, a);				\
+	BENCH_ROW_SAMPLES(base, type, field, b);			\
+} while (0)
+/* bench_probed_dev() over a row's runs (their bench_probed is probe). */
+#define BENCH_ROW_DEV(row, type, ios, kib)				\
+	bench_probed_dev((row)->runs, (row)->n, sizeof(type),		\
+			 offsetof(type, probe), ios, kib)
 /* A JSON array of expr over runs[0..n-1], each in turn called run. */
 #define BENCH_JSON_RUNS(j, key, runs, n, run, expr) do {		\
 	double v_[BENCH_MAX_REPS];					\
@@ -757,6 +784,22 @@ void bench_json_case(struct bench_json *j, const char *key,
 /* dev_write_ios and dev_write_sectors of each run (0 if not counted). */
 void bench_json_probed(struct bench_json *j, const void *recs,
 		       unsigned int n, size_t stride, size_t off);
+/*
+ * Open a "cache" object (pages, policy, engine io_uring) for the uflush
+ * case; the caller may add more, then closes it with bench_json_end().
+ */
+void bench_json_uflush(struct bench_json *j, unsigned long pages,
+		       const char *policy);
+/*
+ * After a run callback's run that returned err: true if the callback is to
+ * return *ret instead of recording a sample: 0 when the benchmark is
+ * stopping; on an error (said on stderr with the case's why) BENCH_SKIP
+ * if the case has no run yet (n == 0), else err.
+ */
+bool bench_run_over(int err, const struct bench_case *bc, unsigned int n,
+		    int *ret);
+/* bench_exit_code(), and 1 (saying so) if uflush never ran. */
+int bench_exit_uflush(const char *cmd, int err, unsigned int uflush_runs);
 /* key: the ratio of the medians, key_min, key_max: the paired spread. */
 void bench_json_paired(struct bench_json *j, const char *key,
 		       const struct bench_samples *a,

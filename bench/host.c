@@ -882,3 +882,46 @@ void bench_json_uf_counts(struct bench_json *j, const void *recs,
 		bench_json_nums(j, f[k].key, v, i);
 	}
 }
+
+void bench_json_uflush(struct bench_json *j, unsigned long pages,
+		       const char *policy)
+{
+	bench_json_obj(j, "cache");
+	bench_json_u64(j, "pages", pages);
+	bench_json_str(j, "policy", policy);
+	bench_json_str(j, "engine", "io_uring");
+}
+
+int bench_exit_uflush(const char *cmd, int err, unsigned int uflush_runs)
+{
+	if (bench_stop || err)
+		return bench_exit_code(cmd, err);
+	if (!uflush_runs) {
+		bench_err(cmd, "uflush could not run");
+		return 1;
+	}
+	return 0;
+}
+
+bool bench_run_over(int err, const struct bench_case *bc, unsigned int n,
+		    int *ret)
+{
+	*ret = 0;
+	if (bench_stop)
+		return true;
+	if (!err)
+		return false;
+	fprintf(stderr, "  %s: %s\n", bc->name, bc->why);
+	*ret = n ? err : BENCH_SKIP;
+	return true;
+}
+
+void bench_table_median(struct bench_table *t, unsigned int row,
+			unsigned int col, const char *fmt, const void *recs,
+			unsigned int n, size_t stride, size_t off)
+{
+	struct bench_stats st;
+
+	bench_field_stats(recs, n, stride, off, &st);
+	bench_table_set(t, row, col, fmt, st.median);
+}

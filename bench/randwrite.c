@@ -53,16 +53,10 @@ static const char *const rw_keys[RW_NR] = { "fio_raw", "uflush" };
 
 struct rw_opts {
 	uint64_t file_size;
-	bool file_size_given;
-	unsigned int pages;
+	unsigned int pages, reps, seed;
 	unsigned int writes;		/* 0: every page of the file */
-	unsigned int seed;
-	unsigned int reps;
-	const char *policy;
-	const char *dev;
-	bool force;
-	bool no_fio;
-	const char *json;
+	const char *policy, *dev, *json;
+	bool file_size_given, force, no_fio;
 };
 
 /* What one run measured. */
@@ -102,13 +96,10 @@ static struct rw_bench rw_bench = {
 	.o = { .pages = RW_DEFAULT_PAGES, .seed = 1, .reps = 3 },
 };
 
-#define ROW_SAMPLES(row, field, s) \
-	bench_samples_gather(s, (row)->runs, (row)->n, \
-			     sizeof(struct rw_run), \
-			     offsetof(struct rw_run, field))
-#define ROW_STATS(row, field, st) \
-	bench_field_stats((row)->runs, (row)->n, sizeof(struct rw_run), \
-			  offsetof(struct rw_run, field), st)
+/* Statistics of a field of a case's runs; its IOPS paired with base's. */
+#define ROW_STATS(r, field, st) BENCH_ROW_STATS(r, struct rw_run, field, st)
+#define ROW_IOPS(r, base, a, b) BENCH_ROW_PAIR(r, base, struct rw_run, iops, a, b)
+#define ROW_DEV(r, ios, kib) BENCH_ROW_DEV(r, struct rw_run, ios, kib)
 
 /* ------------------------------------------------------------------ */
 /* uflush                                                              */
@@ -227,15 +218,11 @@ static int run_one(void *priv, unsigned int c, unsigned int rep)
 	struct rw_bench *b = priv;
 	struct rw_results *row = &b->rows[c];
 	struct rw_run r;
-	int err;
+	int err, ret;
 
 	err = c == RW_UFLUSH ? run_uflush(b, row, &r) : run_fio(b, row, &r);
-	if (bench_stop)
-		return 0;
-	if (err) {
-		fprintf(stderr, "  %s: %s\n", rw_names[c], row->bc->why);
-		return row->n ? err : BENCH_SKIP;
-	}
+	if (bench_run_over(err, row->bc, row->n, &ret))
+		return ret;
 	row->runs[row->n++] = r;
 	fprintf(stderr, "  rep %u/%u  %-8s %9.0f IOPS  %6.2f s  cpu %4.0f%%",
 		rep + 1, b->o.reps, rw_names[c], r.iops, r.secs, r.cpu);
@@ -249,20 +236,6 @@ static int run_one(void *priv, unsigned int c, unsigned int rep)
 
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
-
-/* The IOPS of row's runs and of base's, to pair them rep by rep. */
-static void row_iops(const struct rw_results *row, const struct rw_results *base,
-		     struct bench_samples *a, struct bench_samples *b)
-{
-	ROW_SAMPLES(row, iops, a);
-	ROW_SAMPLES(base, iops, b);
-}
-
-static bool row_dev(const struct rw_results *row, double *ios, double *kib)
-{
-	return bench_probed_dev(row->runs, row->n, sizeof(row->runs[0]),
-				offsetof(struct rw_run, probe), ios, kib);
-}
 
 enum {
 	COL_CASE, COL_IOPS, COL_SPREAD, COL_X_FIO, COL_X_FIO_SPREAD, COL_CPU,
@@ -279,23 +252,21 @@ static void rw_row(struct bench_table *t, const void *priv, unsigned int c)
 	const struct rw_bench *b = priv;
 	const struct rw_results *r = &b->rows[c];
 	struct bench_samples x, y;
-	struct bench_stats m, cpu, host;
+	struct bench_stats m;
 	double ios, kib;
 	int row = bench_table_case(t, COL_IOPS, rw_names[c], r->bc, r->n);
 
 	if (row < 0)
 		return;
 	ROW_STATS(r, iops, &m);
-	ROW_STATS(r, cpu, &cpu);
-	ROW_STATS(r, host_cpu, &host);
 	bench_table_stats(t, row, COL_IOPS, &m);
-	row_iops(r, &b->rows[RW_FIO], &x, &y);
+	ROW_IOPS(r, &b->rows[RW_FIO], &x, &y);
 	bench_table_paired(t, row, COL_X_FIO, &x, &y);
-	bench_table_set(t, row, COL_CPU, "%.0f", cpu.median);
-	bench_table_set(t, row, COL_HOST, "%.0f", host.median);
+	BENCH_ROW_CELL(t, row, COL_CPU, "%.0f", r, struct rw_run, cpu);
+	BENCH_ROW_CELL(t, row, COL_HOST, "%.0f", r, struct rw_run, host_cpu);
 	bench_table_dev(t, row, COL_REQS, r->runs, r->n, sizeof(r->runs[0]),
 			offsetof(struct rw_run, probe));
-	if (row_dev(r, &ios, &kib))
+	if (ROW_DEV(r, &ios, &kib))
 		bench_table_set(t, row, COL_PER_REQ, "%.2f", b->writes / ios);
 	else
 		bench_table_set(t, row, COL_PER_REQ, "-");
@@ -351,7 +322,7 @@ static void print_merged(const struct rw_bench *b)
 		       last->uf.write_ios,
 		       (double)last->uf.pages_written / last->uf.write_ios,
 		       last->uf.write_bytes / 1024.0 / last->uf.write_ios);
-	if (row_dev(r, &ios, &kib))
+	if (ROW_DEV(r, &ios, &kib))
 		printf("  at the device         %.0f write requests completed, %.1f KiB each (sysfs, median)\n",
 		       ios, kib);
 	printf("  limits                dirty_thresh %lu pages, background_thresh %lu\n",
@@ -368,7 +339,7 @@ static void rw_notes(const void *priv)
 
 	print_merged(b);
 	printf("\nissue 11 target 2: ratio of the medians (min-max of the per-rep ratios)\n");
-	row_iops(&b->rows[RW_UFLUSH], &b->rows[RW_FIO], &x, &y);
+	ROW_IOPS(&b->rows[RW_UFLUSH], &b->rows[RW_FIO], &x, &y);
 	bench_print_target("uflush / fio raw IOPS", &x, &y, true, 0.8);
 	printf("\nIOPS = writes / time from the first write to the return of fsync (fio: its runtime,\n"
 	       "which includes --end_fsync).  cpu%% = CPU per wall second: uflush all its threads, fio\n"
@@ -400,7 +371,7 @@ static void rw_json_case(struct bench_json *j, const void *priv,
 	JSON_STATS(j, r, secs);
 	JSON_STATS(j, r, cpu);
 	JSON_STATS(j, r, host_cpu);
-	row_iops(r, &b->rows[RW_FIO], &x, &y);
+	ROW_IOPS(r, &b->rows[RW_FIO], &x, &y);
 	bench_json_paired(j, "ratio_fio_raw", &x, &y);
 	bench_json_probed(j, r->runs, r->n, sizeof(r->runs[0]),
 			  offsetof(struct rw_run, probe));
@@ -426,10 +397,7 @@ static void rw_json_config(struct bench_json *j, const void *priv)
 	bench_json_str(j, "offsets", "fixed-seed permutation, each page at most once");
 	bench_json_u64(j, "seed", b->o.seed);
 	bench_json_u64(j, "reps", b->o.reps);
-	bench_json_obj(j, "cache");
-	bench_json_u64(j, "pages", b->o.pages);
-	bench_json_str(j, "policy", b->policy);
-	bench_json_str(j, "engine", "io_uring");
+	bench_json_uflush(j, b->o.pages, b->policy);
 	bench_json_end(j);
 }
 
@@ -438,24 +406,32 @@ static const struct bench_report rw_report = BENCH_REPORT_OF(rw);
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
+#define RW_ABOUT \
+	"4 KiB random overwrites through uflush's page cache (one thread,\n" \
+	"uf_pwrite at page-aligned offsets of a prefilled file 4 x the cache,\n" \
+	"a fixed-seed permutation of its pages, then uf_fsync) beside fio's\n" \
+	"O_DIRECT 4 KiB randwrite at QD 64 through io_uring over the same range\n" \
+	"and number of writes; interleaved, IOPS medians, min-max spreads and\n" \
+	"the ratio (issue 11's target 2: >= 0.8), and how much the flusher\n" \
+	"merged (requests submitted and completed, their mean size).\n"
+
 static const struct bench_opt rw_opts[] = {
+	BENCH_UINT("pages", "N", &rw_bench.o.pages, 16, UINT_MAX, NULL,
+		   "uflush cache frames of 4 KiB (default 65536 = 256 MiB)"),
 	{ .name = "file-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &rw_bench.o.file_size, .min = 1u << 20,
 	  .max = 1ull << 44, .align = RW_PAGE,
 	  .given = &rw_bench.o.file_size_given,
 	  .help = "the file overwritten, and the scratch device size\n"
 		  "(default 4 x the cache: 1G for 256 MiB)" },
-	BENCH_UINT("pages", "N", &rw_bench.o.pages, 16, UINT_MAX, NULL,
-		   "uflush cache frames of 4 KiB (default 65536 = 256 MiB)"),
 	BENCH_UINT("writes", "N", &rw_bench.o.writes, 1, UINT_MAX, NULL,
 		   "4 KiB writes per run, at most the file's pages\n"
 		   "(default: every page of the file once)"),
 	BENCH_UINT("seed", "N", &rw_bench.o.seed, 0, UINT_MAX, NULL,
 		   "the permutation's seed and fio's --randseed (default 1)"),
-	BENCH_STR("policy", "SPEC", &rw_bench.o.policy,
-		  "uflush flush policy: preset[,knob=value...]\n"
-		  "(default: the library's)"),
 	BENCH_OPT_REPS(&rw_bench.o.reps, "repetitions of the two cases (default 3)"),
+	BENCH_STR("policy", "SPEC", &rw_bench.o.policy,
+		  "uflush flush policy: preset[,knob=value...]; the library's"),
 	BENCH_OPT_DEV(&rw_bench.o.dev),
 	BENCH_OPT_FORCE(&rw_bench.o.force),
 	BENCH_FLAG("no-fio", &rw_bench.o.no_fio, "skip the fio baseline"),
@@ -464,27 +440,22 @@ static const struct bench_opt rw_opts[] = {
 };
 
 const struct bench_cmdline bench_randwrite_cmdline = {
-	.cmd = "randwrite",
-	.about =
-		"4 KiB random overwrites through uflush's page cache (one thread,\n"
-		"uf_pwrite at page-aligned offsets of a prefilled file 4 x the cache,\n"
-		"a fixed-seed permutation of its pages, then uf_fsync) beside fio's\n"
-		"O_DIRECT 4 KiB randwrite at QD 64 through io_uring over the same range\n"
-		"and number of writes; interleaved, IOPS medians, min-max spreads and\n"
-		"the ratio (issue 11's target 2: >= 0.8), and how much the flusher\n"
-		"merged (requests submitted and completed, their mean size).\n"
-		BENCH_SCRATCH_ABOUT,
-	.opts = rw_opts,
-	.epilog = BENCH_ENV_FIO,
+	.cmd = "randwrite", .about = RW_ABOUT BENCH_SCRATCH_ABOUT,
+	.opts = rw_opts, .epilog = BENCH_ENV_FIO,
 };
 
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
+/*
+ * After the options: the file, the offsets, the buffer, the cases, the
+ * environment and the policy.  0, or the exit code.
+ */
 static int rw_setup(struct rw_bench *b)
 {
 	struct rw_opts *o = &b->o;
 	uint64_t pages;
+	unsigned int c;
 
 	if (!o->file_size_given)
 		o->file_size = (uint64_t)o->pages * RW_PAGE * RW_FILE_PER_CACHE;
@@ -492,12 +463,29 @@ static int rw_setup(struct rw_bench *b)
 	if (o->writes > pages) {
 		bench_err("randwrite", "--writes %u is more than the file's %" PRIu64 " pages",
 			  o->writes, pages);
-		return -EINVAL;
+		return 2;
 	}
 	b->writes = o->writes ? o->writes : pages;
 	b->perm = bench_permutation(pages, b->writes, o->seed);
 	b->buf = bench_random_buffer(RW_BUF_PAGES * RW_PAGE);
-	return b->perm && b->buf ? 0 : -ENOMEM;
+	if (!b->perm || !b->buf) {
+		bench_err("randwrite", "%s", strerror(ENOMEM));
+		return 1;
+	}
+	for (c = 0; c < RW_NR; c++) {
+		b->cases[c].name = rw_names[c];
+		b->rows[c].bc = &b->cases[c];
+	}
+	if (bench_env_init(&b->env, "randwrite", !o->no_fio) ||
+	    bench_check_policy("randwrite", o->policy, b->policy,
+			       sizeof(b->policy)))
+		return 2;
+	if (!b->env.have_fio) {
+		b->cases[RW_FIO].skipped = true;
+		snprintf(b->cases[RW_FIO].why, sizeof(b->cases[RW_FIO].why),
+			 "%.250s", b->env.fio_why);
+	}
+	return 0;
 }
 
 static int rw_run_all(struct rw_bench *b)
@@ -528,41 +516,23 @@ static int rw_run_all(struct rw_bench *b)
 int bench_randwrite_main(int argc, char **argv)
 {
 	struct rw_bench *b = &rw_bench;
-	unsigned int c;
-	int err;
+	int err = bench_opts_parse(&bench_randwrite_cmdline, argc, argv,
+				   stdout, stderr);
 
-	err = bench_opts_parse(&bench_randwrite_cmdline, argc, argv, stdout,
-			       stderr);
-	if (!err)
-		err = rw_setup(b);
 	if (err)
 		return err > 0 ? 0 : 2;
-	for (c = 0; c < RW_NR; c++) {
-		b->cases[c].name = rw_names[c];
-		b->rows[c].bc = &b->cases[c];
+	err = rw_setup(b);
+	if (!err && !bench_target_open(&b->t, "randwrite", b->o.dev,
+				       b->o.file_size)) {
+		b->t.range = b->o.file_size;
+		b->t.force = b->o.force;
+		err = bench_stop ? 0 : rw_run_all(b);
+		bench_target_close(&b->t);
+		err = bench_exit_uflush("randwrite", err, b->rows[RW_UFLUSH].n);
+	} else if (!err) {
+		err = 1;
 	}
-	if (bench_env_init(&b->env, "randwrite", !b->o.no_fio) ||
-	    bench_check_policy("randwrite", b->o.policy, b->policy,
-			       sizeof(b->policy)))
-		return 2;
-	if (!b->env.have_fio) {
-		b->cases[RW_FIO].skipped = true;
-		snprintf(b->cases[RW_FIO].why, sizeof(b->cases[RW_FIO].why),
-			 "%.250s", b->env.fio_why);
-	}
-	if (bench_target_open(&b->t, "randwrite", b->o.dev, b->o.file_size))
-		return 1;
-	b->t.range = b->o.file_size;
-	b->t.force = b->o.force;
-	err = bench_stop ? 0 : rw_run_all(b);
-	bench_target_close(&b->t);
 	free(b->perm);
 	free(b->buf);
-	if (bench_stop || err)
-		return bench_exit_code("randwrite", err);
-	if (!b->rows[RW_UFLUSH].n) {
-		bench_err("randwrite", "uflush could not run");
-		return 1;
-	}
-	return 0;
+	return err;
 }
