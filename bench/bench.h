@@ -39,6 +39,7 @@ struct bench_cmd {
 
 BENCH_CMD_DECLARE(io);
 BENCH_CMD_DECLARE(cache);
+BENCH_CMD_DECLARE(randwrite);
 BENCH_CMD_DECLARE(busyloop);
 BENCH_CMD_DECLARE(reclaim);
 BENCH_CMD_DECLARE(wcpcap);

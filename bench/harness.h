@@ -21,7 +21,9 @@
  *              that escapes strings and keeps track of nesting).
  *
  * bench/harness.c has the pure parts (options, statistics, schedule,
- * tables, JSON), bench/target.c the device and the run's surroundings;
+ * tables, JSON), bench/target.c the device and the run's surroundings,
+ * bench/host.c the host held to a cache's limits and what the device
+ * benchmarks (cache, randwrite) measure and print alike;
  * both are linked into the test binary too (tests/test_bench_harness.c).  Helpers return 0 or a
  * count on success and a negative errno on failure, like the library.
  */
@@ -554,6 +556,19 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 		   const struct bench_target *t, struct uf_dev **dev);
 
 /*
+ * One run of uflush on the target: a cache of cfg, the target opened in
+ * it (bench_dev_open), one file (inode 1) over [0, range), fn, and the
+ * cache closed again (the file and device with it).  0 or the first
+ * error, with what failed in why.
+ */
+typedef int (*bench_uflush_fn)(void *priv, struct uf_cache *cache,
+			       struct uf_dev *dev, struct uf_file *file);
+int bench_uflush_run(const struct uf_cache_config *cfg,
+		     struct bench_reopen *ro, const struct bench_target *t,
+		     uint64_t range, bench_uflush_fn fn, void *priv,
+		     char *why, size_t len);
+
+/*
  * Writer i's file when writers go round-robin over nd devices, each file
  * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
  * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
@@ -622,5 +637,266 @@ struct bench_common {
 
 #define BENCH_OPTS_COMMON_END(cm) \
 	BENCH_OPTS_DEV_END(&(cm).dev, &(cm).force, &(cm).json)
+
+/* ------------------------------------------------------------------ */
+/* Holding the host to a uflush cache's limits (bench/host.c)          */
+
+/*
+ * The host kernel's dirty limits in bytes for the length of a baseline
+ * run: vm.dirty_bytes and vm.dirty_background_bytes set, the four knobs
+ * as they were saved first and put back by bench_dirty_restore() (a
+ * byte value where one was set, else the ratio: writing one of a pair
+ * zeroes the other), or at exit if the caller did not get there.
+ * vm_dir is "/proc/sys/vm" when NULL (a test points it elsewhere).
+ */
+struct bench_dirty {
+	const char *vm_dir;
+	bool saved;			/* the old values are held */
+	bool changed;			/* a knob was written and not (yet)
+					 * put back */
+	unsigned long old_ratio, old_bytes, old_bg_ratio, old_bg_bytes;
+	uint64_t dirty_bytes, bg_bytes;	/* what was set, read back */
+	bool applied;
+	char why[256];			/* why not, if !applied */
+	struct bench_dirty *next;	/* held ones, restored at exit */
+};
+
+/* 0, or -errno with the reason in d->why (the old values restored). */
+int bench_dirty_set(struct bench_dirty *d, uint64_t dirty_bytes,
+		    uint64_t bg_bytes);
+/* Put the saved values back; 0 or -errno (and a line on stderr). */
+int bench_dirty_restore(struct bench_dirty *d);
+/* "vm.dirty_ratio 20 (dirty_bytes 0), ..." as saved. */
+void bench_dirty_fmt_old(const struct bench_dirty *d, char *buf, size_t len);
+
+/*
+ * A memory cgroup of limit bytes for a baseline: made below the
+ * process's own group (cgroup v2 "memory.max" if the v2 hierarchy has
+ * the memory controller, else v1 "memory.limit_in_bytes"), entered by
+ * the whole process around a child it spawns (the child starts inside
+ * and stays there), left and removed after (also at exit).
+ */
+struct bench_memcg {
+	int version;			/* 1 or 2; 0: none could be made */
+	char dir[512];			/* the group */
+	char home[512];			/* the group we came from */
+	uint64_t limit;
+	bool made, inside;
+	char why[320];			/* why there is none */
+	struct bench_memcg *next;
+};
+
+/* 0, or -errno with the reason in m->why. */
+int bench_memcg_create(struct bench_memcg *m, const char *name,
+		       uint64_t limit);
+int bench_memcg_enter(struct bench_memcg *m);
+int bench_memcg_leave(struct bench_memcg *m);
+/* Peak usage in bytes since made (v1 max_usage, v2 memory.peak); 0. */
+uint64_t bench_memcg_peak(const struct bench_memcg *m);
+/* Leave it if inside and remove it. */
+void bench_memcg_destroy(struct bench_memcg *m);
+
+/* ------------------------------------------------------------------ */
+/* A run of a device benchmark (bench/host.c)                          */
+
+/* The first number in a file (sysctl, sysfs); 0 or -errno. */
+int bench_read_ulong(const char *path, unsigned long *v);
+/* CPU seconds of the calling thread; busy CPU seconds of the host. */
+double bench_thread_cpu(void);
+double bench_host_busy(void);
+
+/* What a run costs around it: wall, CPU, host CPU, device requests. */
+struct bench_probe {
+	uint64_t t0;
+	double cpu0, host0;
+	bool dev_ok;
+	uint64_t ios0, sectors0;
+};
+
+struct bench_probed {
+	double secs;
+	double cpu_secs;		/* the process, all threads */
+	double host_cpu_secs;		/* every CPU of the host */
+	bool have_dev;
+	uint64_t dev_ios;		/* write requests the device did */
+	uint64_t dev_sectors;		/* 512-byte sectors */
+};
+
+void bench_probe_start(const struct bench_target *t, struct bench_probe *p);
+void bench_probe_end(const struct bench_target *t,
+		     const struct bench_probe *p, struct bench_probed *r);
+/*
+ * The medians over n records (stride bytes apart, a struct bench_probed
+ * at byte off of each) of the device's write requests and their mean
+ * size in KiB, over the runs that counted any; false if none did.
+ */
+bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
+		      size_t off, double *ios, double *kib);
+
+/* What uflush counted over a run: uf_cache_stats/uf_dev_stats deltas. */
+struct bench_uf_snap {
+	struct uf_cache_stats cs;
+	struct uf_dev_stats ds;
+};
+
+struct bench_uf_counts {
+	unsigned long pages_dirtied;
+	unsigned long pages_written;	/* written back */
+	unsigned long write_errors;
+	unsigned long dirty_thresh;	/* pages, at the end */
+	unsigned long background_thresh;
+	uint64_t write_ios;		/* write requests uflush submitted */
+	uint64_t write_bytes;
+	unsigned long bdi_written_kb;
+	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
+	unsigned long works_done;	/* wb_writeback works */
+};
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s);
+/* The counts since s0. */
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c);
+/* Arrays over the runs (a bench_uf_counts at off of each record). */
+void bench_json_uf_counts(struct bench_json *j, const void *recs,
+			  unsigned int n, size_t stride, size_t off);
+
+/*
+ * [0, n) in a random order drawn from seed (Fisher-Yates over
+ * xorshift64), of which the first k places are drawn (the rest is left
+ * over); free() it.  NULL if n is 0 or too large, or without memory.
+ */
+uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* One 4 KiB copy per page, and issue 11's CPU bound (bench/host.c)    */
+
+/* The L2 cache of CPU 0 in bytes from sysfs; 0 if unknown. */
+size_t bench_l2_bytes(void);
+/*
+ * The working set of the copy cost: 4 x the L2 cache (8 MiB if its size
+ * is unknown), so that the copies miss the L2 as a cache's frames do.
+ */
+size_t bench_copy_wset(void);
+/*
+ * CPU seconds of this thread to memcpy pages 4 KiB buffers from src
+ * (src_len bytes, taken 4 KiB at a time in turn) to destinations that
+ * walk a prefaulted working set of wset bytes.  -ENOMEM.
+ */
+int bench_copy_cost(const void *src, size_t src_len, uint64_t pages,
+		    size_t wset, double *secs);
+/* secs per 10^9 bytes; NAN if bytes is 0. */
+double bench_per_gb(double secs, uint64_t bytes);
+/*
+ * Issue 11's CPU bound for buffered writes, in CPU seconds per GB:
+ * 2 x (fio's CPU per GB + one 4 KiB copy per page per GB).  NAN if
+ * either is not a number.
+ */
+double bench_cpu_bound(double fio_per_gb, double copy_per_gb);
+
+/* ------------------------------------------------------------------ */
+/* Ratios, targets, and the tables and JSON of a device benchmark      */
+
+/*
+ * a[i] / b[i] for the repetitions both have (a sample pair from the same
+ * repetition), into st: the spread of a ratio.  n = 0 if none.
+ */
+void bench_paired_stats(const struct bench_samples *a,
+			const struct bench_samples *b, struct bench_stats *st);
+/* The ratio of the medians of a and b in col, the paired min-max in col + 1. */
+void bench_table_paired(struct bench_table *t, unsigned int row,
+			unsigned int col, const struct bench_samples *a,
+			const struct bench_samples *b);
+/* The median of a double field of n records in a cell, printed by fmt. */
+__attribute__((format(printf, 4, 0)))
+void bench_table_median(struct bench_table *t, unsigned int row,
+			unsigned int col, const char *fmt, const void *recs,
+			unsigned int n, size_t stride, size_t off);
+#define BENCH_ROW_CELL(t, row, col, fmt, r, type, field)		\
+	bench_table_median(t, row, col, fmt, (r)->runs, (r)->n,	\
+			   sizeof(type), offsetof(type, field))
+/* Statistics / JSON (bench_json_samples) of a double field of records. */
+void bench_field_stats(const void *recs, unsigned int n, size_t stride,
+		       size_t off, struct bench_stats *st);
+void bench_json_field(struct bench_json *j, const char *key,
+		      const void *recs, unsigned int n, size_t stride,
+		      size_t off);
+/*
+ * The samples / statistics of a double field of a scenario's row: a
+ * struct with runs[] (of type) and n.
+ */
+#define BENCH_ROW_SAMPLES(row, type, field, s)				\
+	bench_samples_gather(s, (row)->runs, (row)->n, sizeof(type),	\
+			     offsetof(type, field))
+#define BENCH_ROW_STATS(row, type, field, st)				\
+	bench_field_stats((row)->runs, (row)->n, sizeof(type),		\
+			  offsetof(type, field), st)
+/* The samples of field of row and of base, to pair them rep by rep. */
+#define BENCH_ROW_PAIR(row, base, type, field, a, b) do {		\
+	BENCH_ROW_SAMPLES(row, type, field, a);				\
+	BENCH_ROW_SAMPLES(base, type, field, b);			\
+} while (0)
+/* bench_probed_dev() over a row's runs (their bench_probed is probe). */
+#define BENCH_ROW_DEV(row, type, ios, kib)				\
+	bench_probed_dev((row)->runs, (row)->n, sizeof(type),		\
+			 offsetof(type, probe), ios, kib)
+/* A JSON array of expr over runs[0..n-1], each in turn called run. */
+#define BENCH_JSON_RUNS(j, key, runs, n, run, expr) do {		\
+	double v_[BENCH_MAX_REPS];					\
+	unsigned int i_;						\
+									\
+	for (i_ = 0; i_ < (n) && i_ < BENCH_MAX_REPS; i_++) {		\
+		const __typeof__((runs)[0]) *run = &(runs)[i_];		\
+									\
+		v_[i_] = (double)(expr);				\
+	}								\
+	bench_json_nums(j, key, v_, i_);				\
+} while (0)
+/*
+ * "  what  ratio (min-max)  target >= goal: met": the ratio of the
+ * medians of a and b, the spread of the paired ratios, at most goal if
+ * not at_least; MISSED if not met, a dash if either has no sample.
+ */
+void bench_print_target(const char *what, const struct bench_samples *a,
+			const struct bench_samples *b, bool at_least,
+			double goal);
+/*
+ * A case's row: its name in column 0; if it has no run (n == 0), "skipped"
+ * or "no run" in col and -ENODATA.  The row, or -ENOSPC.
+ */
+int bench_table_case(struct bench_table *t, unsigned int col,
+		     const char *name, const struct bench_case *bc,
+		     unsigned int n);
+/* bench_probed_dev()'s medians in col and col + 1, or dashes. */
+void bench_table_dev(struct bench_table *t, unsigned int row,
+		     unsigned int col, const void *recs, unsigned int n,
+		     size_t stride, size_t off);
+/* Open a case's object: case, status, reason, cmd. */
+void bench_json_case(struct bench_json *j, const char *key,
+		     const struct bench_case *bc, unsigned int n,
+		     const char *cmd);
+/* dev_write_ios and dev_write_sectors of each run (0 if not counted). */
+void bench_json_probed(struct bench_json *j, const void *recs,
+		       unsigned int n, size_t stride, size_t off);
+/*
+ * Open a "cache" object (pages, policy, engine io_uring) for the uflush
+ * case; the caller may add more, then closes it with bench_json_end().
+ */
+void bench_json_uflush(struct bench_json *j, unsigned long pages,
+		       const char *policy);
+/*
+ * After a run callback's run that returned err: true if the callback is to
+ * return *ret instead of recording a sample: 0 when the benchmark is
+ * stopping; on an error (said on stderr with the case's why) BENCH_SKIP
+ * if the case has no run yet (n == 0), else err.
+ */
+bool bench_run_over(int err, const struct bench_case *bc, unsigned int n,
+		    int *ret);
+/* bench_exit_code(), and 1 (saying so) if uflush never ran. */
+int bench_exit_uflush(const char *cmd, int err, unsigned int uflush_runs);
+/* key: the ratio of the medians, key_min, key_max: the paired spread. */
+void bench_json_paired(struct bench_json *j, const char *key,
+		       const struct bench_samples *a,
+		       const struct bench_samples *b);
 
 #endif /* UF_BENCH_HARNESS_H */

@@ -459,6 +459,45 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 	return err;
 }
 
+int bench_uflush_run(const struct uf_cache_config *cfg,
+		     struct bench_reopen *ro, const struct bench_target *t,
+		     uint64_t range, bench_uflush_fn fn, void *priv,
+		     char *why, size_t len)
+{
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	int err, cerr;
+
+	err = uf_cache_open(cfg, &cache);
+	if (err) {
+		snprintf(why, len, "uf_cache_open: %s", strerror(-err));
+		return err;
+	}
+	err = bench_dev_open(ro, cache, t, &dev);
+	if (err) {
+		snprintf(why, len, "uf_dev_open %s: %s", t->path,
+			 strerror(-err));
+		goto out;
+	}
+	err = uf_file_open(dev, 1, 0, range, NULL, NULL, &file);
+	if (err) {
+		snprintf(why, len, "uf_file_open: %s", strerror(-err));
+		goto out;
+	}
+	err = fn(priv, cache, dev, file);
+	if (err)
+		snprintf(why, len, "write/fsync: %s", strerror(-err));
+out:
+	/* closes the file and the device; everything is clean by now */
+	cerr = uf_cache_close(cache);
+	if (!err && cerr) {
+		snprintf(why, len, "uf_cache_close: %s", strerror(-cerr));
+		err = cerr;
+	}
+	return err;
+}
+
 void bench_reopen_print(const struct bench_reopen *ro)
 {
 	if (ro->busy_reopens)

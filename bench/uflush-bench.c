@@ -22,6 +22,7 @@ static const struct bench_cmd bench_cmds[] = {
 	BENCH_CMD(ab, "A/B test two flush policies over cases or a seed's matrix"),
 	BENCH_CMD(io, "raw device throughput of the I/O engines vs fio"),
 	BENCH_CMD(cache, "sequential writes through the cache vs fio raw and the kernel's page cache"),
+	BENCH_CMD(randwrite, "4 KiB random overwrites through the cache vs fio O_DIRECT randwrite at QD 64"),
 	BENCH_CMD(hits, "4 KiB hits on resident pages vs a bare memcpy, 1 and 2 threads"),
 	BENCH_CMD(idle, "wakeups of an idle cache, clean and dirty, per thread"),
 	BENCH_CMD(busyloop, "seed 000's no-progress variants with an inode that cannot be written"),
