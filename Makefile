@@ -13,6 +13,8 @@
 #                       load), then a busyloop variant pair; results and
 #                       traces in build/run/ (RUN_ARGS go to the A/B)
 #   make run-io         the I/O-engine benchmark vs fio (uflush-bench io)
+#   make run-hits       cache hits vs memcpy, 1 and 2 threads (uflush-bench hits)
+#   make run-idle       wakeups of an idle cache per thread (uflush-bench idle)
 #   make fuzz           build the libFuzzer harness of the public API with
 #                       clang, ASan and UBSan (build-fuzz/uflush-api-fuzz)
 #   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
@@ -62,8 +64,8 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 	policies/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
-BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/fio.c bench/abcase.c \
-	bench/ab.c bench/plot.c
+BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/host.c bench/fio.c \
+	bench/abcase.c bench/ab.c bench/plot.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c
@@ -101,7 +103,7 @@ ifneq ($(V),1)
   Q := @
 endif
 
-.PHONY: all build deps test run run-io check layers stress install clean \
+.PHONY: all build deps test run run-io run-hits run-idle check layers stress install clean \
 	sqlite-crash fuzz fuzz-run crashloop
 
 all: deps
@@ -232,9 +234,10 @@ run: deps
 		--json $(RUN_DIR)/busyloop.json
 	$(Q)echo; echo "results: $(RUN_DIR)/ab.json $(RUN_DIR)/busyloop.json"
 
-run-io: deps
+# One benchmark, RUN_ARGS going to it: make run-io, run-hits, run-idle.
+run-io run-hits run-idle: deps
 	$(Q)$(MAKE) --no-print-directory build
-	$(Q)$(O)/uflush-bench io $(RUN_ARGS)
+	$(Q)$(O)/uflush-bench $(@:run-%=%) $(RUN_ARGS)
 
 # libFuzzer: clang, and libclang-rt-dev (only recommended by clang).
 fuzz:

@@ -155,7 +155,7 @@ struct ab_lat {
 };
 
 struct ab_writer {
-	pthread_t th;
+	struct bench_thread t;		/* first: the harness joins it */
 	struct uf_file *f;
 	enum ab_kind kind;
 	uint64_t size, bs;
@@ -166,7 +166,6 @@ struct ab_writer {
 	uint64_t seed;
 	uint64_t bytes;		/* written so far (atomic) */
 	struct ab_lat pause, fsync;
-	int err;
 };
 
 static void lat_add(struct ab_lat *l, uint64_t *seed, double ms)
@@ -275,13 +274,13 @@ static void *writer_fn(void *arg)
 	unsigned long k;
 
 	if (!rbuf) {
-		w->err = -ENOMEM;
+		w->t.err = -ENOMEM;
 		return NULL;
 	}
 	for (k = 1; !__atomic_load_n(w->stop, __ATOMIC_RELAXED) && !bench_stop;
 	     k++) {
-		w->err = writer_step(w, &off, k, rbuf);
-		if (w->err)
+		w->t.err = writer_step(w, &off, k, rbuf);
+		if (w->t.err)
 			break;
 	}
 	free(rbuf);
@@ -300,13 +299,6 @@ struct ab_state {
 	cpu_set_t old_cpus;
 	bool pinned;
 };
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* The case's CPUs: the first c of those we may run on; threads inherit. */
 static void pin_cpus(struct ab_state *s, unsigned int c)
@@ -461,7 +453,7 @@ static double ab_window(const struct ab_bench *b, const struct ab_case *c,
 	uint64_t t0 = uf_now_ns(), secs = c->secs ? c->secs : b->o.secs;
 
 	while (!bench_stop) {
-		sleep_ms(AB_POLL_MS);
+		bench_sleep_ms(AB_POLL_MS);
 		if (c->amount ? writers_bytes(s) >= c->amount :
 				uf_now_ns() - t0 >= secs * 1000000000ull)
 			break;
@@ -539,17 +531,8 @@ static void dev_counters(const struct ab_bench *b, unsigned int nd,
 
 static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
 {
-	unsigned int i;
-
-	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
-	for (i = 0; i < s->nr_writers; i++) {
-		pthread_join(s->w[i].th, NULL);
-		if (!err && s->w[i].err) {
-			err = s->w[i].err;
-			snprintf(why, len, "a writer: %s", strerror(-err));
-		}
-	}
-	return err;
+	return bench_threads_stop(&s->stop, s->w, sizeof(*s->w), s->nr_writers,
+				  err, "a writer", why, len);
 }
 
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
@@ -589,8 +572,7 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	const struct ab_case *c = &b->ci[ci].c;
 	struct ab_state *s = calloc(1, sizeof(*s));
 	uint64_t i0, s0, i1, s1;
-	unsigned int i;
-	int err, cerr;
+	int err;
 
 	if (!s)
 		return -ENOMEM;
@@ -602,24 +584,15 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	dev_counters(b, ab_case_devs(c), &i0, &s0);
 	pin_cpus(s, c->cpus);
 	err = ab_open(b, c, side, trace, ci, s, why, len);
-	for (i = 0; !err && i < c->writers; i++) {
-		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
-		if (!err)
-			s->nr_writers++;
-	}
+	if (!err)
+		err = bench_threads_start(s->w, sizeof(*s->w), c->writers,
+					  writer_fn, &s->nr_writers);
 	if (!err)
 		err = ab_measure(b, c, s, r);
 	err = stop_writers(s, err, why, len);
 	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
 	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
-	if (s->cache) {
-		cerr = uf_cache_close(s->cache);	/* writes the rest */
-		if (!err && cerr) {
-			err = cerr;
-			snprintf(why, len, "uf_cache_close: %s",
-				 strerror(-err));
-		}
-	}
+	err = bench_cache_close(s->cache, err, why, len);
 	if (s->pinned)
 		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
 	dev_counters(b, ab_case_devs(c), &i1, &s1);
@@ -719,11 +692,9 @@ static int kern_run(struct ab_bench *b, const struct ab_case *c,
 	int err;
 
 	err = kern_files(b, c, s, fds, why, len);
-	for (i = 0; !err && i < c->writers; i++) {
-		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
-		if (!err)
-			s->nr_writers++;
-	}
+	if (!err)
+		err = bench_threads_start(s->w, sizeof(*s->w), c->writers,
+					  writer_fn, &s->nr_writers);
 	if (!err) {
 		double secs = ab_window(b, c, s);
 
@@ -1038,13 +1009,15 @@ static const char *const metric_names[NR_METRICS] = {
 	"alloc_failures",
 };
 
+static const char *const cmp_keys[] = {
+	"a", "b", "change_percent", "spread_a_percent", "spread_b_percent",
+};
+
 static void json_cmp(struct bench_json *j, const struct ab_cmp *c)
 {
-	bench_json_num(j, "a", c->a);
-	bench_json_num(j, "b", c->b);
-	bench_json_num(j, "change_percent", c->change);
-	bench_json_num(j, "spread_a_percent", c->spread_a);
-	bench_json_num(j, "spread_b_percent", c->spread_b);
+	const double v[] = { c->a, c->b, c->change, c->spread_a, c->spread_b };
+
+	bench_json_members(j, cmp_keys, v, sizeof(v) / sizeof(v[0]));
 	bench_json_bool(j, "inside_noise", c->noise);
 }
 
@@ -1057,6 +1030,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 	struct ab_cmp c, rows[AB_MAX_CASES];
 	unsigned int side, k;
 
+	bench_json_obj(j, NULL);
 	if (i == b->nr) {
 		for (k = 0; k < b->nr; k++)
 			cmp_of(&b->ci[k], offsetof(struct ab_run, mbs),
@@ -1064,6 +1038,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 		ab_compare_total(rows, b->nr, &c);
 		bench_json_str(j, "case", "TOTAL");
 		json_cmp(j, &c);
+		bench_json_end(j);
 		return;
 	}
 	ci = &b->ci[i];
@@ -1080,6 +1055,7 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 		}
 		bench_json_end(j);
 	}
+	bench_json_end(j);
 }
 
 static const struct bench_report ab_report = BENCH_REPORT_OF(ab);
@@ -1269,9 +1245,9 @@ int bench_ab_main(int argc, char **argv)
 	ab_o.secs = 5;
 	ab_o.reps = 3;
 	ab_o.dev_size = 512ull << 20;
-	err = bench_opts_parse(&bench_ab_cmdline, argc, argv, stdout, stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&bench_ab_cmdline, argc, argv);
+	if (err >= 0)
+		return err;
 	if (ab_o.list) {
 		ab_list();
 		return 0;

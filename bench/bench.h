@@ -31,24 +31,24 @@ struct bench_cmd {
 	void (*usage)(FILE *f);
 };
 
-int bench_io_main(int argc, char **argv);
-extern const struct bench_cmdline bench_io_cmdline;
-int bench_cache_main(int argc, char **argv);
-extern const struct bench_cmdline bench_cache_cmdline;
-int bench_busyloop_main(int argc, char **argv);
-extern const struct bench_cmdline bench_busyloop_cmdline;
-int bench_reclaim_main(int argc, char **argv);
-extern const struct bench_cmdline bench_reclaim_cmdline;
-int bench_wcpcap_main(int argc, char **argv);
-extern const struct bench_cmdline bench_wcpcap_cmdline;
-int bench_jbod_main(int argc, char **argv);
-extern const struct bench_cmdline bench_jbod_cmdline;
-int bench_sqlite_main(int argc, char **argv);
-extern const struct bench_cmdline bench_sqlite_cmdline;
-int bench_ab_main(int argc, char **argv);
-extern const struct bench_cmdline bench_ab_cmdline;
-int bench_plot_main(int argc, char **argv);
-extern const struct bench_cmdline bench_plot_cmdline;
+/* A subcommand's entry point and command line: bench_NAME_main and
+ * bench_NAME_cmdline (the table entry is BENCH_CMD in uflush-bench.c). */
+#define BENCH_CMD_DECLARE(name)						\
+	int bench_##name##_main(int argc, char **argv);			\
+	extern const struct bench_cmdline bench_##name##_cmdline
+
+BENCH_CMD_DECLARE(io);
+BENCH_CMD_DECLARE(cache);
+BENCH_CMD_DECLARE(randwrite);
+BENCH_CMD_DECLARE(busyloop);
+BENCH_CMD_DECLARE(reclaim);
+BENCH_CMD_DECLARE(wcpcap);
+BENCH_CMD_DECLARE(jbod);
+BENCH_CMD_DECLARE(sqlite);
+BENCH_CMD_DECLARE(ab);
+BENCH_CMD_DECLARE(plot);
+BENCH_CMD_DECLARE(hits);
+BENCH_CMD_DECLARE(idle);
 /* PNGs of one trace or of A and B into dir (bench/plot.c). */
 int bench_plot_render(const char *dir, const char *const *traces,
 		      unsigned int n);

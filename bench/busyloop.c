@@ -1336,30 +1336,24 @@ static const struct bench_opt bl_opts[] = {
 	BENCH_OPT_END,
 };
 
-const struct bench_cmdline bench_busyloop_cmdline = {
-	.cmd = "busyloop",
-	.about =
-		"What seed 000's no-progress variants cost on a real device: one inode with\n"
-		"only its metadata dirty whose write_inode fails with -EAGAIN for --stuck\n"
-		"seconds, while a writer thread writes --bs to each of --files other files\n"
-		"every --interval ms.  For each variant: flusher passes and no-progress\n"
-		"waits (counted from the tracepoints), write_inode tries, the flusher\n"
-		"thread's CPU time, how long the other files' writes waited for writeback,\n"
-		"and how soon after the lock cleared the inode was written.\n"
-		"Default device: a scratch loop device (direct I/O), removed at exit.\n",
-	.opts = bl_opts,
-	.epilog =
-		"Environment: UFLUSH_TESTDIR = where the scratch file and the trace FIFO go\n"
-		"(default /var/tmp).\n",
-};
+BENCH_CMDLINE(busyloop, bl_opts,
+	"What seed 000's no-progress variants cost on a real device: one inode with\n"
+	"only its metadata dirty whose write_inode fails with -EAGAIN for --stuck\n"
+	"seconds, while a writer thread writes --bs to each of --files other files\n"
+	"every --interval ms.  For each variant: flusher passes and no-progress\n"
+	"waits (counted from the tracepoints), write_inode tries, the flusher\n"
+	"thread's CPU time, how long the other files' writes waited for writeback,\n"
+	"and how soon after the lock cleared the inode was written.\n"
+	"Default device: a scratch loop device (direct I/O), removed at exit.\n",
+	"Environment: UFLUSH_TESTDIR = where the scratch file and the trace FIFO go\n"
+	"(default /var/tmp).\n");
 
 static int parse_opts(struct bl_opts *o, int argc, char **argv)
 {
 	int err;
 
-	err = bench_opts_parse(&bench_busyloop_cmdline, argc, argv, stdout,
-			       stderr);
-	if (err)
+	err = bench_opts_main(&bench_busyloop_cmdline, argc, argv);
+	if (err >= 0)
 		return err;
 	if (o->trace && o->no_trace) {
 		bench_err("busyloop", "--trace and --no-trace exclude each other");

@@ -43,6 +43,53 @@ int bench_install_signals(void)
 	return 0;
 }
 
+void bench_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !bench_stop)
+		;
+}
+
+static struct bench_thread *thread_at(void *arr, size_t stride,
+				      unsigned int i)
+{
+	return (struct bench_thread *)((char *)arr + i * stride);
+}
+
+int bench_threads_start(void *arr, size_t stride, unsigned int nr,
+			void *(*fn)(void *), unsigned int *started)
+{
+	struct bench_thread *t;
+	int err;
+
+	for (; *started < nr; (*started)++) {
+		t = thread_at(arr, stride, *started);
+		err = pthread_create(&t->th, NULL, fn, t);
+		if (err)
+			return -err;
+	}
+	return 0;
+}
+
+int bench_threads_stop(bool *stop, void *arr, size_t stride, unsigned int nr,
+		       int err, const char *what, char *why, size_t len)
+{
+	struct bench_thread *t;
+	unsigned int i;
+
+	__atomic_store_n(stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < nr; i++) {
+		t = thread_at(arr, stride, i);
+		pthread_join(t->th, NULL);
+		if (!err && t->err) {
+			err = t->err;
+			snprintf(why, len, "%s: %s", what, strerror(-err));
+		}
+	}
+	return err;
+}
+
 int bench_cond_init(pthread_cond_t *cond)
 {
 	pthread_condattr_t attr;
@@ -314,6 +361,13 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv)
+{
+	int err = bench_opts_parse(cl, argc, argv, stdout, stderr);
+
+	return err ? (err > 0 ? 0 : 2) : -1;
 }
 
 #define HELP_COL	21
@@ -635,6 +689,27 @@ void bench_table_print(const struct bench_table *t, FILE *f)
 
 /* ------------------------------------------------------------------ */
 /* JSON output                                                         */
+
+void bench_json_members(struct bench_json *j, const char *const *keys,
+			const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bench_json_num(j, keys[i], v[i]);
+}
+
+void bench_json_policies(struct bench_json *j, const char *const *names,
+			 const char (*policy)[512], unsigned int n)
+{
+	char key[64];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "policy_%s", names[i]);
+		bench_json_str(j, key, policy[i]);
+	}
+}
 
 void bench_json_escape(FILE *f, const char *s)
 {

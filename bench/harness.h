@@ -21,7 +21,9 @@
  *              that escapes strings and keeps track of nesting).
  *
  * bench/harness.c has the pure parts (options, statistics, schedule,
- * tables, JSON), bench/target.c the device and the run's surroundings;
+ * tables, JSON), bench/target.c the device and the run's surroundings,
+ * bench/host.c the host held to a cache's limits and what the device
+ * benchmarks (cache, randwrite) measure and print alike;
  * both are linked into the test binary too (tests/test_bench_harness.c).  Helpers return 0 or a
  * count on success and a negative errno on failure, like the library.
  */
@@ -54,6 +56,31 @@ struct uf_dev;
 extern volatile sig_atomic_t bench_stop;
 
 int bench_install_signals(void);
+
+/* Sleep ms milliseconds; a signal cuts it short only once bench_stop is
+ * set. */
+void bench_sleep_ms(unsigned int ms);
+
+/*
+ * A benchmark's worker thread, the first member of the scenario's own
+ * struct: the harness starts and joins arrays of them (elements stride
+ * bytes apart).
+ */
+struct bench_thread {
+	pthread_t th;
+	int err;			/* what the thread ended with */
+};
+
+/* Start fn on each of nr elements of arr, counting them in *started;
+ * stops at the first that cannot start and returns its -errno. */
+int bench_threads_start(void *arr, size_t stride, unsigned int nr,
+			void *(*fn)(void *), unsigned int *started);
+/*
+ * Set *stop and join the nr threads started.  Returns err if nonzero,
+ * else the first thread's error, saying "what: <error>" in why.
+ */
+int bench_threads_stop(bool *stop, void *arr, size_t stride, unsigned int nr,
+		       int err, const char *what, char *why, size_t len);
 
 /* A condvar whose timed waits take CLOCK_MONOTONIC deadlines (uf_now_ns). */
 int bench_cond_init(pthread_cond_t *cond);
@@ -133,9 +160,17 @@ struct bench_opt {
 #define BENCH_OPT_JSON(d) \
 	BENCH_STR("json", "FILE", d, "also write the results as JSON")
 
+/* The last options of a scenario on one device: --dev, --force, --json,
+ * and the end of the table. */
+#define BENCH_OPTS_DEV_END(dev, force, json) \
+	BENCH_OPT_DEV(dev), BENCH_OPT_FORCE(force), BENCH_OPT_JSON(json), \
+	BENCH_OPT_END
+
 #define BENCH_SCRATCH_ABOUT \
 	"Default device: a scratch loop device (direct I/O) over a sparse file,\n" \
 	"or the file itself where a loop device cannot be made; removed at exit.\n"
+#define BENCH_ENV_TESTDIR \
+	"Environment: UFLUSH_TESTDIR = where the scratch file goes.\n"
 #define BENCH_ENV_FIO \
 	"Environment: FIO = the fio binary; UFLUSH_TESTDIR = where the scratch\n" \
 	"file goes (default /var/tmp).\n"
@@ -151,6 +186,13 @@ struct bench_cmdline {
 					 * argv[*rest] (moved to the end) */
 };
 
+/* Subcommand name's command line, bench_NAME_cmdline (bench.h). */
+#define BENCH_CMDLINE(name, opts_, about_, epilog_)			\
+	const struct bench_cmdline bench_##name##_cmdline = {		\
+		.cmd = #name, .about = (about_), .opts = (opts_),	\
+		.epilog = (epilog_),					\
+	}
+
 /*
  * Parse argv[1..] (argv[0] is the subcommand) into the table's dest.
  * Defaults are whatever dest holds before.  Returns 0; 1 if --help was
@@ -160,6 +202,12 @@ struct bench_cmdline {
 int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		     FILE *out, FILE *err);
 void bench_opts_usage(const struct bench_cmdline *cl, FILE *f);
+/*
+ * bench_opts_parse() for a subcommand's main, on stdout and stderr:
+ * -1 to go on, else the exit code (0 after --help, 2 for a bad option).
+ */
+int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv);
+
 /* "uflush-bench CMD: " and the message, on stderr. */
 __attribute__((format(printf, 2, 3)))
 void bench_err(const char *cmd, const char *fmt, ...);
@@ -251,6 +299,12 @@ struct bench_sched {
 	int (*run)(void *priv, unsigned int c, unsigned int rep);
 	void *priv;
 };
+
+/* A schedule of the nr cases at cases_, rotated; .reps set before it runs. */
+#define BENCH_SCHED_ROTATED(cases_, nr, run_, priv_) {			\
+	.nr_cases = (nr), .cases = (cases_), .rotate = true,		\
+	.run = (run_), .priv = (priv_),					\
+}
 
 int bench_sched_run(const struct bench_sched *s);
 /* The case that runs i-th in repetition rep. */
@@ -393,6 +447,12 @@ void bench_json_stats(struct bench_json *j, const char *key,
 void bench_json_samples(struct bench_json *j, const char *key,
 			const struct bench_samples *s);
 
+/* Members keys[i]: v[i], i < n. */
+void bench_json_members(struct bench_json *j, const char *const *keys,
+			const double *v, unsigned int n);
+/* Members "policy_<names[i]>": policy[i], i < n (the resolved specs). */
+void bench_json_policies(struct bench_json *j, const char *const *names,
+			 const char (*policy)[512], unsigned int n);
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
@@ -460,6 +520,9 @@ int bench_target_prefill(const struct bench_target *t, uint64_t range,
 /* Write requests and 512-byte sectors the device completed (sysfs stat). */
 bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
 			   uint64_t *sectors);
+/* Read and write requests the device completed (sysfs stat). */
+bool bench_target_ios(const struct bench_target *t, uint64_t *reads,
+		      uint64_t *writes);
 /* "device:  PATH: DESC (scratch, removed at exit)" + extra, a line. */
 void bench_target_print(const struct bench_target *t, const char *extra);
 /*
@@ -493,13 +556,41 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 		   const struct bench_target *t, struct uf_dev **dev);
 
 /*
+ * One run of uflush on the target: a cache of cfg, the target opened in
+ * it (bench_dev_open), one file (inode 1) over [0, range), fn, and the
+ * cache closed again (the file and device with it).  0 or the first
+ * error, with what failed in why.
+ */
+typedef int (*bench_uflush_fn)(void *priv, struct uf_cache *cache,
+			       struct uf_dev *dev, struct uf_file *file);
+int bench_uflush_run(const struct uf_cache_config *cfg,
+		     struct bench_reopen *ro, const struct bench_target *t,
+		     uint64_t range, bench_uflush_fn fn, void *priv,
+		     char *why, size_t len);
+
+/*
  * Writer i's file when writers go round-robin over nd devices, each file
  * fsize bytes, side by side on its device: inode i + 1 on dev[i % nd] at
  * (i / nd) * fsize.  On failure why says so.  uf_file_open()'s return.
  */
+/*
+ * uf_cache_close(cache), which writes the rest, if cache is set.  Returns
+ * err if nonzero, else the close's error, saying so in why.
+ */
+int bench_cache_close(struct uf_cache *cache, int err, char *why,
+		      size_t len);
+
 int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,
 		      unsigned int i, uint64_t fsize, struct uf_file **f,
 		      char *why, size_t len);
+
+/*
+ * Write [off, off + len) of a file through the cache in 1 MiB uf_pwrites
+ * of buf (1 MiB); len a multiple of 1 MiB.  Stops early on bench_stop.
+ * 0, uf_pwrite's error, or -EIO for a short write.
+ */
+int bench_fill_file(struct uf_file *f, uint64_t off, uint64_t len,
+		    const void *buf);
 
 /* ------------------------------------------------------------------ */
 /* A run's surroundings                                                */
@@ -528,5 +619,284 @@ void bench_env_print(const struct bench_env *env, const char *extra,
 void bench_fio_json(struct bench_json *j, const struct bench_env *env);
 /* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
 int bench_exit_code(const char *cmd, int err);
+
+/*
+ * What a scenario on one device holds besides its own: the options
+ * --reps, --dev, --force, --json (BENCH_OPTS_COMMON_END), the run's
+ * surroundings, the device and its reopen count.
+ */
+struct bench_common {
+	unsigned int reps;
+	const char *dev;
+	bool force;
+	const char *json;
+	struct bench_env env;
+	struct bench_target t;
+	struct bench_reopen ro;
+};
+
+#define BENCH_OPTS_COMMON_END(cm) \
+	BENCH_OPTS_DEV_END(&(cm).dev, &(cm).force, &(cm).json)
+
+/* ------------------------------------------------------------------ */
+/* Holding the host to a uflush cache's limits (bench/host.c)          */
+
+/*
+ * The host kernel's dirty limits in bytes for the length of a baseline
+ * run: vm.dirty_bytes and vm.dirty_background_bytes set, the four knobs
+ * as they were saved first and put back by bench_dirty_restore() (a
+ * byte value where one was set, else the ratio: writing one of a pair
+ * zeroes the other), or at exit if the caller did not get there.
+ * vm_dir is "/proc/sys/vm" when NULL (a test points it elsewhere).
+ */
+struct bench_dirty {
+	const char *vm_dir;
+	bool saved;			/* the old values are held */
+	bool changed;			/* a knob was written and not (yet)
+					 * put back */
+	unsigned long old_ratio, old_bytes, old_bg_ratio, old_bg_bytes;
+	uint64_t dirty_bytes, bg_bytes;	/* what was set, read back */
+	bool applied;
+	char why[256];			/* why not, if !applied */
+	struct bench_dirty *next;	/* held ones, restored at exit */
+};
+
+/* 0, or -errno with the reason in d->why (the old values restored). */
+int bench_dirty_set(struct bench_dirty *d, uint64_t dirty_bytes,
+		    uint64_t bg_bytes);
+/* Put the saved values back; 0 or -errno (and a line on stderr). */
+int bench_dirty_restore(struct bench_dirty *d);
+/* "vm.dirty_ratio 20 (dirty_bytes 0), ..." as saved. */
+void bench_dirty_fmt_old(const struct bench_dirty *d, char *buf, size_t len);
+
+/*
+ * A memory cgroup of limit bytes for a baseline: made below the
+ * process's own group (cgroup v2 "memory.max" if the v2 hierarchy has
+ * the memory controller, else v1 "memory.limit_in_bytes"), entered by
+ * the whole process around a child it spawns (the child starts inside
+ * and stays there), left and removed after (also at exit).
+ */
+struct bench_memcg {
+	int version;			/* 1 or 2; 0: none could be made */
+	char dir[512];			/* the group */
+	char home[512];			/* the group we came from */
+	uint64_t limit;
+	bool made, inside;
+	char why[320];			/* why there is none */
+	struct bench_memcg *next;
+};
+
+/* 0, or -errno with the reason in m->why. */
+int bench_memcg_create(struct bench_memcg *m, const char *name,
+		       uint64_t limit);
+int bench_memcg_enter(struct bench_memcg *m);
+int bench_memcg_leave(struct bench_memcg *m);
+/* Peak usage in bytes since made (v1 max_usage, v2 memory.peak); 0. */
+uint64_t bench_memcg_peak(const struct bench_memcg *m);
+/* Leave it if inside and remove it. */
+void bench_memcg_destroy(struct bench_memcg *m);
+
+/* ------------------------------------------------------------------ */
+/* A run of a device benchmark (bench/host.c)                          */
+
+/* The first number in a file (sysctl, sysfs); 0 or -errno. */
+int bench_read_ulong(const char *path, unsigned long *v);
+/* CPU seconds of the calling thread; busy CPU seconds of the host. */
+double bench_thread_cpu(void);
+double bench_host_busy(void);
+
+/* What a run costs around it: wall, CPU, host CPU, device requests. */
+struct bench_probe {
+	uint64_t t0;
+	double cpu0, host0;
+	bool dev_ok;
+	uint64_t ios0, sectors0;
+};
+
+struct bench_probed {
+	double secs;
+	double cpu_secs;		/* the process, all threads */
+	double host_cpu_secs;		/* every CPU of the host */
+	bool have_dev;
+	uint64_t dev_ios;		/* write requests the device did */
+	uint64_t dev_sectors;		/* 512-byte sectors */
+};
+
+void bench_probe_start(const struct bench_target *t, struct bench_probe *p);
+void bench_probe_end(const struct bench_target *t,
+		     const struct bench_probe *p, struct bench_probed *r);
+/*
+ * The medians over n records (stride bytes apart, a struct bench_probed
+ * at byte off of each) of the device's write requests and their mean
+ * size in KiB, over the runs that counted any; false if none did.
+ */
+bool bench_probed_dev(const void *recs, unsigned int n, size_t stride,
+		      size_t off, double *ios, double *kib);
+
+/* What uflush counted over a run: uf_cache_stats/uf_dev_stats deltas. */
+struct bench_uf_snap {
+	struct uf_cache_stats cs;
+	struct uf_dev_stats ds;
+};
+
+struct bench_uf_counts {
+	unsigned long pages_dirtied;
+	unsigned long pages_written;	/* written back */
+	unsigned long write_errors;
+	unsigned long dirty_thresh;	/* pages, at the end */
+	unsigned long background_thresh;
+	uint64_t write_ios;		/* write requests uflush submitted */
+	uint64_t write_bytes;
+	unsigned long bdi_written_kb;
+	unsigned long bdi_bw_kbps;	/* bandwidth estimate at the end */
+	unsigned long works_done;	/* wb_writeback works */
+};
+
+void bench_uf_snap(struct uf_cache *cache, struct uf_dev *dev,
+		   struct bench_uf_snap *s);
+/* The counts since s0. */
+void bench_uf_counts(const struct bench_uf_snap *s0, struct uf_cache *cache,
+		     struct uf_dev *dev, struct bench_uf_counts *c);
+/* Arrays over the runs (a bench_uf_counts at off of each record). */
+void bench_json_uf_counts(struct bench_json *j, const void *recs,
+			  unsigned int n, size_t stride, size_t off);
+
+/*
+ * [0, n) in a random order drawn from seed (Fisher-Yates over
+ * xorshift64), of which the first k places are drawn (the rest is left
+ * over); free() it.  NULL if n is 0 or too large, or without memory.
+ */
+uint32_t *bench_permutation(uint64_t n, uint64_t k, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* One 4 KiB copy per page, and issue 11's CPU bound (bench/host.c)    */
+
+/* The L2 cache of CPU 0 in bytes from sysfs; 0 if unknown. */
+size_t bench_l2_bytes(void);
+/*
+ * The working set of the copy cost: 4 x the L2 cache (8 MiB if its size
+ * is unknown), so that the copies miss the L2 as a cache's frames do.
+ */
+size_t bench_copy_wset(void);
+/*
+ * CPU seconds of this thread to memcpy pages 4 KiB buffers from src
+ * (src_len bytes, taken 4 KiB at a time in turn) to destinations that
+ * walk a prefaulted working set of wset bytes.  -ENOMEM.
+ */
+int bench_copy_cost(const void *src, size_t src_len, uint64_t pages,
+		    size_t wset, double *secs);
+/* secs per 10^9 bytes; NAN if bytes is 0. */
+double bench_per_gb(double secs, uint64_t bytes);
+/*
+ * Issue 11's CPU bound for buffered writes, in CPU seconds per GB:
+ * 2 x (fio's CPU per GB + one 4 KiB copy per page per GB).  NAN if
+ * either is not a number.
+ */
+double bench_cpu_bound(double fio_per_gb, double copy_per_gb);
+
+/* ------------------------------------------------------------------ */
+/* Ratios, targets, and the tables and JSON of a device benchmark      */
+
+/*
+ * a[i] / b[i] for the repetitions both have (a sample pair from the same
+ * repetition), into st: the spread of a ratio.  n = 0 if none.
+ */
+void bench_paired_stats(const struct bench_samples *a,
+			const struct bench_samples *b, struct bench_stats *st);
+/* The ratio of the medians of a and b in col, the paired min-max in col + 1. */
+void bench_table_paired(struct bench_table *t, unsigned int row,
+			unsigned int col, const struct bench_samples *a,
+			const struct bench_samples *b);
+/* The median of a double field of n records in a cell, printed by fmt. */
+__attribute__((format(printf, 4, 0)))
+void bench_table_median(struct bench_table *t, unsigned int row,
+			unsigned int col, const char *fmt, const void *recs,
+			unsigned int n, size_t stride, size_t off);
+#define BENCH_ROW_CELL(t, row, col, fmt, r, type, field)		\
+	bench_table_median(t, row, col, fmt, (r)->runs, (r)->n,	\
+			   sizeof(type), offsetof(type, field))
+/* Statistics / JSON (bench_json_samples) of a double field of records. */
+void bench_field_stats(const void *recs, unsigned int n, size_t stride,
+		       size_t off, struct bench_stats *st);
+void bench_json_field(struct bench_json *j, const char *key,
+		      const void *recs, unsigned int n, size_t stride,
+		      size_t off);
+/*
+ * The samples / statistics of a double field of a scenario's row: a
+ * struct with runs[] (of type) and n.
+ */
+#define BENCH_ROW_SAMPLES(row, type, field, s)				\
+	bench_samples_gather(s, (row)->runs, (row)->n, sizeof(type),	\
+			     offsetof(type, field))
+#define BENCH_ROW_STATS(row, type, field, st)				\
+	bench_field_stats((row)->runs, (row)->n, sizeof(type),		\
+			  offsetof(type, field), st)
+/* The samples of field of row and of base, to pair them rep by rep. */
+#define BENCH_ROW_PAIR(row, base, type, field, a, b) do {		\
+	BENCH_ROW_SAMPLES(row, type, field, a);				\
+	BENCH_ROW_SAMPLES(base, type, field, b);			\
+} while (0)
+/* bench_probed_dev() over a row's runs (their bench_probed is probe). */
+#define BENCH_ROW_DEV(row, type, ios, kib)				\
+	bench_probed_dev((row)->runs, (row)->n, sizeof(type),		\
+			 offsetof(type, probe), ios, kib)
+/* A JSON array of expr over runs[0..n-1], each in turn called run. */
+#define BENCH_JSON_RUNS(j, key, runs, n, run, expr) do {		\
+	double v_[BENCH_MAX_REPS];					\
+	unsigned int i_;						\
+									\
+	for (i_ = 0; i_ < (n) && i_ < BENCH_MAX_REPS; i_++) {		\
+		const __typeof__((runs)[0]) *run = &(runs)[i_];		\
+									\
+		v_[i_] = (double)(expr);				\
+	}								\
+	bench_json_nums(j, key, v_, i_);				\
+} while (0)
+/*
+ * "  what  ratio (min-max)  target >= goal: met": the ratio of the
+ * medians of a and b, the spread of the paired ratios, at most goal if
+ * not at_least; MISSED if not met, a dash if either has no sample.
+ */
+void bench_print_target(const char *what, const struct bench_samples *a,
+			const struct bench_samples *b, bool at_least,
+			double goal);
+/*
+ * A case's row: its name in column 0; if it has no run (n == 0), "skipped"
+ * or "no run" in col and -ENODATA.  The row, or -ENOSPC.
+ */
+int bench_table_case(struct bench_table *t, unsigned int col,
+		     const char *name, const struct bench_case *bc,
+		     unsigned int n);
+/* bench_probed_dev()'s medians in col and col + 1, or dashes. */
+void bench_table_dev(struct bench_table *t, unsigned int row,
+		     unsigned int col, const void *recs, unsigned int n,
+		     size_t stride, size_t off);
+/* Open a case's object: case, status, reason, cmd. */
+void bench_json_case(struct bench_json *j, const char *key,
+		     const struct bench_case *bc, unsigned int n,
+		     const char *cmd);
+/* dev_write_ios and dev_write_sectors of each run (0 if not counted). */
+void bench_json_probed(struct bench_json *j, const void *recs,
+		       unsigned int n, size_t stride, size_t off);
+/*
+ * Open a "cache" object (pages, policy, engine io_uring) for the uflush
+ * case; the caller may add more, then closes it with bench_json_end().
+ */
+void bench_json_uflush(struct bench_json *j, unsigned long pages,
+		       const char *policy);
+/*
+ * After a run callback's run that returned err: true if the callback is to
+ * return *ret instead of recording a sample: 0 when the benchmark is
+ * stopping; on an error (said on stderr with the case's why) BENCH_SKIP
+ * if the case has no run yet (n == 0), else err.
+ */
+bool bench_run_over(int err, const struct bench_case *bc, unsigned int n,
+		    int *ret);
+/* bench_exit_code(), and 1 (saying so) if uflush never ran. */
+int bench_exit_uflush(const char *cmd, int err, unsigned int uflush_runs);
+/* key: the ratio of the medians, key_min, key_max: the paired spread. */
+void bench_json_paired(struct bench_json *j, const char *key,
+		       const struct bench_samples *a,
+		       const struct bench_samples *b);
 
 #endif /* UF_BENCH_HARNESS_H */

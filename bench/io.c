@@ -1048,16 +1048,12 @@ static const struct bench_opt io_opts[] = {
 	BENCH_OPT_END,
 };
 
-const struct bench_cmdline bench_io_cmdline = {
-	.cmd = "io",
-	.about =
-		"Raw write throughput of uflush's I/O engines (uf_bdev_submit in a closed\n"
-		"loop) beside fio with the same pattern, engine, depth and byte range on\n"
-		"the same device; runs interleaved, medians and min-max spreads printed.\n"
-		BENCH_SCRATCH_ABOUT,
-	.opts = io_opts,
-	.epilog = BENCH_ENV_FIO,
-};
+BENCH_CMDLINE(io, io_opts,
+	"Raw write throughput of uflush's I/O engines (uf_bdev_submit in a closed\n"
+	"loop) beside fio with the same pattern, engine, depth and byte range on\n"
+	"the same device; runs interleaved, medians and min-max spreads printed.\n"
+	BENCH_SCRATCH_ABOUT,
+	BENCH_ENV_FIO);
 
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
@@ -1121,9 +1117,9 @@ int bench_io_main(int argc, char **argv)
 	struct io_bench *b = &io_bench;
 	int err;
 
-	err = bench_opts_parse(&bench_io_cmdline, argc, argv, stdout, stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&bench_io_cmdline, argc, argv);
+	if (err >= 0)
+		return err;
 	if (bench_env_init(&b->env, "io", !b->o.no_fio))
 		return 1;
 	if (bench_target_open(&b->t, "io", b->o.dev,

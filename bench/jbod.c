@@ -38,6 +38,8 @@ static const unsigned int writer_counts[] = { 1, 10, 100 };
 #define NR_WCOUNTS	3
 
 static const char *const bg_names[] = { "global", "bdi" };
+/* the seed's words for them */
+static const char *const side_names[] = { "before", "after" };
 
 struct jbod_opts {
 	unsigned int devs;
@@ -106,26 +108,22 @@ static const struct bench_opt jbod_opts[] = {
 	BENCH_OPT_END,
 };
 
-const struct bench_cmdline bench_jbod_cmdline = {
-	.cmd = "jbod",
-	.about = "Seed 001: JBOD throughput with the background threshold\n"
-		 "global (before) or also per device (after).\n"
-		 "Devices: scratch loop devices (direct I/O), each shaped\n"
-		 "to --bw; removed at exit.\n",
-	.opts = jbod_opts,
-	.epilog = "Environment: UFLUSH_TESTDIR = where the scratch files go.\n",
-};
+BENCH_CMDLINE(jbod, jbod_opts,
+	"Seed 001: JBOD throughput with the background threshold\n"
+	"global (before) or also per device (after).\n"
+	"Devices: scratch loop devices (direct I/O), each shaped\n"
+	"to --bw; removed at exit.\n",
+	"Environment: UFLUSH_TESTDIR = where the scratch files go.\n");
 
 /* ------------------------------------------------------------------ */
 /* A run                                                               */
 
 struct writer {
-	pthread_t th;
+	struct bench_thread t;		/* first: the harness joins it */
 	struct uf_file *f;
 	uint64_t size;
 	const void *buf;
 	bool *stop;
-	int err;
 };
 
 static void *writer_fn(void *arg)
@@ -137,7 +135,7 @@ static void *writer_fn(void *arg)
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED) && !bench_stop) {
 		n = uf_pwrite(w->f, w->buf, JBOD_CHUNK, off);
 		if (n != JBOD_CHUNK) {
-			w->err = n < 0 ? (int)n : -EIO;
+			w->t.err = n < 0 ? (int)n : -EIO;
 			break;
 		}
 		off += JBOD_CHUNK;
@@ -145,13 +143,6 @@ static void *writer_fn(void *arg)
 			off = 0;
 	}
 	return NULL;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Samples where a device has dirty pages and none under writeback. */
@@ -229,25 +220,22 @@ static int jbod_once(struct jbod_bench *b, struct jbod_case *jc,
 	struct jbod_state *s = calloc(1, sizeof(*s));
 	unsigned long idle = 0, total = 0, steps, k;
 	struct uf_cache_stats c0, c1;
-	unsigned int i;
 	uint64_t t0;
-	int err, cerr;
+	int err;
 
 	if (!s)
 		return -ENOMEM;
 	err = jbod_open(b, jc, s, why, len);
-	for (i = 0; !err && i < jc->writers; i++) {
-		err = -pthread_create(&s->w[i].th, NULL, writer_fn, &s->w[i]);
-		if (!err)
-			s->nr_writers++;
-	}
+	if (!err)
+		err = bench_threads_start(s->w, sizeof(*s->w), jc->writers,
+					  writer_fn, &s->nr_writers);
 	if (!err) {
-		sleep_ms(1000);		/* warm-up: dirty pages pile up */
+		bench_sleep_ms(1000);		/* warm-up: dirty pages pile up */
 		uf_cache_stats(s->cache, &c0);
 		t0 = uf_now_ns();
 		steps = b->o.secs * 1000ul / JBOD_SAMPLE_MS;
 		for (k = 0; k < steps && !bench_stop; k++) {
-			sleep_ms(JBOD_SAMPLE_MS);
+			bench_sleep_ms(JBOD_SAMPLE_MS);
 			sample_idle(s->dev, b->o.devs, &idle, &total);
 		}
 		uf_cache_stats(s->cache, &c1);
@@ -255,22 +243,9 @@ static int jbod_once(struct jbod_bench *b, struct jbod_case *jc,
 		r->mbs = r->pages * 4096 / 1e6 / ((uf_now_ns() - t0) / 1e9);
 		r->idle = total ? 100.0 * idle / total : 0;
 	}
-	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
-	for (i = 0; i < s->nr_writers; i++) {
-		pthread_join(s->w[i].th, NULL);
-		if (!err && s->w[i].err) {
-			err = s->w[i].err;
-			snprintf(why, len, "uf_pwrite: %s", strerror(-err));
-		}
-	}
-	if (s->cache) {
-		cerr = uf_cache_close(s->cache);	/* writes the rest */
-		if (!err && cerr) {
-			err = cerr;
-			snprintf(why, len, "uf_cache_close: %s",
-				 strerror(-err));
-		}
-	}
+	err = bench_threads_stop(&s->stop, s->w, sizeof(*s->w), s->nr_writers,
+				 err, "uf_pwrite", why, len);
+	err = bench_cache_close(s->cache, err, why, len);
 	free(s);
 	return err;
 }
@@ -403,8 +378,7 @@ static void jbod_json_config(struct bench_json *j, const void *priv)
 	bench_json_u64(j, "bw_bytes_per_sec", b->o.bw);
 	bench_json_u64(j, "secs", b->o.secs);
 	bench_json_u64(j, "cache_pages", b->o.pages);
-	bench_json_str(j, "policy_before", b->policy[0]);
-	bench_json_str(j, "policy_after", b->policy[1]);
+	bench_json_policies(j, side_names, b->policy, 2);
 }
 
 static void jbod_json_case(struct bench_json *j, const void *priv,
@@ -414,8 +388,10 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 	struct bench_samples s;
 	unsigned int k;
 
+	bench_json_obj(j, NULL);
 	if (i + 1 == nr_rows(b)) {
 		bench_json_str(j, "case", "total");
+		bench_json_end(j);
 		return;
 	}
 	bench_json_u64(j, "writers", b->jc[2 * i].writers);
@@ -427,6 +403,7 @@ static void jbod_json_case(struct bench_json *j, const void *priv,
 		bench_json_samples(j, "idle_percent", &s);
 		bench_json_end(j);
 	}
+	bench_json_end(j);
 }
 
 static const struct bench_report jbod_report = BENCH_REPORT_OF(jbod);
@@ -456,10 +433,9 @@ int bench_jbod_main(int argc, char **argv)
 	unsigned int i, k;
 	int err;
 
-	err = bench_opts_parse(&bench_jbod_cmdline, argc, argv, stdout,
-			       stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&bench_jbod_cmdline, argc, argv);
+	if (err >= 0)
+		return err;
 	for (k = 0; k < 2; k++) {
 		char spec[256];
 

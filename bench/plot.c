@@ -394,10 +394,9 @@ int bench_plot_main(int argc, char **argv)
 	int err, n;
 
 	plot_out = "plots";
-	err = bench_opts_parse(&bench_plot_cmdline, argc, argv, stdout,
-			       stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&bench_plot_cmdline, argc, argv);
+	if (err >= 0)
+		return err;
 	n = argc - plot_rest;
 	if (n < 1 || n > 2) {
 		bench_err("plot", "give one trace, or two (A and B)");

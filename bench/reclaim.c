@@ -267,15 +267,11 @@ static const struct bench_opt rc_opt_table[] = {
 	BENCH_OPT_END,
 };
 
-const struct bench_cmdline bench_reclaim_cmdline = {
-	.cmd = "reclaim",
-	.about =
-		"Seed 003: 2 writers x --data in --bs writes into a --limit memory domain,\n"
-		"under reclaim=3.2, reclaim=pageout, and without a domain (global).\n"
-		BENCH_SCRATCH_ABOUT,
-	.opts = rc_opt_table,
-	.epilog = NULL,
-};
+BENCH_CMDLINE(reclaim, rc_opt_table,
+	"Seed 003: 2 writers x --data in --bs writes into a --limit memory domain,\n"
+	"under reclaim=3.2, reclaim=pageout, and without a domain (global).\n"
+	BENCH_SCRATCH_ABOUT,
+	NULL);
 
 int bench_reclaim_main(int argc, char **argv)
 {
@@ -300,9 +296,9 @@ int bench_reclaim_main(int argc, char **argv)
 	opts[5].dest = &b->o.dev;
 	opts[6].dest = &b->o.force;
 	cl.opts = opts;
-	err = bench_opts_parse(&cl, argc, argv, stdout, stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&cl, argc, argv);
+	if (err >= 0)
+		return err;
 	if (!b->o.machine)
 		b->o.machine = 16 * b->o.limit;
 	if (b->o.machine < b->o.limit) {

@@ -595,39 +595,30 @@ static const struct bench_opt sq_opts[] = {
 	BENCH_SIZE("size", &sq_bench.o.size, 64u << 20, UINT64_MAX, 1u << 20,
 		   "scratch device size (default 256M)"),
 	BENCH_OPT_REPS(&sq_bench.o.reps, "repetitions of the cases (default 3)"),
-	BENCH_OPT_DEV(&sq_bench.o.dev),
-	BENCH_OPT_FORCE(&sq_bench.o.force),
-	BENCH_OPT_JSON(&sq_bench.o.json),
-	BENCH_OPT_END,
+	BENCH_OPTS_DEV_END(&sq_bench.o.dev, &sq_bench.o.force,
+			   &sq_bench.o.json),
 };
 
-const struct bench_cmdline bench_sqlite_cmdline = {
-	.cmd = "sqlite",
-	.about =
-		"A SQLite workload (bulk insert, indexed updates, point reads, mixed)\n"
-		"through the uflush VFS and through SQLite's default VFS on ext4 made on\n"
-		"the same device, under synchronous=NORMAL and FULL: transactions/s,\n"
-		"commit latency, bytes written, and their ratios.  Needs root (mkfs,\n"
-		"mount, dropping caches).\n"
-		BENCH_SCRATCH_ABOUT,
-	.opts = sq_opts,
-	.epilog = NULL,
-};
+BENCH_CMDLINE(sqlite, sq_opts,
+	"A SQLite workload (bulk insert, indexed updates, point reads, mixed)\n"
+	"through the uflush VFS and through SQLite's default VFS on ext4 made on\n"
+	"the same device, under synchronous=NORMAL and FULL: transactions/s,\n"
+	"commit latency, bytes written, and their ratios.  Needs root (mkfs,\n"
+	"mount, dropping caches).\n"
+	BENCH_SCRATCH_ABOUT,
+	NULL);
 
 int bench_sqlite_main(int argc, char **argv)
 {
 	struct sq_bench *b = &sq_bench;
-	struct bench_sched s = {
-		.nr_cases = SQ_MAX_CASES, .cases = b->cases, .reps = 0,
-		.rotate = true, .run = sq_run_one, .priv = b,
-	};
+	struct bench_sched s = BENCH_SCHED_ROTATED(b->cases, SQ_MAX_CASES,
+						   sq_run_one, b);
 	unsigned int c;
 	int err;
 
-	err = bench_opts_parse(&bench_sqlite_cmdline, argc, argv, stdout,
-			       stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	err = bench_opts_main(&bench_sqlite_cmdline, argc, argv);
+	if (err >= 0)
+		return err;
 	if (strcmp(b->o.journal, "delete") && strcmp(b->o.journal, "wal")) {
 		bench_err("sqlite", "--journal %s: want delete or wal",
 			  b->o.journal);

@@ -330,8 +330,9 @@ int bench_target_prefill(const struct bench_target *t, uint64_t range,
 	return err;
 }
 
-bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
-			   uint64_t *sectors)
+/* Fields i and k of the first seven of the device's sysfs stat. */
+static bool target_stat(const struct bench_target *t, unsigned int i,
+			uint64_t *vi, unsigned int k, uint64_t *vk)
 {
 	unsigned long long v[7];
 	char path[96];
@@ -351,9 +352,21 @@ bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
 	fclose(f);
 	if (n != 7)
 		return false;
-	*ios = v[4];
-	*sectors = v[6];
+	*vi = v[i];
+	*vk = v[k];
 	return true;
+}
+
+bool bench_target_counters(const struct bench_target *t, uint64_t *ios,
+			   uint64_t *sectors)
+{
+	return target_stat(t, 4, ios, 6, sectors);
+}
+
+bool bench_target_ios(const struct bench_target *t, uint64_t *reads,
+		      uint64_t *writes)
+{
+	return target_stat(t, 0, reads, 4, writes);
 }
 
 void bench_target_print(const struct bench_target *t, const char *extra)
@@ -442,6 +455,45 @@ int bench_dev_open(struct bench_reopen *ro, struct uf_cache *cache,
 	if (err) {
 		uf_dev_close(*dev);
 		*dev = NULL;
+	}
+	return err;
+}
+
+int bench_uflush_run(const struct uf_cache_config *cfg,
+		     struct bench_reopen *ro, const struct bench_target *t,
+		     uint64_t range, bench_uflush_fn fn, void *priv,
+		     char *why, size_t len)
+{
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	int err, cerr;
+
+	err = uf_cache_open(cfg, &cache);
+	if (err) {
+		snprintf(why, len, "uf_cache_open: %s", strerror(-err));
+		return err;
+	}
+	err = bench_dev_open(ro, cache, t, &dev);
+	if (err) {
+		snprintf(why, len, "uf_dev_open %s: %s", t->path,
+			 strerror(-err));
+		goto out;
+	}
+	err = uf_file_open(dev, 1, 0, range, NULL, NULL, &file);
+	if (err) {
+		snprintf(why, len, "uf_file_open: %s", strerror(-err));
+		goto out;
+	}
+	err = fn(priv, cache, dev, file);
+	if (err)
+		snprintf(why, len, "write/fsync: %s", strerror(-err));
+out:
+	/* closes the file and the device; everything is clean by now */
+	cerr = uf_cache_close(cache);
+	if (!err && cerr) {
+		snprintf(why, len, "uf_cache_close: %s", strerror(-cerr));
+		err = cerr;
 	}
 	return err;
 }
@@ -552,6 +604,35 @@ int bench_exit_code(const char *cmd, int err)
 		return 130;
 	}
 	return err ? 1 : 0;
+}
+
+int bench_fill_file(struct uf_file *f, uint64_t off, uint64_t len,
+		    const void *buf)
+{
+	uint64_t end = off + len;
+	ssize_t n;
+
+	for (; off < end && !bench_stop; off += 1u << 20) {
+		n = uf_pwrite(f, buf, 1u << 20, off);
+		if (n != 1 << 20)
+			return n < 0 ? (int)n : -EIO;
+	}
+	return 0;
+}
+
+int bench_cache_close(struct uf_cache *cache, int err, char *why,
+		      size_t len)
+{
+	int cerr;
+
+	if (!cache)
+		return err;
+	cerr = uf_cache_close(cache);
+	if (!err && cerr) {
+		err = cerr;
+		snprintf(why, len, "uf_cache_close: %s", strerror(-err));
+	}
+	return err;
 }
 
 int bench_spread_file(struct uf_dev *const *dev, unsigned int nd,

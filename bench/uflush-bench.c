@@ -15,25 +15,22 @@
 
 #include "bench.h"
 
+#define BENCH_CMD(name, summary) \
+	{ #name, summary, bench_##name##_main, &bench_##name##_cmdline, NULL }
+
 static const struct bench_cmd bench_cmds[] = {
-	{ "ab", "A/B test two flush policies over cases or a seed's matrix",
-	  bench_ab_main, &bench_ab_cmdline, NULL },
-	{ "io", "raw device throughput of the I/O engines vs fio",
-	  bench_io_main, &bench_io_cmdline, NULL },
-	{ "cache", "sequential writes through the cache vs fio raw and the kernel's page cache",
-	  bench_cache_main, &bench_cache_cmdline, NULL },
-	{ "busyloop", "seed 000's no-progress variants with an inode that cannot be written",
-	  bench_busyloop_main, &bench_busyloop_cmdline, NULL },
-	{ "reclaim", "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works",
-	  bench_reclaim_main, &bench_reclaim_cmdline, NULL },
-	{ "wcpcap", "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not",
-	  bench_wcpcap_main, &bench_wcpcap_cmdline, NULL },
-	{ "jbod", "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold",
-	  bench_jbod_main, &bench_jbod_cmdline, NULL },
-	{ "sqlite", "a SQLite workload through the uflush VFS vs SQLite on ext4",
-	  bench_sqlite_main, &bench_sqlite_cmdline, NULL },
-	{ "plot", "PNGs of a run (or of A and B) from its tracepoints, via gnuplot",
-	  bench_plot_main, &bench_plot_cmdline, NULL },
+	BENCH_CMD(ab, "A/B test two flush policies over cases or a seed's matrix"),
+	BENCH_CMD(io, "raw device throughput of the I/O engines vs fio"),
+	BENCH_CMD(cache, "sequential writes through the cache vs fio raw and the kernel's page cache"),
+	BENCH_CMD(randwrite, "4 KiB random overwrites through the cache vs fio O_DIRECT randwrite at QD 64"),
+	BENCH_CMD(hits, "4 KiB hits on resident pages vs a bare memcpy, 1 and 2 threads"),
+	BENCH_CMD(idle, "wakeups of an idle cache, clean and dirty, per thread"),
+	BENCH_CMD(busyloop, "seed 000's no-progress variants with an inode that cannot be written"),
+	BENCH_CMD(reclaim, "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works"),
+	BENCH_CMD(wcpcap, "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not"),
+	BENCH_CMD(jbod, "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold"),
+	BENCH_CMD(sqlite, "a SQLite workload through the uflush VFS vs SQLite on ext4"),
+	BENCH_CMD(plot, "PNGs of a run (or of A and B) from its tracepoints, via gnuplot"),
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },
 };

@@ -38,11 +38,7 @@ struct wcp_opts {
 	uint64_t size;
 	uint64_t bw;
 	unsigned int extent;
-	unsigned int reps;
 	const char *policy;
-	const char *dev;
-	bool force;
-	const char *json;
 };
 
 struct wcp_run {
@@ -55,9 +51,7 @@ struct wcp_run {
 
 struct wcp_bench {
 	struct wcp_opts o;
-	struct bench_env env;
-	struct bench_target t;
-	struct bench_reopen ro;
+	struct bench_common cm;
 	void *buf;
 	char spec[NR_CASES][256];
 	char policy[NR_CASES][512];	/* resolved */
@@ -67,8 +61,8 @@ struct wcp_bench {
 };
 
 static struct wcp_bench wcp = {
-	.o = { .size = 1ull << 30, .bw = 200ull << 20, .extent = 2048,
-	       .reps = 3 },
+	.o = { .size = 1ull << 30, .bw = 200ull << 20, .extent = 2048 },
+	.cm = { .reps = 3 },
 };
 
 static const struct bench_opt wcp_opts[] = {
@@ -79,26 +73,20 @@ static const struct bench_opt wcp_opts[] = {
 		   "fsync waits for (0: as fast as it is); 200M"),
 	BENCH_UINT("extent", "PAGES", &wcp.o.extent, 1, 1u << 20, NULL,
 		   "the most pages the mapper maps a call; 2048 (8 MiB)"),
-	BENCH_OPT_REPS(&wcp.o.reps, "repetitions of each case; 3"),
+	BENCH_OPT_REPS(&wcp.cm.reps, "repetitions of each case; 3"),
 	BENCH_STR("policy", "SPEC", &wcp.o.policy,
 		  "the policy both cases start from (wcpcap= is added);\n"
 		  "linux-3.2"),
-	BENCH_OPT_DEV(&wcp.o.dev),
-	BENCH_OPT_FORCE(&wcp.o.force),
-	BENCH_OPT_JSON(&wcp.o.json),
-	BENCH_OPT_END,
+	BENCH_OPTS_COMMON_END(wcp.cm),
 };
 
-const struct bench_cmdline bench_wcpcap_cmdline = {
-	.cmd = "wcpcap",
-	.about = "Seed 004: CPU of an fsync of a large delalloc file, with\n"
-		 "and without write_cache_pages stopping at the mapper's\n"
-		 "extent.\n"
-		 BENCH_SCRATCH_ABOUT,
-	.opts = wcp_opts,
-	.epilog = "Environment: UFLUSH_TESTDIR = where the scratch file\n"
-		  "goes.\n",
-};
+BENCH_CMDLINE(wcpcap, wcp_opts,
+	"Seed 004: CPU of an fsync of a large delalloc file, with\n"
+	"and without write_cache_pages stopping at the mapper's\n"
+	"extent.\n"
+	BENCH_SCRATCH_ABOUT,
+	"Environment: UFLUSH_TESTDIR = where the scratch file\n"
+	"goes.\n");
 
 struct mapper {
 	unsigned long extent;
@@ -115,19 +103,6 @@ static int map_extent(struct uf_file *f, void *priv, unsigned long index,
 	(void)index;
 	m->calls++;
 	return (int)(nr_pages < m->extent ? nr_pages : m->extent);
-}
-
-static int fill(struct uf_file *file, uint64_t size, const void *buf)
-{
-	uint64_t off;
-	ssize_t n;
-
-	for (off = 0; off < size && !bench_stop; off += 1u << 20) {
-		n = uf_pwrite(file, buf, 1u << 20, off);
-		if (n != 1 << 20)
-			return n < 0 ? (int)n : -EIO;
-	}
-	return 0;
 }
 
 static int wcp_once(struct wcp_bench *b, enum wcp_case c, struct wcp_run *r)
@@ -162,11 +137,11 @@ static int wcp_once(struct wcp_bench *b, enum wcp_case c, struct wcp_run *r)
 	}
 	spec = uf_cache_policy(cache);
 	snprintf(b->policy[c], sizeof(b->policy[c]), "%s", spec ? spec : "?");
-	err = bench_dev_open(&b->ro, cache, &b->t, &dev);
+	err = bench_dev_open(&b->cm.ro, cache, &b->cm.t, &dev);
 	if (!err)
 		err = uf_file_open(dev, 1, 0, b->o.size, &ops, &m, &file);
 	if (!err)
-		err = fill(file, b->o.size, b->buf);
+		err = bench_fill_file(file, 0, b->o.size, b->buf);
 	if (err) {
 		snprintf(b->cases[c].why, sizeof(b->cases[c].why),
 			 "setup: %s", strerror(-err));
@@ -285,8 +260,7 @@ static void wcp_json_config(struct bench_json *j, const void *priv)
 	bench_json_u64(j, "size_bytes", b->o.size);
 	bench_json_u64(j, "extent_pages", b->o.extent);
 	bench_json_u64(j, "bw_bytes_per_sec", b->o.bw);
-	bench_json_str(j, "policy_stock", b->policy[0]);
-	bench_json_str(j, "policy_cap", b->policy[1]);
+	bench_json_policies(j, case_names, b->policy, NR_CASES);
 }
 
 static void wcp_json_case(struct bench_json *j, const void *priv,
@@ -295,6 +269,7 @@ static void wcp_json_case(struct bench_json *j, const void *priv,
 	const struct wcp_bench *b = priv;
 	struct bench_samples s;
 
+	bench_json_obj(j, NULL);
 	bench_json_str(j, "case", case_names[c]);
 	gather(b, c, offsetof(struct wcp_run, secs), &s);
 	bench_json_samples(j, "fsync_secs", &s);
@@ -306,6 +281,7 @@ static void wcp_json_case(struct bench_json *j, const void *priv,
 	bench_json_samples(j, "pages_scanned", &s);
 	gather(b, c, offsetof(struct wcp_run, map_calls), &s);
 	bench_json_samples(j, "map_calls", &s);
+	bench_json_end(j);
 }
 
 static const struct bench_report wcp_report = BENCH_REPORT_OF(wcp);
@@ -313,17 +289,13 @@ static const struct bench_report wcp_report = BENCH_REPORT_OF(wcp);
 int bench_wcpcap_main(int argc, char **argv)
 {
 	struct wcp_bench *b = &wcp;
-	struct bench_sched s = {
-		.nr_cases = NR_CASES, .cases = b->cases, .reps = 0,
-		.rotate = true, .run = wcp_run_one, .priv = b,
-	};
+	struct bench_sched s = BENCH_SCHED_ROTATED(b->cases, NR_CASES,
+						   wcp_run_one, b);
+	int err = bench_opts_main(&bench_wcpcap_cmdline, argc, argv);
 	unsigned int c;
-	int err;
 
-	err = bench_opts_parse(&bench_wcpcap_cmdline, argc, argv, stdout,
-			       stderr);
-	if (err)
-		return err > 0 ? 0 : 2;
+	if (err >= 0)
+		return err;
 	for (c = 0; c < NR_CASES; c++) {
 		b->cases[c].name = case_names[c];
 		snprintf(b->spec[c], sizeof(b->spec[c]), "%s,wcpcap=%s",
@@ -332,31 +304,31 @@ int bench_wcpcap_main(int argc, char **argv)
 		if (bench_check_policy("wcpcap", b->spec[c], NULL, 0))
 			return 2;
 	}
-	if (bench_env_init(&b->env, "wcpcap", false))
+	if (bench_env_init(&b->cm.env, "wcpcap", false))
 		return 1;
 	b->buf = bench_random_buffer(1u << 20);
 	if (!b->buf)
 		return 1;
-	if (bench_target_open(&b->t, "wcpcap", b->o.dev, b->o.size)) {
+	if (bench_target_open(&b->cm.t, "wcpcap", b->cm.dev, b->o.size)) {
 		free(b->buf);
 		return 1;
 	}
-	b->t.range = b->o.size;
-	b->t.force = b->o.force;
-	b->t.shaped = b->o.bw != 0;
-	b->t.shape.bw_bytes_per_sec = b->o.bw;
-	bench_env_print(&b->env, NULL, false);
-	bench_target_print(&b->t, NULL);
-	s.reps = b->o.reps;
+	b->cm.t.range = b->o.size;
+	b->cm.t.force = b->cm.force;
+	b->cm.t.shaped = b->o.bw != 0;
+	b->cm.t.shape.bw_bytes_per_sec = b->o.bw;
+	bench_env_print(&b->cm.env, NULL, false);
+	bench_target_print(&b->cm.t, NULL);
+	s.reps = b->cm.reps;
 	err = bench_sched_run(&s);
 	if (!err && !bench_stop && !b->n[CASE_STOCK] && !b->n[CASE_CAP]) {
 		bench_err("wcpcap", "no case could run");
 		err = -EIO;
 	}
 	if (!err && !bench_stop)
-		err = bench_report(&wcp_report, &b->env, &b->t, b->o.json, b,
+		err = bench_report(&wcp_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_CASES);
-	bench_target_close(&b->t);
+	bench_target_close(&b->cm.t);
 	free(b->buf);
 	return bench_exit_code("wcpcap", err);
 }

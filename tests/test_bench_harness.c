@@ -511,7 +511,7 @@ Test(bench_harness, scratch_target_is_a_dio_loop_device_and_goes_away)
 	struct bench_target t;
 	struct uf_cache *cache;
 	struct uf_dev *dev;
-	uint64_t ios0, sec0, ios1, sec1;
+	uint64_t ios0, sec0, ios1, sec1, rd0, wr0, rd1, wr1;
 	char sys[96];
 
 	if (geteuid())
@@ -525,10 +525,16 @@ Test(bench_harness, scratch_target_is_a_dio_loop_device_and_goes_away)
 	cr_assert_eq(t.dio, 1, "%s", t.desc);
 	cr_assert(strstr(t.desc, "dio=1 (verified in sysfs)"), "%s", t.desc);
 	cr_assert(bench_target_counters(&t, &ios0, &sec0));
+	cr_assert(bench_target_ios(&t, &rd0, &wr0));
 	cr_assert_eq(bench_target_prefill(&t, 1u << 20, 256u << 10), 0);
 	cr_assert(bench_target_counters(&t, &ios1, &sec1));
+	cr_assert(bench_target_ios(&t, &rd1, &wr1));
 	cr_assert_geq(sec1 - sec0, 2048, "1 MiB is 2048 sectors: %llu",
 		      (unsigned long long)(sec1 - sec0));
+	/* writes, not reads (which udev's probing may add to) */
+	cr_assert_geq(wr1 - wr0, 4, "4 writes of 256k: %llu",
+		      (unsigned long long)(wr1 - wr0));
+	cr_assert_geq(rd1, rd0);
 
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = 256;
@@ -545,4 +551,107 @@ Test(bench_harness, scratch_target_is_a_dio_loop_device_and_goes_away)
 	bench_target_close(&t);
 	cr_assert(!t.scratch);
 	cr_assert_neq(access(sys, F_OK), 0, "the loop device is detached");
+}
+
+/* ------------------------------------------------------------------ */
+/* What the scenarios share                                            */
+
+Test(bench_harness, opts_main_gives_the_exit_code)
+{
+	char *ok[] = { "test", "--reps", "4", NULL };
+	char *bad[] = { "test", "--reps", "0", NULL };
+	char *help[] = { "test", "--help", NULL };
+	FILE *out = stdout;
+
+	/* the help text is not looked at here: keep it off the log */
+	stdout = fopen("/dev/null", "w");
+	cr_assert(stdout);
+	cr_assert_eq(bench_opts_main(&test_cl, 3, ok), -1);
+	cr_assert_eq(to.reps, 4);
+	cr_assert_eq(bench_opts_main(&test_cl, 3, bad), 2);
+	cr_assert_eq(bench_opts_main(&test_cl, 2, help), 0);
+	fclose(stdout);
+	stdout = out;
+}
+
+static void write_members(struct bench_json *j)
+{
+	static const char *const keys[] = { "a", "b" };
+	static const char *const names[] = { "stock", "cap" };
+	static const char policy[2][512] = { "p: x=1", "p: x=2" };
+	const double v[] = { 1, 0.5 };
+
+	bench_json_obj(j, NULL);
+	bench_json_members(j, keys, v, 2);
+	bench_json_policies(j, names, policy, 2);
+	bench_json_end(j);
+}
+
+Test(bench_harness, json_members_and_policies_from_tables)
+{
+	cr_assert_str_eq(json_text(write_members),
+			 "{\n"
+			 "  \"a\": 1,\n"
+			 "  \"b\": 0.5000,\n"
+			 "  \"policy_stock\": \"p: x=1\",\n"
+			 "  \"policy_cap\": \"p: x=2\"\n"
+			 "}");
+}
+
+struct test_thread {
+	struct bench_thread t;
+	bool *stop;
+	int fail;			/* end with this error */
+	unsigned int linger_ms;		/* after the stop */
+	bool done;
+};
+
+static void *test_thread_fn(void *arg)
+{
+	struct test_thread *w = arg;
+
+	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+		usleep(1000);
+	/* the later threads end later: only joining them all sees all done */
+	usleep(w->linger_ms * 1000);
+	w->t.err = w->fail;
+	__atomic_store_n(&w->done, true, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+Test(bench_harness, threads_stop_joins_all_and_keeps_the_first_error)
+{
+	struct test_thread w[3] = { { .fail = 0 }, { .fail = -EIO },
+				    { .fail = -ENOSPC } };
+	unsigned int i, started = 0;
+	bool stop = false;
+	char why[64] = "";
+
+	for (i = 0; i < 3; i++) {
+		w[i].stop = &stop;
+		w[i].linger_ms = 50 * i;
+	}
+	cr_assert_eq(bench_threads_start(w, sizeof(w[0]), 3, test_thread_fn,
+					 &started), 0);
+	cr_assert_eq(started, 3);
+	cr_assert_eq(bench_threads_stop(&stop, w, sizeof(w[0]), started, 0,
+					"a writer", why, sizeof(why)), -EIO);
+	cr_assert_str_eq(why, "a writer: Input/output error");
+	for (i = 0; i < 3; i++)
+		cr_assert(__atomic_load_n(&w[i].done, __ATOMIC_RELAXED),
+			  "thread %u was joined", i);
+
+	/* an error the caller already had wins, and why is left alone */
+	memset(w, 0, sizeof(w));
+	w[0].fail = -EIO;
+	w[0].stop = &stop;
+	stop = false;
+	started = 0;
+	snprintf(why, sizeof(why), "before");
+	cr_assert_eq(bench_threads_start(w, sizeof(w[0]), 1, test_thread_fn,
+					 &started), 0);
+	cr_assert_eq(bench_threads_stop(&stop, w, sizeof(w[0]), started,
+					-EINVAL, "a writer", why, sizeof(why)),
+		     -EINVAL);
+	cr_assert_str_eq(why, "before");
 }
