@@ -925,6 +925,7 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 		     const struct uf_dev_config *cfg)
 {
 	struct uf_bdev_config bcfg;
+	unsigned int lim;
 	char name[32];
 	dev_t devt;
 	int ret;
@@ -947,6 +948,10 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	devt = dev_number(path, d);
 	snprintf(name, sizeof(name), "%u:%u", major(devt), minor(devt));
 	bdi_init(&d->bdi, c, d->bdev, name);
+	/* a request the block layer would split goes no further unsplit */
+	if (!uf_bdev_max_pages(d->bdev, &lim) && lim &&
+	    lim < d->bdi.max_io_pages)
+		d->bdi.max_io_pages = lim;
 	sb_init(&d->sb, d, devt);
 	d->bdi.sb = &d->sb;
 	pthread_mutex_init(&d->files_lock, NULL);

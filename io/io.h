@@ -220,6 +220,9 @@ int uf_bdev_close(struct uf_bdev *bdev);
  * block device, the direct-I/O alignment for a file). */
 int uf_bdev_size(struct uf_bdev *bdev, uint64_t *size);
 int uf_bdev_block_size(struct uf_bdev *bdev, unsigned int *lbs);
+/* Pages one request can carry unsplit (the device queue's limits); 0 if
+ * none is known (a regular file). */
+int uf_bdev_max_pages(struct uf_bdev *bdev, unsigned int *pages);
 const char *uf_bdev_engine_name(struct uf_bdev *bdev);
 const char *uf_bdev_path(struct uf_bdev *bdev);
 bool uf_bdev_is_blockdev(struct uf_bdev *bdev);
