@@ -18,9 +18,11 @@
  * after the window, grouped by thread name (the engine names its threads:
  * flush-MAJ:MIN, uf-timer, uf-uring, kswapd, ...).  The flusher's loop is
  * also counted from its tracepoint (writeback_pages_written, one per pass)
- * in the cache's trace file.  The timer thread delivers the flusher's
- * sleeps with a timeout, so it is expected to wake as often as the
- * flusher sleeps with one; every other engine thread (and io_uring's
+ * in the cache's trace file.  A sleep with a timeout on the real clock
+ * waits for its own deadline (engine/kernel/wait.c), so the timer thread
+ * is expected to sleep through the periodic passes; it runs real timers
+ * only, such as the delayed flusher wakeup a redirtied inode arms
+ * ("expiring": one a pass).  Every other engine thread (and io_uring's
  * iou-wrk workers) is expected to sleep.
  * The bench's own thread sleeps through the window (and in "expiring"
  * wakes once per interval to write): it is listed, not judged.
@@ -348,8 +350,10 @@ static double idle_expected(const struct idle_bench *b, enum idle_state st,
 {
 	double per_interval = secs * 1000 / b->o.interval_ms;
 
-	if (!strncmp(comm, "flush-", 6) || !strcmp(comm, "uf-timer"))
+	if (!strncmp(comm, "flush-", 6))
 		return st == S_CLEAN ? 0 : per_interval;
+	if (!strcmp(comm, "uf-timer"))
+		return st == S_EXPIRING ? per_interval : 0;
 	if (!strcmp(comm, "uf-uring") || !strcmp(comm, "uf-aio"))
 		return st == S_EXPIRING ? per_interval : 0;
 	if (strncmp(comm, "uf-", 3) && strcmp(comm, "kswapd") &&

@@ -73,16 +73,34 @@ _Static_assert(UF_MAX_DEVS <= H_IDX_MAX && UF_MAX_CACHES <= H_IDX_MAX &&
 	       PSLOT_CHUNK * PSLOT_CHUNKS <= H_IDX_MAX, "slot index bits");
 _Static_assert(UF_HANDLE_GEN_MAX == (~0ull >> S_GEN_SHIFT), "gen bits");
 
+/*
+ * The users of a cache, device or file slot are counted in per-thread
+ * shards rather than in its state word: every uf_pread() counts itself in
+ * and out, and two threads reading one file made that word's cache line
+ * bounce on each call.  A thread keeps to one shard (threads past
+ * HSLOT_SHARDS share), and a user leaves by the shard it entered by, even
+ * from another thread (a page handle's pins remember theirs), so every
+ * shard's count is what it holds: a closer that reads them one by one,
+ * after it cleared S_LIVE, can only see zero once they are all gone.
+ * Entering is Dekker's pattern against the closer: shard then state here,
+ * state then shards there, all sequentially consistent.  Page slots, one
+ * holder each and millions of them, count in the state word (users NULL).
+ */
+#define HSLOT_SHARDS		8
+
 struct hslot {
 	uint64_t state;
 	bool taken;		/* handles_lock: owned from open to close */
+	int64_t *users;		/* shard i at users[i * stride]; NULL: none */
+	uint32_t stride;
 };
 
 struct uf_cache_slot {
 	struct hslot h;
 	unsigned long nr_devs;	/* atomic: devices not yet torn down */
 	bool discard;		/* uf_cache_close_discard: evict unwritten */
-	struct uf_cache cache;
+	struct uf_cache cache __attribute__((aligned(64)));	/* h's line
+				 * is read on every call: not beside these */
 };
 
 enum { UMOUNT_NONE, UMOUNT_TAKING, UMOUNT_HELD };
@@ -101,24 +119,30 @@ struct uf_dev {
 
 struct uf_file {
 	struct inode inode;
-	struct hslot h;
+	struct hslot h __attribute__((aligned(64)));	/* not beside i_state */
 	uint32_t idx;
 	struct uf_dev *dev;
 };
 
 /* A held page: one per uf_page_get, so a put handle never names another
- * holder's page. */
-struct uf_page_slot {
+ * holder's page.  A line each: two threads' slots side by side made every
+ * get and put of one bounce the other's line. */
+struct __attribute__((aligned(64))) uf_page_slot {
 	struct hslot h;
 	uint32_t idx;
 	uint32_t next;			/* atomic: free list, index + 1 */
 	struct page *page;
 	struct uf_cache_slot *cs;	/* a user of the cache while held */
 	struct uf_file *file;		/* UF_PAGE_WRITE: a user of it */
+	uint8_t cs_shard, file_shard;	/* the shards those users are in */
 };
 
 static struct uf_cache_slot caches[UF_MAX_CACHES];
 static struct uf_dev devs[UF_MAX_DEVS];
+static int64_t cache_users[HSLOT_SHARDS * UF_MAX_CACHES]
+	__attribute__((aligned(64)));
+static int64_t dev_users[HSLOT_SHARDS * UF_MAX_DEVS]
+	__attribute__((aligned(64)));
 static struct uf_file *file_chunks[FILE_CHUNKS];
 static struct uf_page_slot *pslot_chunks[PSLOT_CHUNKS];
 static uint64_t pslot_free_head;	/* ABA tag << 32 | index + 1 */
@@ -156,36 +180,100 @@ static bool h_decode(const void *h, enum h_kind kind, uint32_t *idx,
 	return true;
 }
 
+static unsigned int next_shard;
+
+/* The calling thread's shard, given out round-robin at its first call. */
+static unsigned int my_shard(void)
+{
+	static __thread unsigned int shard
+		__attribute__((tls_model("initial-exec")));
+
+	if (!shard)
+		shard = __atomic_fetch_add(&next_shard, 1, __ATOMIC_RELAXED) %
+			HSLOT_SHARDS + 1;
+	return shard - 1;
+}
+
+/* Count one user in on @shard; the state as it was.  Page slots: in the
+ * state word itself, so the add reads it too. */
+static uint64_t hslot_enter(struct hslot *s, unsigned int shard)
+{
+	if (!s->users)
+		return __atomic_fetch_add(&s->state, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&s->users[shard * s->stride], 1, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&s->state, __ATOMIC_SEQ_CST);
+}
+
+/* A user leaves by the shard it entered by. */
+static void hslot_put_shard(struct hslot *s, unsigned int shard)
+{
+	uint64_t n;
+
+	if (!s->users) {
+		n = __atomic_sub_fetch(&s->state, 1, __ATOMIC_ACQ_REL);
+		if (!(n & (S_LIVE | S_USERS)))
+			wake_up_all(&handles_wq);
+		return;
+	}
+	__atomic_sub_fetch(&s->users[shard * s->stride], 1, __ATOMIC_SEQ_CST);
+	/* closing: maybe the last one out (the closer counts) */
+	if (!(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) & S_LIVE))
+		wake_up_all(&handles_wq);
+}
+
 static void hslot_put(struct hslot *s)
 {
-	uint64_t n = __atomic_sub_fetch(&s->state, 1, __ATOMIC_ACQ_REL);
-
-	if (!(n & (S_LIVE | S_USERS)))
-		wake_up_all(&handles_wq);
+	hslot_put_shard(s, my_shard());
 }
 
 /* Count a caller in if the slot still holds generation gen, open. */
 static bool hslot_get(struct hslot *s, uint64_t gen)
 {
-	uint64_t old = __atomic_fetch_add(&s->state, 1, __ATOMIC_ACQ_REL);
+	unsigned int shard = my_shard();
+	uint64_t old = hslot_enter(s, shard);
 
 	if (s_gen(old) == gen && (old & S_LIVE))
 		return true;
-	hslot_put(s);
+	hslot_put_shard(s, shard);
 	return false;
 }
 
 /* The same for whatever generation is open (walks over a table). */
 static bool hslot_get_live(struct hslot *s, uint64_t *gen)
 {
-	uint64_t old = __atomic_fetch_add(&s->state, 1, __ATOMIC_ACQ_REL);
+	unsigned int shard = my_shard();
+	uint64_t old = hslot_enter(s, shard);
 
 	if (old & S_LIVE) {
 		*gen = s_gen(old);
 		return true;
 	}
-	hslot_put(s);
+	hslot_put_shard(s, shard);
 	return false;
+}
+
+/* Before any call can reach a slot: the static tables' shards. */
+__attribute__((constructor)) static void hslot_tables_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < UF_MAX_CACHES; i++) {
+		caches[i].h.users = &cache_users[i];
+		caches[i].h.stride = UF_MAX_CACHES;
+	}
+	for (i = 0; i < UF_MAX_DEVS; i++) {
+		devs[i].h.users = &dev_users[i];
+		devs[i].h.stride = UF_MAX_DEVS;
+	}
+}
+
+/* One more user for a caller already counted in (a page handle's pin). */
+static unsigned int hslot_pin(struct hslot *s)
+{
+	unsigned int shard = my_shard();
+
+	hslot_enter(s, shard);
+	return shard;
 }
 
 /* Close generation gen: from now on its calls get -EBADF.  Only one of
@@ -199,14 +287,23 @@ static bool hslot_kill(struct hslot *s, uint64_t gen)
 			return false;
 		new = (old & S_USERS) | (gen + 1) << S_GEN_SHIFT;
 	} while (!__atomic_compare_exchange_n(&s->state, &old, new, true,
-					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_SEQ_CST,
 					      __ATOMIC_RELAXED));
 	return true;
 }
 
 static bool hslot_idle(struct hslot *s)
 {
-	return !(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) & S_USERS);
+	int64_t n = 0;
+	unsigned int i;
+
+	if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) & S_USERS)
+		return false;
+	if (s->users)
+		for (i = 0; i < HSLOT_SHARDS; i++)
+			n += __atomic_load_n(&s->users[i * s->stride],
+					     __ATOMIC_SEQ_CST);
+	return !n;
 }
 
 /* After hslot_kill: wait for the callers that got in before it. */
@@ -828,6 +925,7 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 		     const struct uf_dev_config *cfg)
 {
 	struct uf_bdev_config bcfg;
+	unsigned int lim;
 	char name[32];
 	dev_t devt;
 	int ret;
@@ -843,10 +941,17 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	if (ret)
 		return ret;
 	uf_bdev_size(d->bdev, &d->size);
+	/* best effort: where the engine cannot, requests pin their pages */
+	uf_bdev_register_memory(d->bdev, c->pool.frames,
+				c->pool.nr << PAGE_SHIFT);
 	d->cache = c;
 	devt = dev_number(path, d);
 	snprintf(name, sizeof(name), "%u:%u", major(devt), minor(devt));
 	bdi_init(&d->bdi, c, d->bdev, name);
+	/* a request the block layer would split goes no further unsplit */
+	if (!uf_bdev_max_pages(d->bdev, &lim) && lim &&
+	    lim < d->bdi.max_io_pages)
+		d->bdi.max_io_pages = lim;
 	sb_init(&d->sb, d, devt);
 	d->bdi.sb = &d->sb;
 	pthread_mutex_init(&d->files_lock, NULL);
@@ -1111,6 +1216,7 @@ static void dev_fill_io_stats(struct uf_dev *d, struct uf_dev_stats *st)
 		st->io_ticks_ms = io.io_ticks_ns / 1000000;
 		st->write_ios = io.nr_writes;
 		st->write_bytes = io.write_bytes;
+		st->fixed_ios = io.nr_fixed;
 	}
 	st->at_jiffies = jiffies;
 	st->at_ns = uf_now_ns();
@@ -1210,6 +1316,26 @@ int uf_sync(struct uf_cache *h)
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
+/* Never freed, like the slots (64 KiB of shards per 1024 files). */
+static struct uf_file *file_chunk_alloc(uint32_t n)
+{
+	struct uf_file *chunk = kzalloc(FILE_CHUNK * sizeof(*chunk));
+	int64_t *users = kzalloc(HSLOT_SHARDS * FILE_CHUNK * sizeof(*users));
+	uint32_t j;
+
+	if (!chunk || !users) {
+		kfree(chunk);
+		kfree(users);
+		return NULL;
+	}
+	for (j = 0; j < FILE_CHUNK; j++) {
+		chunk[j].idx = n * FILE_CHUNK + j;
+		chunk[j].h.users = &users[j];
+		chunk[j].h.stride = FILE_CHUNK;
+	}
+	return chunk;
+}
+
 static struct uf_file *file_slot_get(void)
 {
 	struct uf_file *f = NULL, *chunk;
@@ -1219,11 +1345,9 @@ static struct uf_file *file_slot_get(void)
 	for (i = 0; i < FILE_CHUNKS && !f; i++) {
 		chunk = file_chunks[i];
 		if (!chunk) {
-			chunk = kzalloc(FILE_CHUNK * sizeof(*chunk));
+			chunk = file_chunk_alloc((uint32_t)i);
 			if (!chunk)
 				break;
-			for (j = 0; j < FILE_CHUNK; j++)
-				chunk[j].idx = (uint32_t)(i * FILE_CHUNK + j);
 			__atomic_store_n(&file_chunks[i], chunk,
 					 __ATOMIC_RELEASE);
 		}
@@ -1283,6 +1407,7 @@ static void inode_init(struct uf_file *f, struct uf_dev *d, uint64_t ino,
 	mapping->host = inode;
 	INIT_RADIX_TREE(&mapping->page_tree, 0);
 	spin_lock_init(&mapping->tree_lock);
+	seqcount_init(&mapping->tree_seq);
 	mapping->backing_dev_info = &d->bdi;
 	inode->f_wb_err = errseq_sample(&mapping->wb_err);
 }
@@ -1575,11 +1700,60 @@ static struct uf_page_slot *pslot_pop(void)
 	return ps;
 }
 
+/*
+ * A few free page slots per thread, so that uf_page_get/put in a loop do
+ * not compare-and-swap the one free list head that every thread shares.
+ * Given back to the list when the thread exits.
+ */
+#define PSLOT_CACHE		32
+
+struct pslot_cache {
+	unsigned int nr;
+	bool registered;
+	struct uf_page_slot *slots[PSLOT_CACHE];
+};
+
+static __thread struct pslot_cache pslot_cache
+	__attribute__((tls_model("initial-exec")));
+static pthread_key_t pslot_cache_key;
+static pthread_once_t pslot_cache_once = PTHREAD_ONCE_INIT;
+
+static void pslot_cache_drain(void *arg)
+{
+	struct pslot_cache *pc = arg;
+
+	while (pc->nr)
+		pslot_push(pc->slots[--pc->nr]);
+	pc->registered = false;
+}
+
+static void pslot_cache_key_init(void)
+{
+	if (pthread_key_create(&pslot_cache_key, pslot_cache_drain))
+		pr_warn("no per-thread page slot caches: pthread_key_create failed");
+}
+
+/* False if this thread's cache cannot be drained at its exit: unused. */
+static bool pslot_cache_ready(struct pslot_cache *pc)
+{
+	if (pc->registered)
+		return true;
+	pthread_once(&pslot_cache_once, pslot_cache_key_init);
+	if (pthread_setspecific(pslot_cache_key, pc))
+		return false;
+	pc->registered = true;
+	return true;
+}
+
 static struct uf_page_slot *pslot_alloc(void)
 {
-	struct uf_page_slot *ps = pslot_pop(), *chunk;
+	struct pslot_cache *pc = &pslot_cache;
+	struct uf_page_slot *ps, *chunk;
 	uint32_t i, base;
 
+	if (pc->nr)
+		return pc->slots[--pc->nr];
+	ps = pslot_pop();
 	if (ps)
 		return ps;
 	pthread_mutex_lock(&pslot_grow_lock);
@@ -1603,7 +1777,13 @@ static struct uf_page_slot *pslot_alloc(void)
 
 static void pslot_free(struct uf_page_slot *ps)
 {
-	if (!hslot_retired(&ps->h))
+	struct pslot_cache *pc = &pslot_cache;
+
+	if (hslot_retired(&ps->h))
+		return;
+	if (pc->nr < PSLOT_CACHE && pslot_cache_ready(pc))
+		pc->slots[pc->nr++] = ps;
+	else
 		pslot_push(ps);
 }
 
@@ -1681,10 +1861,11 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	ps->page = page;
 	ps->cs = s;
+	ps->cs_shard = (uint8_t)my_shard();	/* hslot_get_live()'s */
 	ps->file = NULL;
 	if (flags & UF_PAGE_WRITE) {
-		/* the caller's user keeps the slot: a plain add is enough */
-		__atomic_add_fetch(&f->h.state, 1, __ATOMIC_ACQ_REL);
+		/* the caller's user keeps the slot: no check needed */
+		ps->file_shard = (uint8_t)hslot_pin(&f->h);
 		ps->file = f;
 	}
 	*out = h_make(H_PAGE, ps->idx, hslot_publish(&ps->h));
@@ -1766,8 +1947,8 @@ int uf_page_put(struct uf_page *h)
 	if (dirtied)
 		balance_dirty_pages_ratelimited(f->inode.i_mapping);
 	if (f)
-		hslot_put(&f->h);
-	hslot_put(&ps->cs->h);
+		hslot_put_shard(&f->h, ps->file_shard);
+	hslot_put_shard(&ps->cs->h, ps->cs_shard);
 	pslot_free(ps);
 	return 0;
 }

@@ -408,6 +408,9 @@ struct uf_dev_stats {
 	uint64_t io_ticks_ms;		/* busy: >= 1 request in flight */
 	uint64_t write_ios;		/* completed write requests */
 	uint64_t write_bytes;		/* their bytes (mean: / write_ios) */
+	uint64_t fixed_ios;		/* requests of either kind served from
+					 * the registered frame pool (io_uring,
+					 * Linux 6.15+): no per-request pinning */
 	/* when the snapshot was taken: the engine's jiffies (uf_jiffies
 	 * clock) and uf_now_ns() */
 	unsigned long at_jiffies;

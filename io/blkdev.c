@@ -46,6 +46,7 @@ struct uf_bdev {
 	char path[PATH_MAX];
 	uint64_t size;
 	unsigned int lbs;
+	unsigned int max_pages;		/* per request, 0: no known limit */
 	struct uf_io_queue q;
 };
 
@@ -322,6 +323,42 @@ static bool blockdev_in_use(const char *path, dev_t devt)
 /* ------------------------------------------------------------------ */
 /* Opening                                                             */
 
+static unsigned long queue_limit(dev_t rdev, const char *name)
+{
+	char path[96];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s",
+		 major(rdev), minor(rdev), name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The most 4 KiB frames one request can carry without the block layer
+ * splitting it: one segment each (frames are not contiguous in memory),
+ * and no more than max_sectors_kb.  A request it must split cannot be
+ * issued without blocking, so io_uring hands it to an io-wq worker
+ * (and a worker, once started, wakes the process every 5 s for good).
+ * The kernel's mpage_writepages stops a bio at the same limits.
+ */
+static unsigned int queue_max_pages(dev_t rdev)
+{
+	unsigned long segs = queue_limit(rdev, "max_segments");
+	unsigned long kb = queue_limit(rdev, "max_sectors_kb");
+	unsigned long n = segs;
+
+	if (kb / 4 && (!n || kb / 4 < n))
+		n = kb / 4;
+	return n > UINT_MAX ? UINT_MAX : (unsigned int)n;
+}
+
 static int open_blockdev(struct uf_bdev *b, const struct stat *st,
 			 unsigned int flags)
 {
@@ -347,6 +384,7 @@ static int open_blockdev(struct uf_bdev *b, const struct stat *st,
 	}
 	b->lbs = (unsigned int)lbs;
 	b->is_blk = true;
+	b->max_pages = queue_max_pages(st->st_rdev);
 	return fd;
 }
 
@@ -568,6 +606,29 @@ int uf_bdev_io_stats(struct uf_bdev *b, struct uf_bdev_io_stats *out)
 	pthread_mutex_unlock(&q->lock);
 	out->nr_writes = __atomic_load_n(&q->nr_writes, __ATOMIC_RELAXED);
 	out->write_bytes = __atomic_load_n(&q->write_bytes, __ATOMIC_RELAXED);
+	out->nr_fixed = __atomic_load_n(&q->nr_fixed, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int uf_bdev_register_memory(struct uf_bdev *b, void *base, size_t len)
+{
+	if (!bdev_valid(b))
+		return -EBADF;
+	if (!base || !len)
+		return -EINVAL;
+	/* a shaped queue wraps another: its engine sees the requests */
+	if (b->shaped || !b->q.engine->register_memory)
+		return -EOPNOTSUPP;
+	return b->q.engine->register_memory(&b->q, base, len);
+}
+
+int uf_bdev_max_pages(struct uf_bdev *b, unsigned int *pages)
+{
+	if (!bdev_valid(b))
+		return -EBADF;
+	if (!pages)
+		return -EINVAL;
+	*pages = b->max_pages;
 	return 0;
 }
 

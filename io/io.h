@@ -98,6 +98,13 @@ struct uf_io_engine {
 	void (*teardown)(struct uf_io_queue *q);
 	int (*submit)(struct uf_io_queue *q, struct uf_io_req **reqs,
 		      unsigned int nr);
+	/*
+	 * Optional: @base..@base+@len holds most buffers the queue will see
+	 * (a cache's frame pool); the engine may pin it once so that requests
+	 * inside it need no pinning of their own.  -EOPNOTSUPP or any error:
+	 * requests are served as before.  Called before any request.
+	 */
+	int (*register_memory)(struct uf_io_queue *q, void *base, size_t len);
 };
 
 /* An engine's definition: NAME_setup, NAME_teardown and NAME_submit. */
@@ -141,6 +148,7 @@ struct uf_io_queue {
 	uint64_t io_ticks_ns;	/* time with requests in flight, before it */
 	uint64_t nr_writes;	/* completed write requests (atomic) */
 	uint64_t write_bytes;	/* and their bytes (atomic) */
+	uint64_t nr_fixed;	/* engine: from registered memory (atomic) */
 };
 
 /* Deliver a result: normalises short transfers to -EIO, frees the slot,
@@ -212,6 +220,9 @@ int uf_bdev_close(struct uf_bdev *bdev);
  * block device, the direct-I/O alignment for a file). */
 int uf_bdev_size(struct uf_bdev *bdev, uint64_t *size);
 int uf_bdev_block_size(struct uf_bdev *bdev, unsigned int *lbs);
+/* Pages one request can carry unsplit (the device queue's limits); 0 if
+ * none is known (a regular file). */
+int uf_bdev_max_pages(struct uf_bdev *bdev, unsigned int *pages);
 const char *uf_bdev_engine_name(struct uf_bdev *bdev);
 const char *uf_bdev_path(struct uf_bdev *bdev);
 bool uf_bdev_is_blockdev(struct uf_bdev *bdev);
@@ -251,7 +262,11 @@ struct uf_bdev_io_stats {
 	uint64_t io_ticks_ns;
 	uint64_t nr_writes;
 	uint64_t write_bytes;
+	uint64_t nr_fixed;	/* requests served from registered memory */
 };
+
+/* uf_io_engine.register_memory for the device's queue (unshaped only). */
+int uf_bdev_register_memory(struct uf_bdev *bdev, void *base, size_t len);
 
 int uf_bdev_io_stats(struct uf_bdev *bdev, struct uf_bdev_io_stats *out);
 

@@ -85,8 +85,12 @@ struct task_struct {
 
 	/* the sleep handshake, see schedule() */
 	pthread_mutex_t pi_lock;
-	pthread_cond_t sleep_cond;
+	pthread_cond_t sleep_cond;	/* on CLOCK_MONOTONIC */
 	bool sleeping;			/* in schedule(): pi_lock+clock lock */
+	/* schedule_timeout() on the real clock waits for its deadline
+	 * itself; clock_changed (pi_lock) says the clock switched under it
+	 * and the wait must be redone (engine/kernel/wait.c) */
+	bool clock_changed;
 
 	/* kthreads only (engine/kernel/kthread.c) */
 	pthread_t thread;

@@ -4,7 +4,8 @@
  *
  * In the kernel these locks protect short critical sections that never
  * sleep.  In userspace a spinning lock is wrong (a preempted holder makes the
- * others burn a core), so spinlock_t is a pthread mutex; the rules of use
+ * others burn a core), so spinlock_t is a pthread mutex that spins briefly
+ * before it sleeps (glibc's adaptive type); the rules of use
  * stay the kernel's: never sleep while holding one, take them in the
  * kernel's order (wb->list_lock, then inode->i_lock).
  * assert_spin_locked() is executable documentation, as in the kernel.
@@ -23,11 +24,23 @@ typedef struct {
 	bool held;
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED { PTHREAD_MUTEX_INITIALIZER, 0, false }
+/*
+ * Adaptive: a contended lock spins a little before sleeping in the futex.
+ * The sections are short (list and tree updates), so a waiter usually gets
+ * the lock while spinning; a plain mutex put it to sleep and woke it again
+ * for each one (tree_lock and lru_lock between the writer, kswapd and the
+ * I/O completion thread: a context switch per contended section).
+ */
+#define __SPIN_LOCK_UNLOCKED { PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, 0, false }
 
 static inline void spin_lock_init(spinlock_t *l)
 {
-	pthread_mutex_init(&l->m, NULL);
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&l->m, &a);
+	pthread_mutexattr_destroy(&a);
 	l->held = false;
 }
 

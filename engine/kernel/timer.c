@@ -252,6 +252,7 @@ static void *timer_thread_fn(void *unused)
 
 void uf_timers_clock_changed(void)
 {
+	uf_timed_sleepers_clock_changed();
 	pthread_mutex_lock(&timer_lock);
 	if (!list_empty(&timer_queue))
 		kick_timer_thread();

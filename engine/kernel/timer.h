@@ -82,6 +82,8 @@ bool uf_run_next_timer(unsigned long now, bool step);
 
 /* The clock changed mode: let the timer thread re-evaluate. */
 void uf_timers_clock_changed(void);
+/* engine/kernel/wait.c: real-clock schedule_timeout() sleepers wait again */
+void uf_timed_sleepers_clock_changed(void);
 
 /* Any timer pending? */
 bool uf_timers_pending(void);

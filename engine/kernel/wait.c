@@ -12,9 +12,15 @@
  * the task is asleep yet, a wakeup between set_current_state() and
  * schedule() turns that schedule() into a no-op instead of being lost.
  *
- * schedule_timeout() is built as in the kernel: an on-stack timer whose
- * callback wakes the task, so a timeout is just a timer on the active clock
- * and the virtual clock needs no separate notion of sleepers.
+ * schedule_timeout() is built as in the kernel on the virtual clock: an
+ * on-stack timer whose callback wakes the task, so a timeout is just a
+ * timer there and uf_clock_advance() fires it.  On the real clock the task
+ * waits for its own deadline instead (a timed wait on its condition): a
+ * timer meant waking the uf-timer thread twice (re-armed, then expired) for
+ * each wakeup of the sleeper, three context switches for every periodic
+ * flusher pass of an idle cache where the kernel's timer interrupt costs
+ * none.  A switch of clock wakes such a sleeper to wait again on the new
+ * one.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,6 +56,7 @@ static void task_key_init(void)
 struct task_struct *uf_task_alloc(const char *comm)
 {
 	struct task_struct *p = kzalloc(sizeof(*p));
+	pthread_condattr_t attr;
 
 	if (!p)
 		return NULL;
@@ -57,7 +64,10 @@ struct task_struct *uf_task_alloc(const char *comm)
 	p->__state = TASK_RUNNING;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	pthread_mutex_init(&p->pi_lock, NULL);
-	pthread_cond_init(&p->sleep_cond, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->sleep_cond, &attr);
+	pthread_condattr_destroy(&attr);
 	return p;
 }
 
@@ -151,10 +161,86 @@ static void process_timeout(struct timer_list *t)
 	wake_up_process(timeout->task);
 }
 
+/* A real-clock schedule_timeout() in progress, on its stack. */
+struct timed_sleeper {
+	struct list_head list;		/* timed_sleepers_lock */
+	struct task_struct *task;
+};
+
+static pthread_mutex_t timed_sleepers_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(timed_sleepers);
+
+/* The clock switched: every real-clock sleeper waits again on the new one. */
+void uf_timed_sleepers_clock_changed(void)
+{
+	struct timed_sleeper *ts;
+	struct task_struct *p;
+
+	pthread_mutex_lock(&timed_sleepers_lock);
+	list_for_each_entry(ts, &timed_sleepers, list) {
+		p = ts->task;
+		pthread_mutex_lock(&p->pi_lock);
+		p->clock_changed = true;
+		pthread_cond_signal(&p->sleep_cond);
+		pthread_mutex_unlock(&p->pi_lock);
+	}
+	pthread_mutex_unlock(&timed_sleepers_lock);
+}
+
+/*
+ * schedule() with a deadline on the real clock, the timer's work done by
+ * the sleeper: past @expires it wakes itself, as process_timeout() would.
+ * False if the clock switched meanwhile (the task then still sleeps, in
+ * its state, and must wait again).
+ */
+static bool schedule_real_deadline(struct task_struct *p,
+				   unsigned long expires)
+{
+	struct timed_sleeper me = { .task = p };
+	struct timespec ts;
+	bool done = true;
+	int old;
+
+	pthread_mutex_lock(&timed_sleepers_lock);
+	list_add(&me.list, &timed_sleepers);
+	pthread_mutex_unlock(&timed_sleepers_lock);
+	pthread_mutex_lock(&p->pi_lock);
+	if (!task_is_running(p)) {
+		uf_clock_sleep_begin(p);
+		while (p->sleeping) {
+			if (p->clock_changed) {
+				uf_clock_sleep_end(p);
+				done = false;
+				break;
+			}
+			if (!uf_clock_real_deadline(expires, &ts)) {
+				old = __atomic_load_n(&p->__state,
+						      __ATOMIC_SEQ_CST);
+				while (old != TASK_RUNNING &&
+				       !__atomic_compare_exchange_n(
+						&p->__state, &old, TASK_RUNNING,
+						false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+					;
+				uf_clock_sleep_end(p);
+				break;
+			}
+			pthread_cond_timedwait(&p->sleep_cond, &p->pi_lock,
+					       &ts);
+		}
+	}
+	p->clock_changed = false;
+	pthread_mutex_unlock(&p->pi_lock);
+	pthread_mutex_lock(&timed_sleepers_lock);
+	list_del(&me.list);
+	pthread_mutex_unlock(&timed_sleepers_lock);
+	return done;
+}
+
 long schedule_timeout(long timeout)
 {
 	struct process_timer timer;
-	unsigned long start;
+	unsigned long start, expires;
 	long elapsed;
 
 	if (timeout == MAX_SCHEDULE_TIMEOUT) {
@@ -167,12 +253,16 @@ long schedule_timeout(long timeout)
 		return 0;
 	}
 	start = jiffies;
+	expires = start + (timeout < MAX_JIFFY_OFFSET ? timeout :
+			   MAX_JIFFY_OFFSET);
+	while (!task_is_running(current) && !uf_clock_is_virtual())
+		if (schedule_real_deadline(current, expires))
+			break;
 	/* Running: schedule() would return at once, as would we. */
 	if (!task_is_running(current)) {
 		timer.task = current;
 		timer_setup(&timer.timer, process_timeout, 0);
-		mod_timer(&timer.timer, start + (timeout < MAX_JIFFY_OFFSET ?
-						 timeout : MAX_JIFFY_OFFSET));
+		mod_timer(&timer.timer, expires);
 		schedule();
 		del_timer_sync(&timer.timer);
 	}

@@ -18,12 +18,21 @@
  * item (leaf level) or a subtree with at least one tagged item (above), and
  * the root keeps one bit per tag for the whole tree.
  *
- * The caller holds the mapping's tree lock for every call.
+ * The caller holds the mapping's tree lock for every call but one:
+ * radix_tree_lookup_seq() reads without it, under the mapping's seqcount,
+ * where the kernel reads under RCU.  For that, the writers here store
+ * slots, the top pointer and the height with atomic stores, and nodes are
+ * type-stable: a node taken out of a tree goes to a free list that only
+ * ever hands it to another tree, never back to the allocator, so a reader
+ * holding a stale node pointer reads a node (possibly reused), never freed
+ * memory; the seqcount then tells it to retry.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernel/seqlock.h"
+#include "kernel/spinlock.h"
 #include "lib/radix-tree.h"
 #include "lib/slab.h"
 
@@ -103,9 +112,61 @@ static bool tag_valid(unsigned int tag)
 	return tag < RADIX_TREE_MAX_TAGS;
 }
 
+/* Slot stores a lockless reader may see: atomic, so the race is defined. */
+static void slot_set(void **slot, void *item)
+{
+	__atomic_store_n(slot, item, __ATOMIC_RELAXED);
+}
+
+static void *slot_get(void *const *slot)
+{
+	return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+static void root_set(struct radix_tree_root *root, void *rnode,
+		     unsigned int height)
+{
+	__atomic_store_n(&root->height, height, __ATOMIC_RELAXED);
+	slot_set(&root->rnode, rnode);
+}
+
+/*
+ * The type-stable node cache (the kernel's radix_tree_node_cachep is
+ * SLAB_DESTROY_BY_RCU-like in effect): freed nodes are linked through
+ * slots[0] and reused by any tree; the memory is never returned, so it is
+ * bounded by the most nodes ever in use at once (at most about one per
+ * cached page for the sparsest files, usually one per 64).
+ */
+static spinlock_t node_cache_lock = __SPIN_LOCK_UNLOCKED;
+static struct radix_tree_node *node_cache;
+
 static struct radix_tree_node *radix_tree_node_alloc(void)
 {
-	return kzalloc(sizeof(struct radix_tree_node));
+	struct radix_tree_node *node;
+	unsigned int i, tag;
+
+	spin_lock(&node_cache_lock);
+	node = node_cache;
+	if (node)
+		node_cache = slot_get(&node->slots[0]);
+	spin_unlock(&node_cache_lock);
+	if (!node)
+		return kzalloc(sizeof(struct radix_tree_node));
+	/* a stale reader may still look at it: zero the slots atomically */
+	for (i = 0; i < RADIX_TREE_MAP_SIZE; i++)
+		slot_set(&node->slots[i], NULL);
+	node->count = 0;
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		node->tags[tag] = 0;
+	return node;
+}
+
+static void radix_tree_node_free(struct radix_tree_node *node)
+{
+	spin_lock(&node_cache_lock);
+	slot_set(&node->slots[0], node_cache);
+	node_cache = node;
+	spin_unlock(&node_cache_lock);
 }
 
 /*
@@ -123,7 +184,7 @@ static int radix_tree_extend(struct radix_tree_root *root, unsigned long index)
 
 	if (!root->rnode) {
 		/* Nothing to push down; insert builds the path itself. */
-		root->height = height;
+		__atomic_store_n(&root->height, height, __ATOMIC_RELAXED);
 		return 0;
 	}
 
@@ -132,13 +193,12 @@ static int radix_tree_extend(struct radix_tree_root *root, unsigned long index)
 
 		if (!node)
 			return -ENOMEM;
-		node->slots[0] = root->rnode;
+		slot_set(&node->slots[0], root->rnode);
 		node->count = 1;
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			if (root_tag_get(root, tag))
 				node_tag_set(node, tag, 0);
-		root->rnode = node;
-		root->height++;
+		root_set(root, node, root->height + 1);
 	}
 	return 0;
 }
@@ -156,9 +216,8 @@ static void radix_tree_shrink(struct radix_tree_root *root)
 
 		if (node->count != 1 || !node->slots[0])
 			break;
-		root->rnode = node->slots[0];
-		root->height--;
-		kfree(node);
+		root_set(root, node->slots[0], root->height - 1);
+		radix_tree_node_free(node);
 	}
 }
 
@@ -169,7 +228,7 @@ static void radix_tree_shrink(struct radix_tree_root *root)
 static int radix_tree_insert_failed(struct radix_tree_root *root, int err)
 {
 	if (!root->rnode)
-		root->height = 0;
+		__atomic_store_n(&root->height, 0, __ATOMIC_RELAXED);
 	radix_tree_shrink(root);
 	return err;
 }
@@ -203,9 +262,11 @@ int radix_tree_insert(struct radix_tree_root *root, unsigned long index,
 	shift = height * RADIX_TREE_MAP_SHIFT;
 	while (height--) {
 		if (!*slot) {
-			*slot = radix_tree_node_alloc();
-			if (!*slot)
+			struct radix_tree_node *node = radix_tree_node_alloc();
+
+			if (!node)
 				return radix_tree_insert_failed(root, -ENOMEM);
+			slot_set(slot, node);
 			if (parent)
 				parent->count++;
 		}
@@ -216,7 +277,7 @@ int radix_tree_insert(struct radix_tree_root *root, unsigned long index,
 
 	if (*slot)
 		return -EEXIST;
-	*slot = item;
+	slot_set(slot, item);
 	if (parent)
 		parent->count++;
 	return 0;
@@ -263,6 +324,43 @@ void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
 					     index);
 
 	return slot ? *slot : NULL;
+}
+
+/**
+ * radix_tree_lookup_seq - the item at @index, read without the tree lock
+ * @seq: the writers' seqcount, @start what read_seqcount_begin() gave
+ *
+ * The kernel walks under RCU; here the walk checks the seqcount before it
+ * follows each node pointer, so that it never takes an item for a node
+ * (a writer may grow or shrink the tree under it).  Return: the item, NULL,
+ * or RADIX_TREE_RETRY if a writer ran.  An item or NULL is only as good as
+ * the caller's own read_seqcount_retry() after it has used it.
+ */
+void *radix_tree_lookup_seq(const struct radix_tree_root *root,
+			    unsigned long index, const seqcount_t *seq,
+			    unsigned int start)
+{
+	unsigned int height = __atomic_load_n(&root->height, __ATOMIC_RELAXED);
+	void *p = slot_get(&root->rnode);
+	unsigned int shift;
+
+	if (read_seqcount_retry(seq, start))
+		return RADIX_TREE_RETRY;
+	if (!p || height == 0)
+		return index == 0 ? p : NULL;
+	if (index > radix_tree_maxindex(height))
+		return NULL;
+	shift = height * RADIX_TREE_MAP_SHIFT;
+	for (;;) {
+		const struct radix_tree_node *node = p;
+
+		shift -= RADIX_TREE_MAP_SHIFT;
+		p = slot_get(&node->slots[slot_offset(index, shift)]);
+		if (!p || shift == 0)
+			return p;
+		if (read_seqcount_retry(seq, start))
+			return RADIX_TREE_RETRY;
+	}
 }
 
 /*
@@ -458,13 +556,13 @@ void *radix_tree_delete(struct radix_tree_root *root, unsigned long index)
 	for (i = levels - 1; i >= 0; i--) {
 		struct radix_tree_node *node = path[i].node;
 
-		node->slots[path[i].offset] = NULL;
+		slot_set(&node->slots[path[i].offset], NULL);
 		if (--node->count) {
 			if (i == 0)
 				radix_tree_shrink(root);
 			return item;
 		}
-		kfree(node);
+		radix_tree_node_free(node);
 	}
 	/* The top node went too: the tree is empty. */
 	radix_tree_init_root(root);
@@ -481,7 +579,7 @@ static void radix_tree_free_node(struct radix_tree_node *node,
 			if (node->slots[i])
 				radix_tree_free_node(node->slots[i],
 						     height - 1);
-	kfree(node);
+	radix_tree_node_free(node);
 }
 
 /**

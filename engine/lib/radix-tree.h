@@ -13,12 +13,15 @@
  * what they cost in the kernel the policies are copied from.
  *
  * Locking is the caller's: every function here expects the mapping's tree
- * lock to be held, readers included (there is no RCU in uflush).
+ * lock to be held, but radix_tree_lookup_seq(), which reads under the
+ * mapping's seqcount instead (where the kernel reads under RCU).
  */
 #ifndef UF_RADIX_TREE_H
 #define UF_RADIX_TREE_H
 
 #include <limits.h>
+
+#include "kernel/seqlock.h"
 
 #define RADIX_TREE_MAP_SHIFT	6
 #define RADIX_TREE_MAP_SIZE	(1UL << RADIX_TREE_MAP_SHIFT)
@@ -54,10 +57,14 @@ struct radix_tree_root {
 
 static inline void radix_tree_init_root(struct radix_tree_root *root)
 {
-	root->height = 0;
+	__atomic_store_n(&root->height, 0, __ATOMIC_RELAXED);
 	root->tags = 0;
-	root->rnode = NULL;
+	__atomic_store_n(&root->rnode, NULL, __ATOMIC_RELAXED);
 }
+
+/* radix_tree_lookup_seq(): a writer ran, look again (never an item: items
+ * are aligned pointers). */
+#define RADIX_TREE_RETRY	((void *)1)
 
 /* The kernel's form takes a gfp mask too; accept and ignore it. */
 #define INIT_RADIX_TREE(root, ...)	radix_tree_init_root(root)
@@ -78,6 +85,9 @@ int radix_tree_insert(struct radix_tree_root *root, unsigned long index,
 		      void *item);
 void *radix_tree_lookup(const struct radix_tree_root *root,
 			unsigned long index);
+void *radix_tree_lookup_seq(const struct radix_tree_root *root,
+			    unsigned long index, const seqcount_t *seq,
+			    unsigned int start);
 void **radix_tree_lookup_slot(struct radix_tree_root *root,
 			      unsigned long index);
 void *radix_tree_delete(struct radix_tree_root *root, unsigned long index);

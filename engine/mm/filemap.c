@@ -6,9 +6,12 @@
  *
  * Kept from the kernel:
  *  - pages live in mapping->page_tree under mapping->tree_lock; a lookup
- *    takes its reference under that lock, which is what lets reclaim's
- *    __remove_mapping() freeze the count (there is no RCU here, so the
- *    lookups are plain locked lookups rather than speculative ones);
+ *    takes no lock and a speculative reference (get_page_unless_zero), so
+ *    reclaim's __remove_mapping() excludes it by freezing the count at 0.
+ *    Where the kernel walks under RCU and re-reads the slot, find_get_page()
+ *    walks under mapping->tree_seq, which inserts and deletes bump, and
+ *    checks it again once it holds the reference (the tree's nodes are
+ *    type-stable: lib/radix-tree.c);
  *  - PG_locked and PG_writeback waiters sleep on a small hashed table of
  *    wait queues (page_waitqueue()), with keyed wakeups so a wakeup for one
  *    page does not disturb the sleepers of another in the same bucket;
@@ -242,13 +245,32 @@ struct backing_dev_info *mapping_bdi(struct address_space *mapping)
 
 struct page *find_get_page(struct address_space *mapping, unsigned long index)
 {
+	struct uf_cache *c = mapping_cache(mapping);
 	struct page *page;
+	unsigned int seq;
 
-	spin_lock(&mapping->tree_lock);
-	page = radix_tree_lookup(&mapping->page_tree, index);
-	if (page)
-		get_page(page);
-	spin_unlock(&mapping->tree_lock);
+repeat:
+	seq = read_seqcount_begin(&mapping->tree_seq);
+	page = radix_tree_lookup_seq(&mapping->page_tree, index,
+				     &mapping->tree_seq, seq);
+	if (page == RADIX_TREE_RETRY)
+		goto repeat;
+	if (!page) {
+		if (read_seqcount_retry(&mapping->tree_seq, seq))
+			goto repeat;
+		return NULL;
+	}
+	prefetch_frame(c, page);
+	/* page_cache_get_speculative(): count 0 is a page being freed or
+	 * frozen by reclaim; either way look again */
+	if (!get_page_unless_zero(page))
+		goto repeat;
+	/* the kernel re-reads the slot; here the seqcount says whether the
+	 * tree still held the page when we took the reference */
+	if (read_seqcount_retry(&mapping->tree_seq, seq)) {
+		put_page(c, page);
+		goto repeat;
+	}
 	return page;
 }
 
@@ -312,7 +334,9 @@ int add_to_page_cache_locked(struct page *page, struct address_space *mapping,
 	page->mapping = mapping;
 	page->index = index;
 	spin_lock(&mapping->tree_lock);
+	write_seqcount_begin(&mapping->tree_seq);
 	error = radix_tree_insert(&mapping->page_tree, index, page);
+	write_seqcount_end(&mapping->tree_seq);
 	if (!error)
 		__atomic_add_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
 	spin_unlock(&mapping->tree_lock);
@@ -352,7 +376,9 @@ void __delete_from_page_cache(struct page *page)
 	struct uf_cache *c = mapping_cache(mapping);
 
 	assert_spin_locked(&mapping->tree_lock);
+	write_seqcount_begin(&mapping->tree_seq);
 	radix_tree_delete(&mapping->page_tree, page->index);
+	write_seqcount_end(&mapping->tree_seq);
 	page->mapping = NULL;
 	__atomic_sub_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
 	dec_vm_state(c, NR_FILE_PAGES);

@@ -110,6 +110,7 @@ struct address_space {
 	struct inode *host;
 	struct radix_tree_root page_tree;
 	spinlock_t tree_lock;
+	seqcount_t tree_seq;		/* page_tree's slots: lockless lookup */
 	unsigned long nrpages;
 	unsigned long writeback_index;	/* range_cyclic resumes here */
 	unsigned long flags;		/* AS_* */
@@ -269,9 +270,38 @@ static inline void *page_address(struct uf_cache *c, const struct page *p)
 	return c->pool.frames + (size_t)(p - c->pool.pages) * PAGE_SIZE;
 }
 
+/*
+ * Start fetching a frame the caller is about to copy: its address is
+ * arithmetic, so the fetch overlaps the miss on the page descriptor that
+ * get_page() takes next instead of following it (a hit on a page not in
+ * the CPU cache pays two misses in a row otherwise).
+ */
+static inline void prefetch_frame(struct uf_cache *c, const struct page *p)
+{
+	const char *f = page_address(c, p);
+
+	__builtin_prefetch(f);
+	__builtin_prefetch(f + 64);
+}
+
 static inline void get_page(struct page *p)
 {
 	__atomic_add_fetch(&p->_count, 1, __ATOMIC_RELAXED);
+}
+
+/* get_page_unless_zero(): a page at count 0 is being freed, or frozen by
+ * reclaim (__remove_mapping); leave it. */
+static inline bool get_page_unless_zero(struct page *page)
+{
+	int count = __atomic_load_n(&page->_count, __ATOMIC_RELAXED);
+
+	do {
+		if (!count)
+			return false;
+	} while (!__atomic_compare_exchange_n(&page->_count, &count, count + 1,
+					      true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
 }
 
 static inline int page_count(const struct page *p)

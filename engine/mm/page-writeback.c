@@ -2292,12 +2292,28 @@ struct wb_request {
 	struct iovec iov[];
 };
 
+/*
+ * blk_plug: full requests wait here and go to the device together, one
+ * submission for up to BLK_MAX_REQUEST_COUNT of them (one io_uring_enter
+ * instead of one per request: a random overwrite writes one page a
+ * request).  Flushed before anything that may sleep, as schedule() flushes
+ * the kernel's plug, and when the writepages call ends (generic_writepages
+ * plugs around write_cache_pages).
+ */
+#define BLK_MAX_REQUEST_COUNT	16
+
+struct blk_plug {
+	unsigned int nr;
+	struct uf_io_req *reqs[BLK_MAX_REQUEST_COUNT];
+};
+
 /* The state of one writepages call: the request being filled. */
 struct mpage_data {
 	struct address_space *mapping;
 	struct backing_dev_info *bdi;
 	struct uf_cache *cache;
 	struct wb_request *wr;
+	struct blk_plug plug;
 	unsigned int max_pages;
 	long scanned;			/* pages looked at, for wcp_scanned */
 
@@ -2439,24 +2455,59 @@ static void wb_request_prep(struct wb_request *wr)
 	wr->req.private = wr;
 }
 
-/* Submit the request being filled, if any (the kernel's mpage_bio_submit;
- * also called before sleeping, as schedule() flushes a block plug). */
+/* Submit one request; refused outright, it fails as if the device had
+ * said so. */
+static void mpage_submit_one(struct mpage_data *mpd, struct uf_io_req *req)
+{
+	int ret = -ENODEV;
+
+	if (mpd->bdi->bdev)
+		ret = uf_bdev_submit(mpd->bdi->bdev, &req, 1);
+	if (ret)
+		end_wb_request(req, ret);
+}
+
+/* blk_flush_plug_list(): everything plugged, in one submission. */
+static void blk_flush_plug(struct mpage_data *mpd)
+{
+	struct blk_plug *plug = &mpd->plug;
+	unsigned int i, nr = plug->nr;
+	int ret = -ENODEV;
+
+	if (!nr)
+		return;
+	plug->nr = 0;
+	if (mpd->bdi->bdev)
+		ret = uf_bdev_submit(mpd->bdi->bdev, plug->reqs, nr);
+	if (!ret)
+		return;
+	/* the batch was refused before any of it went out (a request the
+	 * device cannot take): one by one, so each gets its own answer */
+	for (i = 0; i < nr; i++)
+		mpage_submit_one(mpd, plug->reqs[i]);
+}
+
+/* The request being filled is complete (the kernel's mpage_bio_submit):
+ * plug it; a full plug goes to the device. */
 static void mpage_flush(struct mpage_data *mpd)
 {
 	struct wb_request *wr = mpd->wr;
-	struct uf_io_req *req;
-	int ret = -ENODEV;
 
 	if (!wr)
 		return;
 	mpd->wr = NULL;
 	wb_request_prep(wr);
-	req = &wr->req;
-	if (mpd->bdi->bdev)
-		ret = uf_bdev_submit(mpd->bdi->bdev, &req, 1);
-	/* refused outright: it failed as if the device had said so */
-	if (ret)
-		end_wb_request(req, ret);
+	mpd->plug.reqs[mpd->plug.nr++] = &wr->req;
+	if (mpd->plug.nr == BLK_MAX_REQUEST_COUNT)
+		blk_flush_plug(mpd);
+}
+
+/* Before sleeping and at the end of a writepages call: everything goes
+ * out, the request being filled included. */
+static void mpage_unplug(struct mpage_data *mpd)
+{
+	mpage_flush(mpd);
+	blk_flush_plug(mpd);
 }
 
 /* A new request starting at @index; falls back to a one-page request. */
@@ -2528,7 +2579,7 @@ int reclaim_writepage(struct page *page, struct writeback_control *wbc)
 		WARN_ON_ONCE(1);
 	wb_request_add(mpd.wr, page, mpd.cache);
 	unlock_page(page);
-	mpage_flush(&mpd);
+	mpage_unplug(&mpd);
 	return 0;
 }
 
@@ -2590,6 +2641,8 @@ static int mpage_da_map_and_submit(struct mpage_data *mpd,
 	if (!nr)
 		return 0;
 	mpd->io_done = true;
+	/* the embedder's mapper may sleep: nothing of ours waits plugged */
+	blk_flush_plug(mpd);
 	mapped = inode->ops->map_blocks((struct uf_file *)inode, inode->priv,
 					mpd->ext[0]->index, nr);
 	if (mapped < 0) {
@@ -2805,7 +2858,7 @@ retry:
 						break;
 					}
 				}
-				mpage_flush(mpd);
+				mpage_unplug(mpd);
 				lock_page(page);
 			}
 
@@ -2821,7 +2874,7 @@ retry:
 					unlock_page(page);
 					continue;
 				}
-				mpage_flush(mpd);
+				mpage_unplug(mpd);
 				wait_on_page_writeback(page);
 			}
 
@@ -2956,7 +3009,7 @@ int write_cache_pages(struct address_space *mapping,
 		ret = write_cache_pages_da(mapping, wbc, &mpd);
 	else
 		ret = __write_cache_pages(mapping, wbc, &mpd);
-	mpage_flush(&mpd);
+	mpage_unplug(&mpd);
 	__atomic_add_fetch(&bdi->wcp_scanned, mpd.scanned, __ATOMIC_RELAXED);
 	return ret;
 }

@@ -203,15 +203,29 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 		inc_vm_state(c, NR_FREE_PAGES);
 }
 
+/*
+ * Either we see the waiter alloc_waiter_enqueue() counted, or its next
+ * reclaim pass sees what our caller just changed (count, writeback bit):
+ * a full barrier on both sides, as the kernel's smp_mb() before
+ * waitqueue_active().  A fence, not a read-modify-write of the counter:
+ * put_page() comes here on every cache hit, and an RMW made the pool's
+ * line bounce between every pair of CPUs reading the cache.  TSan does not
+ * model fences, so its build keeps the RMW (which it does model).
+ */
+static bool pool_has_alloc_waiters(struct page_pool *pool)
+{
+#if defined(__SANITIZE_THREAD__)
+	return __atomic_fetch_add(&pool->nr_alloc_waiters, 0,
+				  __ATOMIC_ACQ_REL);
+#else
+	smp_mb();
+	return __atomic_load_n(&pool->nr_alloc_waiters, __ATOMIC_RELAXED);
+#endif
+}
+
 void pool_reclaim_event(struct page_pool *pool)
 {
-	/*
-	 * A read-modify-write, not a load: either it sees the waiter that
-	 * alloc_waiter_enqueue() counted, or that count read ours and so
-	 * the waiter's next reclaim pass sees what our caller just changed
-	 * (count, writeback bit).  (A fence would do, but TSan has none.)
-	 */
-	if (!__atomic_fetch_add(&pool->nr_alloc_waiters, 0, __ATOMIC_ACQ_REL))
+	if (!pool_has_alloc_waiters(pool))
 		return;
 	__atomic_add_fetch(&pool->reclaim_seq, 1, __ATOMIC_SEQ_CST);
 	wake_up_all(&pool->free_wait);
@@ -264,6 +278,7 @@ static struct page *alloc_waiter_enqueue(struct uf_cache *c,
 		/* pairs with pool_reclaim_event() */
 		__atomic_add_fetch(&pool->nr_alloc_waiters, 1,
 				   __ATOMIC_ACQ_REL);
+		smp_mb__after_atomic();
 	} else {
 		page = list_first_entry(&pool->free_list, struct page, lru);
 		list_del_init(&page->lru);

@@ -66,20 +66,6 @@ static struct page *lru_to_page(struct list_head *head)
 	return list_entry(head->prev, struct page, lru);
 }
 
-/* get_page_unless_zero(): a page at count 0 is being freed; leave it. */
-static bool get_page_unless_zero(struct page *page)
-{
-	int count = __atomic_load_n(&page->_count, __ATOMIC_RELAXED);
-
-	do {
-		if (!count)
-			return false;
-	} while (!__atomic_compare_exchange_n(&page->_count, &count, count + 1,
-					      true, __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
-	return true;
-}
-
 /* page_freeze_refs(): count == @count -> 0, atomically. */
 static bool page_freeze_refs(struct page *page, int count)
 {
