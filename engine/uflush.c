@@ -709,7 +709,8 @@ static int cache_close(struct uf_cache *h, bool discard)
 	if (!hslot_kill(&s->h, gen))
 		return -EBADF;
 	hslot_drain(&s->h);
-	s->discard = discard;
+	/* atomic: a file closed by its own caller meanwhile reads it */
+	__atomic_store_n(&s->discard, discard, __ATOMIC_RELAXED);
 	ret = cache_close_devs(s);
 	wait_event(handles_wq, !cache_has_devs(s));
 	c = &s->cache;
@@ -720,7 +721,7 @@ static int cache_close(struct uf_cache *h, bool discard)
 	wb_policy_release(c->policy);
 	kfree(c->policy);
 	c->policy = NULL;
-	s->discard = false;
+	__atomic_store_n(&s->discard, false, __ATOMIC_RELAXED);
 	hslot_release(&s->h);
 	release_hz();
 	return ret;
@@ -1483,7 +1484,8 @@ static int file_evict(struct uf_file *f)
 
 	/* a discarding cache close: I_FREEING keeps the flusher off, and
 	 * the truncate below cancels the dirty pages unwritten */
-	if (!cache_slot_of(f->dev->cache)->discard)
+	if (!__atomic_load_n(&cache_slot_of(f->dev->cache)->discard,
+			     __ATOMIC_RELAXED))
 		ret = write_inode_now(inode, 1);
 	spin_lock(&inode->i_lock);
 	inode->i_state |= I_FREEING;
