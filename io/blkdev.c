@@ -580,24 +580,30 @@ int uf_bdev_close(struct uf_bdev *b)
 	return 0;
 }
 
-int uf_bdev_size(struct uf_bdev *b, uint64_t *size)
+/* The getters' checks: a device, and somewhere to put the answer. */
+static int bdev_arg(struct uf_bdev *b, const void *out)
 {
 	if (!bdev_valid(b))
 		return -EBADF;
-	if (!size)
-		return -EINVAL;
-	*size = b->size;
-	return 0;
+	return out ? 0 : -EINVAL;
+}
+
+int uf_bdev_size(struct uf_bdev *b, uint64_t *size)
+{
+	int ret = bdev_arg(b, size);
+
+	if (!ret)
+		*size = b->size;
+	return ret;
 }
 
 int uf_bdev_io_stats(struct uf_bdev *b, struct uf_bdev_io_stats *out)
 {
 	struct uf_io_queue *q;
+	int ret = bdev_arg(b, out);
 
-	if (!bdev_valid(b))
-		return -EBADF;
-	if (!out)
-		return -EINVAL;
+	if (ret)
+		return ret;
 	q = &b->q;
 	pthread_mutex_lock(&q->lock);
 	out->io_ticks_ns = q->io_ticks_ns;
@@ -624,22 +630,20 @@ int uf_bdev_register_memory(struct uf_bdev *b, void *base, size_t len)
 
 int uf_bdev_max_pages(struct uf_bdev *b, unsigned int *pages)
 {
-	if (!bdev_valid(b))
-		return -EBADF;
-	if (!pages)
-		return -EINVAL;
-	*pages = b->max_pages;
-	return 0;
+	int ret = bdev_arg(b, pages);
+
+	if (!ret)
+		*pages = b->max_pages;
+	return ret;
 }
 
 int uf_bdev_block_size(struct uf_bdev *b, unsigned int *lbs)
 {
-	if (!bdev_valid(b))
-		return -EBADF;
-	if (!lbs)
-		return -EINVAL;
-	*lbs = b->lbs;
-	return 0;
+	int ret = bdev_arg(b, lbs);
+
+	if (!ret)
+		*lbs = b->lbs;
+	return ret;
 }
 
 const char *uf_bdev_engine_name(struct uf_bdev *b)
