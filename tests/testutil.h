@@ -645,6 +645,19 @@ static inline const char *tu_mount_ext4(const char *path, char *mnt,
 	return NULL;
 }
 
+/* Poll *flag, set by another thread, every 10 ms for at most ms: its value. */
+static inline bool tu_flag_wait_ms(const bool *flag, unsigned int ms)
+{
+	unsigned int waited;
+
+	for (waited = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); waited += 10) {
+		if (waited >= ms)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
 /* sem_wait() for at most ms; false if it timed out. */
 static inline bool tu_sem_wait_ms(sem_t *sem, unsigned int ms)
 {
