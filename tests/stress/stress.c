@@ -38,24 +38,15 @@
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
 
-enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
+enum st_result st_why(struct st_ctx *ctx, enum st_result r,
+		      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
 	va_end(ap);
-	return ST_FAIL;
-}
-
-enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
-	va_end(ap);
-	return ST_SKIP;
+	return r;
 }
 
 void st_err_init(struct st_err *e)

@@ -52,11 +52,12 @@ extern const struct st_scenario st_cache_scenarios[];
 extern const struct st_scenario st_handle_scenarios[];
 extern const struct st_scenario st_alloc_scenarios[];
 
-/* Set ctx->why; returns ST_FAIL or ST_SKIP so that `return st_fail(...)`. */
-enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Set ctx->why and return r, so that `return st_fail(ctx, ...)`. */
+enum st_result st_why(struct st_ctx *ctx, enum st_result r,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define st_fail(ctx, ...)	st_why(ctx, ST_FAIL, __VA_ARGS__)
+#define st_skip(ctx, ...)	st_why(ctx, ST_SKIP, __VA_ARGS__)
 
 /* The first error of any worker thread of a scenario. */
 struct st_err {
