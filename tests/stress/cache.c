@@ -212,11 +212,7 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 	if (r != ST_PASS)
 		goto out;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = CF_CACHE;
-	cfg.max_io_pages = 32;
-	cfg.dirty_expire_centisecs = 50;
-	cfg.dirty_writeback_centisecs = 20;
+	st_cache_config(&cfg, CF_CACHE, 32, 50, 20);
 	r = st_open_files(ctx, &cfg, td.path, &run.cache, &run.dev, run.files,
 			  CF_FILES, 0, CF_FILE_LEN);
 	if (r != ST_PASS)
@@ -476,10 +472,7 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		       3);
 	if (r != ST_PASS)
 		goto out;
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = PA_CACHE;
-	cfg.dirty_expire_centisecs = 30;
-	cfg.dirty_writeback_centisecs = 10;
+	st_cache_config(&cfg, PA_CACHE, 0, 30, 10);
 	r = st_open_files(ctx, &cfg, td.path, &run.cache, &dev, &run.file, 1,
 			  PA_DEV_OFF, PA_PAGES * ST_PAGE);
 	if (r != ST_PASS)
@@ -746,10 +739,7 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	long ret = 0;
 
 	if (!*cb) {
-		uf_cache_config_init(&cfg);
-		cfg.nr_pages = 128 + st_rand_below(&t->rng, 256);
-		cfg.dirty_writeback_centisecs = 5;
-		cfg.dirty_expire_centisecs = 5;
+		st_cache_config(&cfg, 128 + st_rand_below(&t->rng, 256), 0, 5, 5);
 		step = "uf_cache_open";
 		st_note(t->id, step);
 		ret = uf_cache_open(&cfg, cb);
@@ -905,10 +895,7 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 		r = st_fail(ctx, "out of memory");
 		goto out;
 	}
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 512;
-	cfg.dirty_expire_centisecs = 30;
-	cfg.dirty_writeback_centisecs = 10;
+	st_cache_config(&cfg, 512, 0, 30, 10);
 	r = st_open_files(ctx, &cfg, ta.path, &run.cache_a, &run.dev_a,
 			  run.wfiles, OC_WRITERS, 0, OC_WFILE_LEN);
 	if (r != ST_PASS)

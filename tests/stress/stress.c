@@ -459,6 +459,18 @@ bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 	return !ret;
 }
 
+void st_cache_config(struct uf_cache_config *cfg, size_t nr_pages,
+		     unsigned int max_io_pages, unsigned int expire_cs,
+		     unsigned int writeback_cs)
+{
+	uf_cache_config_init(cfg);
+	cfg->nr_pages = nr_pages;
+	if (max_io_pages)
+		cfg->max_io_pages = max_io_pages;
+	cfg->dirty_expire_centisecs = expire_cs;
+	cfg->dirty_writeback_centisecs = writeback_cs;
+}
+
 enum st_result st_open_files(struct st_ctx *ctx,
 			     const struct uf_cache_config *cfg,
 			     const char *path, struct uf_cache **c,

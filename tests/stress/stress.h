@@ -143,6 +143,14 @@ bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 
 struct uf_cache_config;
 /*
+ * uf_cache_config_init() with nr_pages frames, the flusher's expire and
+ * interval in centisecs, and max_io_pages unless 0 (the default then).
+ */
+void st_cache_config(struct uf_cache_config *cfg, size_t nr_pages,
+		     unsigned int max_io_pages, unsigned int expire_cs,
+		     unsigned int writeback_cs);
+
+/*
  * A cache from cfg, the device at path, and nr files of len bytes each,
  * ino i + 1 at device offset base + i * len.  ST_PASS, or ST_FAIL naming
  * the call that failed (what was opened stays in *c for the caller to
