@@ -459,6 +459,26 @@ bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 	return !ret;
 }
 
+unsigned int st_start_workers(struct st_err *err, void *th, size_t size,
+			      unsigned int nr_main,
+			      void *(*const fns[])(void *), uint64_t seed)
+{
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		struct st_worker *w = (void *)((char *)th + i * size);
+		unsigned int k = i < nr_main ? 0 : i - nr_main + 1;
+
+		if (!fns[k])
+			break;
+		w->id = i;
+		w->rng = st_mix(seed + i);
+		if (!st_spawn(err, &w->tid, fns[k], w))
+			break;
+	}
+	return i;
+}
+
 void st_cache_config(struct uf_cache_config *cfg, size_t nr_pages,
 		     unsigned int max_io_pages, unsigned int expire_cs,
 		     unsigned int writeback_cs)

@@ -141,6 +141,26 @@ void st_run_put(struct uf_cache *c, void *model, struct st_err *err);
 bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 	      void *arg);
 
+/*
+ * What a scenario's thread struct starts with (its first member, w), so
+ * that st_start_workers() can start an array of them.
+ */
+struct st_worker {
+	pthread_t tid;
+	unsigned int id;
+	uint64_t rng;
+};
+
+/*
+ * Start the threads of th, an array of structs size bytes each: the first
+ * nr_main run fns[0], then one each runs fns[1], fns[2] ... (up to a NULL).
+ * Each gets id i and rng st_mix(seed + i).  Returns how many started; a
+ * failed start is recorded in err and ends it there.
+ */
+unsigned int st_start_workers(struct st_err *err, void *th, size_t size,
+			      unsigned int nr_main,
+			      void *(*const fns[])(void *), uint64_t seed);
+
 struct uf_cache_config;
 /*
  * uf_cache_config_init() with nr_pages frames, the flusher's expire and
