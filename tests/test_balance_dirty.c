@@ -132,6 +132,44 @@ static unsigned long mainline_pos(struct limits_hand *h, unsigned long dirty,
 /* Control lines                                                       */
 
 /*
+ * The position ratio's control lines against values worked by hand: each
+ * check is the global polynomial (setpoint 1750, limit 2000), 3.2's device
+ * line (pos32) or mainline's (mainline_pos) at dirty, the device's
+ * threshold and its dirty pages.  A table ends at POS_END.
+ */
+enum pos_line { POS_END, POLY, LINE32, MAINLINE };
+
+struct pos_check {
+	enum pos_line line;
+	unsigned long dirty, thresh, wb_dirty, want;
+};
+
+static void run_pos(const struct pos_check *c)
+{
+	static const char *const names[] = {
+		"", "polynom", "3.2", "mainline"
+	};
+	unsigned long got;
+	unsigned int i;
+
+	for (i = 0; c->line != POS_END; i++, c++) {
+		if (c->line == POLY)
+			got = (unsigned long)pos_ratio_polynom(1750, c->dirty,
+							       2000);
+		else if (c->line == LINE32)
+			got = pos32(c->dirty, c->thresh, c->wb_dirty);
+		else
+			got = mainline_pos(bdh, c->dirty, c->thresh,
+					   c->wb_dirty);
+		cr_assert_eq(got, c->want,
+			     "check %u, %s line at dirty %lu, %lu/%lu: %lu, want %lu",
+			     i, names[c->line], c->dirty, c->wb_dirty,
+			     c->thresh, got, c->want);
+	}
+	bd_done();
+}
+
+/*
  * The device at its setpoint, dirty at the global setpoint, one device
  * (bdi_thresh = thresh), write_bw = 100 pages/s:
  *
@@ -143,12 +181,10 @@ static unsigned long mainline_pos(struct limits_hand *h, unsigned long dirty,
  *   3.2:      1024 * (2548 - 1749) / (2548 - 1749 + 1) = 818176 / 800 = 1022
  *   mainline: 1024 * 799 / (799 | 1) = 1024
  */
-Test(balance_dirty, position_ratio_at_the_setpoints, .init = bd_init_100)
-{
-	cr_assert_eq(pos32(1750, 2000, 1749), 1022);
-	cr_assert_eq(mainline_pos(bdh, 1750, 2000, 1749), 1024);	bd_done();
-}
-
+static const struct pos_check at_setpoints[] = {
+	{ LINE32, 1750, 2000, 1749, 1022 },
+	{ MAINLINE, 1750, 2000, 1749, 1024 }, { POS_END }
+},
 /*
  * Dirty between the setpoint and the limit, dirty = 1875:
  *
@@ -158,13 +194,10 @@ Test(balance_dirty, position_ratio_at_the_setpoints, .init = bd_init_100)
  *   pos_ratio = 1024 - 126 = 898
  *   device at 1749: 3.2: 898 * 799 / 800 = 896;  mainline: 898
  */
-Test(balance_dirty, position_ratio_above_the_setpoint, .init = bd_init_100)
-{
-	cr_assert_eq(pos_ratio_polynom(1750, 1875, 2000), 898);
-	cr_assert_eq(pos32(1875, 2000, 1749), 896);
-	cr_assert_eq(mainline_pos(bdh, 1875, 2000, 1749), 898);	bd_done();
-}
-
+above_setpoint[] = {
+	{ POLY, 1875, 0, 0, 898 }, { LINE32, 1875, 2000, 1749, 896 },
+	{ MAINLINE, 1875, 2000, 1749, 898 }, { POS_END }
+},
 /*
  * At the freerun ceiling, dirty = 1500:
  *   x = 250 * 1024 / 251 = 1019;  1019^2 >> 10 = 1014;  1014 * 1019 >> 10
@@ -175,15 +208,12 @@ Test(balance_dirty, position_ratio_above_the_setpoint, .init = bd_init_100)
  *   800 = 28285.
  *   mainline's pos_ratio_polynom() clamps to 2.0: 2048.
  */
-Test(balance_dirty, position_ratio_at_and_below_freerun, .init = bd_init_100)
-{
-	cr_assert_eq(pos_ratio_polynom(1750, 1500, 2000), 2033);
-	cr_assert_eq(pos32(1500, 2000, 1749), 2033 * 799 / 800);
-	cr_assert_eq(pos32(1000, 2000, 1749), 28285);
-	cr_assert_eq(pos_ratio_polynom(1750, 1000, 2000), 2048);
-	cr_assert_eq(mainline_pos(bdh, 1000, 2000, 1749), 2048);	bd_done();
-}
-
+at_and_below_freerun[] = {
+	{ POLY, 1500, 0, 0, 2033 },
+	{ LINE32, 1500, 2000, 1749, 2033 * 799 / 800 },
+	{ LINE32, 1000, 2000, 1749, 28285 }, { POLY, 1000, 0, 0, 2048 },
+	{ MAINLINE, 1000, 2000, 1749, 2048 }, { POS_END }
+},
 /*
  * Edges: at or above the limit pos_ratio is 0; a device far over its
  * setpoint (bdi_dirty 2400 >= x_intercept - span / 4 = 2548 - 199) gets
@@ -193,14 +223,31 @@ Test(balance_dirty, position_ratio_at_and_below_freerun, .init = bd_init_100)
  * and bdi_dirty 100 <= 1000 / 8:
  *   1024 * (2548 - 100) / 800 = 3133, * 8 = 25064
  */
+edges[] = {
+	{ LINE32, 2000, 2000, 1000, 0 }, { LINE32, 2500, 2000, 1000, 0 },
+	{ MAINLINE, 2000, 2000, 1000, 0 }, { LINE32, 1750, 2000, 2400, 256 },
+	{ LINE32, 1750, 2000, 500, 5242 }, { LINE32, 1750, 2000, 100, 25064 },
+	{ POS_END }
+};
+
+Test(balance_dirty, position_ratio_at_the_setpoints, .init = bd_init_100)
+{
+	run_pos(at_setpoints);
+}
+
+Test(balance_dirty, position_ratio_above_the_setpoint, .init = bd_init_100)
+{
+	run_pos(above_setpoint);
+}
+
+Test(balance_dirty, position_ratio_at_and_below_freerun, .init = bd_init_100)
+{
+	run_pos(at_and_below_freerun);
+}
+
 Test(balance_dirty, position_ratio_edges, .init = bd_init_100)
 {
-	cr_assert_eq(pos32(2000, 2000, 1000), 0);
-	cr_assert_eq(pos32(2500, 2000, 1000), 0);
-	cr_assert_eq(mainline_pos(bdh, 2000, 2000, 1000), 0);
-	cr_assert_eq(pos32(1750, 2000, 2400), 256);
-	cr_assert_eq(pos32(1750, 2000, 500), 5242);
-	cr_assert_eq(pos32(1750, 2000, 100), 25064);	bd_done();
+	run_pos(edges);
 }
 
 /*
@@ -216,7 +263,8 @@ Test(balance_dirty, zero_bandwidth, .init = bd_init_0)
 	/* 3.2: t = HZ/50 = 20, min(20, 1749 * 1000 / 1) -> 20 */
 	cr_assert_eq(bdi_max_pause(&bdh->bdi[0], 1749), 20);
 	/* mainline: 1749 / (1 + 0) + 1 = 1750, capped at MAX_PAUSE = 200 */
-	cr_assert_eq(wb_max_pause(&bdh->bdi[0], 1749), 200);	bd_done();
+	cr_assert_eq(wb_max_pause(&bdh->bdi[0], 1749), 200);
+	bd_done();
 }
 
 /*
@@ -253,7 +301,8 @@ Test(balance_dirty, device_with_min_ratio, .init = bd_init_100)
 	cr_assert_eq(bdi_set_max_ratio(&bdh->bdi[0], 5), -EINVAL);
 	cr_assert_eq(bdi_set_max_bytes(&bdh->bdi[0], 10001ULL * 4096), -EINVAL);
 	cr_assert_eq(bdi_set_max_bytes(&bdh->bdi[0], 1638400), 0);  /* 20% */
-	cr_assert_eq(bdi_get_max_ratio(&bdh->bdi[0]), 20);	bd_done();
+	cr_assert_eq(bdi_get_max_ratio(&bdh->bdi[0]), 20);
+	bd_done();
 }
 
 /*
@@ -276,7 +325,8 @@ Test(balance_dirty, strictlimit_in_mainline, .init = bd_init_100)
 	cr_assert_eq(bdi_set_strict_limit(&bdh->bdi[0], 1), 0);
 	cr_assert_eq(mainline_pos(bdh, 1000, 200, 160), 1016);
 	cr_assert_eq(mainline_pos(bdh, 1000, 200, 7), 2048);
-	cr_assert_eq(mainline_pos(bdh, 1000, 200, 200), 0);	bd_done();
+	cr_assert_eq(mainline_pos(bdh, 1000, 200, 200), 0);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */
@@ -327,7 +377,8 @@ Test(balance_dirty, dirty_ratelimit_steps_toward_balanced, .init = bd_init_2000)
 	cr_assert_eq(bdh->bdi[0].dirty_ratelimit, 1007);
 	rate_case(bdh, true);
 	cr_assert_eq(bdh->bdi[0].balanced_dirty_ratelimit, 1222);
-	cr_assert_eq(bdh->bdi[0].dirty_ratelimit, 1007);	bd_done();
+	cr_assert_eq(bdh->bdi[0].dirty_ratelimit, 1007);
+	bd_done();
 }
 
 /*
@@ -339,7 +390,8 @@ Test(balance_dirty, dirty_ratelimit_steps_toward_balanced, .init = bd_init_2000)
  * so dirty_ratelimit stays 1000 although balanced is far below: the
  * filter against singular balanced values.
  */
-Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees, .init = bd_init_2000)
+Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees,
+     .init = bd_init_2000)
 {
 	struct backing_dev_info *bdi = &bdh->bdi[0];
 
@@ -347,7 +399,8 @@ Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees, .init = bd_in
 	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 1750, 2000, 1749, 1000,
 				   200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 399);
-	cr_assert_eq(bdi->dirty_ratelimit, 1000);	bd_done();
+	cr_assert_eq(bdi->dirty_ratelimit, 1000);
+	bd_done();
 }
 
 /*
@@ -356,7 +409,8 @@ Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees, .init = bd_in
  *   at write_bw = 2000.  x = min(1300, balanced, 1223) = 1223 either way:
  *   step = 223 >> 2 = 55 -> 7; dirty_ratelimit 1007 in both.
  */
-Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline, .init = bd_init_2000)
+Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline,
+     .init = bd_init_2000)
 {
 	struct backing_dev_info *bdi = &bdh->bdi[0];
 	struct dirty_throttle_control dtc;
@@ -373,7 +427,8 @@ Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline, .init = b
 	wb_position_ratio(&dtc);
 	wb_update_dirty_ratelimit(&dtc, 10, 200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
-	cr_assert_eq(bdi->dirty_ratelimit, 1007);	bd_done();
+	cr_assert_eq(bdi->dirty_ratelimit, 1007);
+	bd_done();
 }
 
 /* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
@@ -386,7 +441,8 @@ Test(balance_dirty, dirty_ratelimit_floor_is_one, .init = bd_init_2000)
 	bdi->balanced_dirty_ratelimit = 0;
 	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 2100, 2000, 2100, 100000,
 				   200);
-	cr_assert_eq(bdi->dirty_ratelimit, 1);	bd_done();
+	cr_assert_eq(bdi->dirty_ratelimit, 1);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */
@@ -425,7 +481,8 @@ Test(balance_dirty, pause_bounds, .init = bd_init_2000)
 	cr_assert_leq(wb_max_pause(bdi, ULONG_MAX / 2), 200);
 	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
 	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
-	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);	bd_done();
+	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
+	bd_done();
 }
 
 /* 3.1: the task limits and the chunk a throttled writer writes. */
@@ -440,7 +497,8 @@ Test(balance_dirty, v31_task_limits, .init = bd_init_100)
 	/* this thread did all the recent dirtying: close to 7/8 */
 	task_dirty_reset();
 	cr_assert_leq(task_dirty_limit(1000), 1000);
-	cr_assert_geq(task_dirty_limit(1000), 875);	bd_done();
+	cr_assert_geq(task_dirty_limit(1000), 875);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */

@@ -257,7 +257,8 @@ Test(filemap, lock_page_waits_for_unlock, .init = fm_4)
 
 	cr_assert(trylock_page(page));
 	cr_assert_not(trylock_page(page), "a locked page was trylocked");
-	blocker_start_asleep(&b, OP_LOCK, h, page, "lock_page on a locked page");
+	blocker_start_asleep(&b, OP_LOCK, h, page,
+			     "lock_page on a locked page");
 	unlock_page(page);
 	blocker_join(&b, "lock_page after unlock_page");
 	cr_assert(PageLocked(page), "the waiter holds the lock now");
@@ -358,7 +359,8 @@ Test(filemap, truncate_waits_for_writeback, .init = fm_4)
 
 	cache_page(h, 1);
 	start_writeback(page);
-	blocker_start_asleep(&b, OP_TRUNCATE, h, NULL, "truncate of a page under writeback");
+	blocker_start_asleep(&b, OP_TRUNCATE, h, NULL,
+			     "truncate of a page under writeback");
 	cr_assert(cached(h, 0), "truncated a page under writeback");
 	end_page_writeback(page);
 	blocker_join(&b, "truncate after end_page_writeback");
@@ -573,7 +575,8 @@ Test(filemap, alloc_page_waits_for_a_freed_frame)
 	struct page *a = page_pool_alloc(&h->c);
 	struct blocker b;
 
-	blocker_start_asleep(&b, OP_ALLOC, h, NULL, "alloc_page with no free frame");
+	blocker_start_asleep(&b, OP_ALLOC, h, NULL,
+			     "alloc_page with no free frame");
 	put_page(&h->c, a);
 	blocker_join(&b, "alloc_page after a frame was freed");
 	cr_assert_eq(b.ret, 0);

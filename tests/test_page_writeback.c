@@ -217,7 +217,8 @@ static const struct limits_step from_ratios[] = {
 	  .why = "bytes alone: the ratios do not matter any more" },
 	{ 0 }
 }, bg_halved[] = {
-	{ .ratio = 20, .bg_ratio = 20, .bg = 100, .dirty = 200, .why = "equal" },
+	{ .ratio = 20, .bg_ratio = 20, .bg = 100, .dirty = 200,
+	  .why = "equal" },
 	{ .bg_ratio = 30, .bg = 100, .dirty = 200, .why = "over: halved" },
 	{ .bg_ratio = 19, .bg = 190, .dirty = 200, .why = "under: kept" },
 	{ .bytes = 64 * PAGE_SIZE, .bg_bytes = 64 * PAGE_SIZE, .bg = 32,

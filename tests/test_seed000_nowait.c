@@ -828,10 +828,10 @@ PROGRESS_RESETS_PAUSE(i6_v3b_progress_resets_pause, "kara-v4.2,nowait=v3b")
 	FX_TEST(seed000_nowait, name, 60, scenario(__VA_ARGS__))
 #define NOWAIT_VARIANTS(scenario, n, v4_name, v3b_name)			\
 	NW_VARIANT(n##_v4_##v4_name, scenario, "kara-v4.2,nowait=v4", true) \
-	NW_VARIANT(n##_v41_##v4_name, scenario, "kara-v4.2,nowait=v4.1",	\
+	NW_VARIANT(n##_v41_##v4_name, scenario, "kara-v4.2,nowait=v4.1", \
 		   true)						\
 	NW_VARIANT(n##_v42_##v4_name, scenario, "kara-v4.2", true)	\
-	NW_VARIANT(n##_v3b_##v3b_name, scenario, "kara-v4.2,nowait=v3b",	\
+	NW_VARIANT(n##_v3b_##v3b_name, scenario, "kara-v4.2,nowait=v3b", \
 		   false)
 
 /*

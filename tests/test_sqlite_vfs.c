@@ -208,7 +208,8 @@ Test(sqlite_vfs, short_reads_are_zero_filled, .fini = tu_fini)
 		     SQLITE_IOERR_SHORT_READ);
 	cr_assert_eq(tu_check(x.buf, 100, 0, 1), -1, "the 100 bytes written");
 	for (i = 100; i < 300; i++)
-		cr_assert_eq(x.buf[i], 0, "byte %d after the end not zeroed", i);
+		cr_assert_eq(x.buf[i], 0, "byte %d after the end not zeroed",
+			     i);
 	cr_assert_eq(x.buf[300], 0xaa, "zeroed past the read");
 
 	/* entirely past the end: all zeros, short */
@@ -236,7 +237,8 @@ Test(sqlite_vfs, writes_grow_within_the_extent_only, .fini = tu_fini)
 	cr_assert_eq(sq_size(f), 9100);
 	cr_assert_eq(f->pMethods->xRead(f, x.buf, 8990, 10), SQLITE_OK);
 	for (i = 0; i < 8990; i++)
-		cr_assert_eq(x.buf[i], 0, "gap byte %d is %#x", 10 + i, x.buf[i]);
+		cr_assert_eq(x.buf[i], 0, "gap byte %d is %#x", 10 + i,
+			     x.buf[i]);
 
 	/* up to the end of the extent: fine; one byte past: SQLITE_FULL */
 	sq_write(f, SQ_EXTENT - 4096, 4096, 4);
@@ -272,7 +274,8 @@ Test(sqlite_vfs, truncate_shrinks_and_zero_extends, .fini = tu_fini)
 	cr_assert_eq(f->pMethods->xRead(f, x.buf, 8192, 0), SQLITE_OK);
 	cr_assert_eq(tu_check(x.buf, 50, 0, 5), -1);
 	for (i = 50; i < 8192; i++)
-		cr_assert_eq(x.buf[i], 0, "byte %d came back after truncate", i);
+		cr_assert_eq(x.buf[i], 0, "byte %d came back after truncate",
+			     i);
 
 	/* the length is durable after xSync */
 	cr_assert_eq(f->pMethods->xTruncate(f, 1000), SQLITE_OK);
@@ -506,7 +509,8 @@ Test(sqlite_vfs, torn_directory_falls_back, .fini = tu_fini)
 	/* tear the newest copy: half of it old bytes */
 	cr_assert_eq(tu_raw_read(x.dev, (uint64_t)copy * 4096, x.buf, 4096), 0);
 	memset(x.buf + 2048, 0x5a, 2048);
-	cr_assert_eq(tu_raw_io(x.dev, true, (uint64_t)copy * 4096, x.buf, 4096), 0);
+	cr_assert_eq(tu_raw_io(x.dev, true, (uint64_t)copy * 4096, x.buf,
+			       4096), 0);
 
 	x.f = f = sq_open_ok(x.vfs, x.name);
 	cr_assert_eq(sq_size(f), 4096, "the torn copy was used");

@@ -648,12 +648,13 @@ static inline const char *tu_mount_ext4(const char *path, char *mnt,
 /* Poll *flag, set by another thread, every 10 ms for at most ms: its value. */
 static inline bool tu_flag_wait_ms(const bool *flag, unsigned int ms)
 {
-	unsigned int waited;
+	unsigned int waited = 0;
 
-	for (waited = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); waited += 10) {
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
 		if (waited >= ms)
 			return false;
 		usleep(10000);
+		waited += 10;
 	}
 	return true;
 }

@@ -729,7 +729,8 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	long ret = 0;
 
 	if (!*cb) {
-		st_cache_config(&cfg, 128 + st_rand_below(&t->w.rng, 256), 0, 5, 5);
+		st_cache_config(&cfg, 128 + st_rand_below(&t->w.rng, 256), 0,
+				5, 5);
 		step = "uf_cache_open";
 		st_note(t->w.id, step);
 		ret = uf_cache_open(&cfg, cb);
