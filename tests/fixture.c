@@ -251,6 +251,15 @@ void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
 	cr_assert_eq(ret, 0, "uf_pwrite(ino %lu): %s", t->ino, strerror(-ret));
 }
 
+struct tf *tf_open_dirty(unsigned long ino, unsigned long pages,
+			 unsigned long nr_dirty)
+{
+	struct tf *t = tf_open(ino, pages);
+
+	tf_dirty(t, 0, nr_dirty, 1);
+	return t;
+}
+
 void mark_sync(struct tf *t)
 {
 	cr_assert_eq(uf_file_mark_inode_dirty(t->f, UF_I_DIRTY_SYNC), 0);

@@ -132,6 +132,9 @@ int tf_write(struct tf *t, unsigned long first, unsigned long nr,
 	     uint32_t seed);
 void tf_dirty(struct tf *t, unsigned long first, unsigned long nr,
 	      uint32_t seed);
+/* tf_open(), then its first @nr_dirty pages dirtied with seed 1 */
+struct tf *tf_open_dirty(unsigned long ino, unsigned long pages,
+			 unsigned long nr_dirty);
 void mark_sync(struct tf *t);
 void set_veto(struct tf *t, unsigned int kinds);
 /* Hold page @index as an embedder writing it (uf_page_get UF_PAGE_WRITE). */

@@ -166,63 +166,66 @@ static void fill(struct bench_samples *s, const double *v, unsigned int n)
 		bench_samples_add(s, v[i]);
 }
 
-/* Compare A's na samples with B's nb; the change as the table prints it. */
-static void compare(const double *a, unsigned int na, const double *b,
-		    unsigned int nb, struct ab_cmp *c, char *text, size_t len)
+/* Two sets of samples compared, and the change as the table prints it */
+struct cmp_out {
+	struct ab_cmp c;
+	char text[32];
+};
+
+/* SAMPLES(v, ...): the values and their number, as compare() takes them */
+#define SAMPLES(...) (const double[]){ __VA_ARGS__ }, \
+	(unsigned int)(sizeof((const double[]){ __VA_ARGS__ }) / sizeof(double))
+
+static struct cmp_out compare(const double *a, unsigned int na,
+			      const double *b, unsigned int nb)
 {
 	struct bench_samples sa, sb;
+	struct cmp_out r;
 
 	fill(&sa, a, na);
 	fill(&sb, b, nb);
-	ab_compare(&sa, &sb, c);
-	ab_fmt_change(text, len, c);
+	ab_compare(&sa, &sb, &r.c);
+	ab_fmt_change(r.text, sizeof(r.text), &r.c);
+	return r;
 }
 
 Test(ab, compare_change_and_spread)
 {
-	const double a[] = { 90, 100, 110 }, b[] = { 140, 150, 160 };
-	struct ab_cmp c;
-	char buf[32];
+	struct cmp_out r = compare(SAMPLES(90, 100, 110),
+				   SAMPLES(140, 150, 160));
 
-	compare(a, 3, b, 3, &c, buf, sizeof(buf));
-	cr_assert_float_eq(c.a, 100, 1e-9);
-	cr_assert_float_eq(c.b, 150, 1e-9);
-	cr_assert_float_eq(c.change, 50, 1e-9);
-	cr_assert_float_eq(c.spread_a, 10, 1e-9);	/* (110-90)/2/100 */
-	cr_assert_float_eq(c.spread_b, 10.0 / 1.5, 1e-9);
-	cr_assert_not(c.noise);
-	cr_assert_str_eq(buf, "+50.0%");
+	cr_assert_float_eq(r.c.a, 100, 1e-9);
+	cr_assert_float_eq(r.c.b, 150, 1e-9);
+	cr_assert_float_eq(r.c.change, 50, 1e-9);
+	cr_assert_float_eq(r.c.spread_a, 10, 1e-9);	/* (110-90)/2/100 */
+	cr_assert_float_eq(r.c.spread_b, 10.0 / 1.5, 1e-9);
+	cr_assert_not(r.c.noise);
+	cr_assert_str_eq(r.text, "+50.0%");
 }
 
 Test(ab, compare_marks_overlapping_ranges_as_noise)
 {
-	const double a[] = { 90, 100, 120 }, b[] = { 115, 104, 130 };
-	struct ab_cmp c;
-	char buf[32];
+	struct cmp_out r = compare(SAMPLES(90, 100, 120),
+				   SAMPLES(115, 104, 130));
 
-	compare(a, 3, b, 3, &c, buf, sizeof(buf));
-	cr_assert_float_eq(c.change, 15, 1e-9);
-	cr_assert(c.noise, "120 >= 104: the ranges overlap");
-	cr_assert_str_eq(buf, "+15.0% ~");
+	cr_assert_float_eq(r.c.change, 15, 1e-9);
+	cr_assert(r.c.noise, "120 >= 104: the ranges overlap");
+	cr_assert_str_eq(r.text, "+15.0% ~");
 	/* a drop, outside the noise */
-	compare(b, 3, (const double[]){ 50, 60, 55 }, 3, &c, buf, sizeof(buf));
-	cr_assert_not(c.noise);
-	cr_assert_str_eq(buf, "-52.2%");
+	r = compare(SAMPLES(115, 104, 130), SAMPLES(50, 60, 55));
+	cr_assert_not(r.c.noise);
+	cr_assert_str_eq(r.text, "-52.2%");
 }
 
 Test(ab, compare_one_rep_is_noise_and_no_baseline_is_nan)
 {
-	struct ab_cmp c;
-	char buf[32];
+	struct cmp_out r = compare(SAMPLES(10), SAMPLES(20));
 
-	compare((const double[]){ 10 }, 1, (const double[]){ 20 }, 1, &c, buf,
-		sizeof(buf));
-	cr_assert(c.noise);
-	cr_assert(isnan(c.spread_a));
-	compare((const double[]){ 0, 0 }, 2, (const double[]){ 20 }, 1, &c,
-		buf, sizeof(buf));
-	cr_assert(isnan(c.change));
-	cr_assert_str_eq(buf, "-");
+	cr_assert(r.c.noise);
+	cr_assert(isnan(r.c.spread_a));
+	r = compare(SAMPLES(0, 0), SAMPLES(20));
+	cr_assert(isnan(r.c.change));
+	cr_assert_str_eq(r.text, "-");
 }
 
 Test(ab, total_sums_medians)

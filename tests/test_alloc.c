@@ -107,9 +107,41 @@ static struct page *allocator_join(struct allocator *a, const char *what)
 /* ------------------------------------------------------------------ */
 /* Unit: when -ENOMEM, when to wait                                    */
 
-Test(alloc, enomem_at_once_when_every_frame_is_pinned, .timeout = 30)
+/*
+ * The unit tests' hand, an 8-page file on 4 frames (.init = ah_4), or on 2
+ * with page 0 cached and pinned (ah_2_pinned).  The test ends with
+ * ah_done(): it unpins what is still pinned and frees the hand, which
+ * demands every frame back (in the test: criterion ignores assertions in
+ * a .fini, Criterion#211).
+ */
+static struct hand *ah;
+
+static void ah_4(void)
 {
-	struct hand *h = hand_new(4, 8);
+	ah = hand_new(4, 8);
+}
+
+static void ah_2_pinned(void)
+{
+	ah = hand_new(2, 8);
+	pin(cache_page(ah, 0));
+}
+
+static void ah_done(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < ah->c.pool.nr; i++)
+		while (__atomic_load_n(&ah->c.pool.pages[i].uf_users,
+				       __ATOMIC_ACQUIRE))
+			unpin(ah, &ah->c.pool.pages[i]);
+	hand_free(ah);
+}
+
+Test(alloc, enomem_at_once_when_every_frame_is_pinned, .timeout = 30,
+     .init = ah_4)
+{
+	struct hand *h = ah;
 	struct page *p[4];
 	struct timespec t0;
 	unsigned int i;
@@ -131,10 +163,7 @@ Test(alloc, enomem_at_once_when_every_frame_is_pinned, .timeout = 30)
 	cr_assert_not(cached(h, 2));
 	cr_assert(cached(h, 0) && cached(h, 1) && cached(h, 3));
 	put_page(&h->c, p[2]);
-	unpin(h, p[0]);
-	unpin(h, p[1]);
-	unpin(h, p[3]);
-	hand_free(h);
+	ah_done();
 }
 
 /*
@@ -143,9 +172,9 @@ Test(alloc, enomem_at_once_when_every_frame_is_pinned, .timeout = 30)
  * still reclaimable, and the allocation must get one.
  */
 Test(alloc, reclaims_clean_active_pages_behind_pinned_inactive_ones,
-     .timeout = 30)
+     .timeout = 30, .init = ah_4)
 {
-	struct hand *h = hand_new(4, 8);
+	struct hand *h = ah;
 	struct page *p[4], *got;
 	unsigned int i;
 
@@ -162,45 +191,38 @@ Test(alloc, reclaims_clean_active_pages_behind_pinned_inactive_ones,
 	cr_assert(got, "-ENOMEM with two clean pages on the active list");
 	cr_assert(cached(h, 0) && cached(h, 1), "a pinned page was reclaimed");
 	put_page(&h->c, got);
-	unpin(h, p[0]);
-	unpin(h, p[1]);
-	hand_free(h);
+	ah_done();
 }
 
 /*
  * The last frame is held by an in-flight call (a plain reference, not a
  * pin): it will be released, so the allocator waits for it, however long.
  */
-Test(alloc, waits_for_a_frame_an_inflight_call_holds, .timeout = 60)
+Test(alloc, waits_for_a_frame_an_inflight_call_holds, .timeout = 60,
+     .init = ah_2_pinned)
 {
-	struct hand *h = hand_new(2, 8);
-	struct page *pinned = cache_page(h, 0), *held;
+	struct page *held = page_pool_alloc(&ah->c);
 	struct allocator a;
 
-	pin(pinned);
-	held = page_pool_alloc(&h->c);
 	cr_assert(held);
-	allocator_start(&a, h);
+	allocator_start(&a, ah);
 	allocator_expect_waiting(&a, "last frame held by an in-flight call");
-	put_page(&h->c, held);
+	put_page(&ah->c, held);
 	cr_assert_eq(allocator_join(&a, "frame released"), held,
 		     "the released frame did not go to the waiter");
-	put_page(&h->c, held);
-	unpin(h, pinned);
-	hand_free(h);
+	put_page(&ah->c, held);
+	ah_done();
 }
 
 /* While it waits, the last unpinned frame becomes pinned too: -ENOMEM. */
-Test(alloc, enomem_when_the_last_frame_becomes_pinned, .timeout = 60)
+Test(alloc, enomem_when_the_last_frame_becomes_pinned, .timeout = 60,
+     .init = ah_2_pinned)
 {
-	struct hand *h = hand_new(2, 8);
-	struct page *p0 = cache_page(h, 0), *p1;
+	struct page *p1 = find_or_create_page(hmap(ah), 1); /* in-flight read */
 	struct allocator a;
 
-	pin(p0);
-	p1 = find_or_create_page(hmap(h), 1);	/* an in-flight read */
 	cr_assert(p1);
-	allocator_start(&a, h);
+	allocator_start(&a, ah);
 	cr_assert_eq(uf_wait_task_sleeping(a.bg.task, 5000), 0);
 	/* the read ends and hands the page to uf_page_get's caller */
 	SetPageUptodate(p1);
@@ -208,15 +230,13 @@ Test(alloc, enomem_when_the_last_frame_becomes_pinned, .timeout = 60)
 	__atomic_add_fetch(&p1->uf_users, 1, __ATOMIC_ACQ_REL);
 	cr_assert_null(allocator_join(&a, "all frames pinned"),
 		       "a frame came from a cache whose frames are all pinned");
-	unpin(h, p1);
-	unpin(h, p0);
-	hand_free(h);
+	ah_done();
 }
 
 /* Every frame under writeback: wait for end_page_writeback, then reclaim. */
-Test(alloc, waits_for_writeback_to_end, .timeout = 60)
+Test(alloc, waits_for_writeback_to_end, .timeout = 60, .init = ah_4)
 {
-	struct hand *h = hand_new(4, 8);
+	struct hand *h = ah;
 	struct page *p[4], *got;
 	struct allocator a;
 	unsigned int i;
@@ -240,7 +260,7 @@ Test(alloc, waits_for_writeback_to_end, .timeout = 60)
 	end_page_writeback(p[0]);
 	end_page_writeback(p[1]);
 	end_page_writeback(p[3]);
-	hand_free(h);
+	ah_done();
 }
 
 /*

@@ -75,6 +75,14 @@ static struct uf_file *ax_file(uint64_t ino, uint64_t off, uint64_t len,
 	return tu_file_open(ax.dev, ino, off, len, ops, NULL);
 }
 
+/* The usual start: a 64-page cache and file 1 at AX_OFF, len bytes long. */
+static struct uf_file *ax_open_file(uint64_t len,
+				    const struct uf_file_ops *ops)
+{
+	ax_open(64, 0);
+	return ax_file(1, AX_OFF, len, ops);
+}
+
 static void ax_close_all(void)
 {
 	tu_cache_close(&ax.cache);
@@ -298,8 +306,7 @@ Test(api, handles_closed_with_their_cache_are_ebadf, .fini = ax_fini)
 	struct uf_dev_stats ds;
 	char buf[64];
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	cr_assert_eq(uf_page_get(f, 0, 0, &p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 	ax_close_all();
@@ -523,8 +530,7 @@ Test(api, dev_close_with_open_files_is_ebusy, .fini = ax_fini)
 	struct uf_dev_stats ds;
 	struct uf_file *f;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 16 * TU_PAGE, NULL);
+	f = ax_open_file(16 * TU_PAGE, NULL);
 	tu_file_write(f, 0, 3 * TU_PAGE, AX_OFF, 4, SIZE_MAX);
 	cr_assert_eq(uf_dev_close(ax.dev), -EBUSY);
 	cr_assert_eq(uf_dev_close(ax.dev), -EBUSY, "a second time");
@@ -629,8 +635,7 @@ Test(api, closed_file_is_ebadf, .fini = ax_fini)
 	struct uf_cache_stats st0;
 	struct uf_file *f;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	tu_file_write(f, 0, 100, AX_OFF, 5, SIZE_MAX);
 	cr_assert_eq(uf_file_close(f), 0);
 	snap(&st0);
@@ -653,8 +658,7 @@ Test(api, pwrite_past_the_end_is_efbig_and_writes_nothing, .fini = ax_fini)
 	struct uf_file *a, *b;
 	char *junk;
 
-	ax_open(64, 0);
-	a = ax_file(1, AX_OFF, len, NULL);
+	a = ax_open_file(len, NULL);
 	b = ax_file(2, AX_OFF + len, len, NULL);
 	tu_file_write(b, 0, len, AX_OFF + len, 6, SIZE_MAX);
 	cr_assert_eq(uf_fsync(b), 0);
@@ -705,8 +709,7 @@ Test(api, pread_past_the_end_is_short, .fini = ax_fini)
 	unsigned int i;
 	ssize_t n;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, len, NULL);
+	f = ax_open_file(len, NULL);
 	memset(buf, 0xee, sizeof(buf));
 	n = uf_pread(f, buf, sizeof(buf), len - 40);
 	cr_assert_eq(n, 40, "a read straddling the end: %zd, want 40", n);
@@ -754,8 +757,7 @@ Test(api, mark_inode_dirty_bad_flags, .fini = ax_fini)
 	struct uf_file *f;
 	size_t i;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, &ops);
+	f = ax_open_file(8 * TU_PAGE, &ops);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(uf_file_mark_inode_dirty(f, bad[i]), -EINVAL,
 			     "flags 0x%x", bad[i]);
@@ -831,8 +833,7 @@ Test(api, page_set_dirty_without_write_is_eperm, .fini = ax_fini)
 	struct uf_page *p;
 	struct uf_file *f;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	cr_assert_eq(uf_page_get(f, 2, 0, &p), 0);
 	snap(&st0);
 	cr_assert_eq(uf_page_set_dirty(p), -EPERM);
@@ -861,8 +862,7 @@ Test(api, page_after_put_is_ebadf, .fini = ax_fini)
 	struct uf_file *f;
 	int ret;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	cr_assert_eq(uf_page_get(f, 1, 0, &p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 	snap(&st0);
@@ -884,8 +884,7 @@ Test(api, page_set_dirty_after_put_is_ebadf, .fini = ax_fini)
 	struct uf_file *f;
 	int ret;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	cr_assert_eq(uf_page_get(f, 1, UF_PAGE_WRITE, &p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 	snap(&st0);
@@ -901,8 +900,7 @@ Test(api, page_of_a_closed_file_is_ebadf, .fini = ax_fini)
 	struct uf_page *p;
 	struct uf_file *f;
 
-	ax_open(64, 0);
-	f = ax_file(1, AX_OFF, 8 * TU_PAGE, NULL);
+	f = ax_open_file(8 * TU_PAGE, NULL);
 	cr_assert_eq(uf_page_get(f, 3, 0, &p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
 	cr_assert_eq(uf_file_close(f), 0);

@@ -64,6 +64,41 @@ static struct limits_hand *bd_hand_new(unsigned long write_bw)
 	return h;
 }
 
+/*
+ * The formula tests' cache: .init = bd_init_N makes it, the test ends with
+ * bd_done(), which frees it and demands that no WARN/BUG fired (in the
+ * test: criterion ignores assertions in a .fini, Criterion#211).
+ */
+static struct limits_hand *bdh;
+
+static void bd_init_0(void)
+{
+	bdh = bd_hand_new(0);
+}
+
+static void bd_init_100(void)
+{
+	bdh = bd_hand_new(100);
+}
+
+static void bd_init_2000(void)
+{
+	bdh = bd_hand_new(2000);
+}
+
+static void bd_done(void)
+{
+	limits_hand_free(bdh);
+}
+
+/* 3.2's device line for bdh's first device, the global limits above */
+static unsigned long pos32(unsigned long dirty, unsigned long bdi_thresh,
+			   unsigned long bdi_dirty)
+{
+	return bdi_position_ratio(&bdh->bdi[0], 2000, 1000, dirty, bdi_thresh,
+				  bdi_dirty);
+}
+
 static struct dirty_throttle_control dtc_of(struct limits_hand *h, int i,
 					    unsigned long dirty,
 					    unsigned long wb_thresh,
@@ -97,6 +132,44 @@ static unsigned long mainline_pos(struct limits_hand *h, unsigned long dirty,
 /* Control lines                                                       */
 
 /*
+ * The position ratio's control lines against values worked by hand: each
+ * check is the global polynomial (setpoint 1750, limit 2000), 3.2's device
+ * line (pos32) or mainline's (mainline_pos) at dirty, the device's
+ * threshold and its dirty pages.  A table ends at POS_END.
+ */
+enum pos_line { POS_END, POLY, LINE32, MAINLINE };
+
+struct pos_check {
+	enum pos_line line;
+	unsigned long dirty, thresh, wb_dirty, want;
+};
+
+static void run_pos(const struct pos_check *c)
+{
+	static const char *const names[] = {
+		"", "polynom", "3.2", "mainline"
+	};
+	unsigned long got;
+	unsigned int i;
+
+	for (i = 0; c->line != POS_END; i++, c++) {
+		if (c->line == POLY)
+			got = (unsigned long)pos_ratio_polynom(1750, c->dirty,
+							       2000);
+		else if (c->line == LINE32)
+			got = pos32(c->dirty, c->thresh, c->wb_dirty);
+		else
+			got = mainline_pos(bdh, c->dirty, c->thresh,
+					   c->wb_dirty);
+		cr_assert_eq(got, c->want,
+			     "check %u, %s line at dirty %lu, %lu/%lu: %lu, want %lu",
+			     i, names[c->line], c->dirty, c->wb_dirty,
+			     c->thresh, got, c->want);
+	}
+	bd_done();
+}
+
+/*
  * The device at its setpoint, dirty at the global setpoint, one device
  * (bdi_thresh = thresh), write_bw = 100 pages/s:
  *
@@ -108,16 +181,10 @@ static unsigned long mainline_pos(struct limits_hand *h, unsigned long dirty,
  *   3.2:      1024 * (2548 - 1749) / (2548 - 1749 + 1) = 818176 / 800 = 1022
  *   mainline: 1024 * 799 / (799 | 1) = 1024
  */
-Test(balance_dirty, position_ratio_at_the_setpoints)
-{
-	struct limits_hand *h = bd_hand_new(100);
-
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
-					1749), 1022);
-	cr_assert_eq(mainline_pos(h, 1750, 2000, 1749), 1024);
-	limits_hand_free(h);
-}
-
+static const struct pos_check at_setpoints[] = {
+	{ LINE32, 1750, 2000, 1749, 1022 },
+	{ MAINLINE, 1750, 2000, 1749, 1024 }, { POS_END }
+},
 /*
  * Dirty between the setpoint and the limit, dirty = 1875:
  *
@@ -127,17 +194,10 @@ Test(balance_dirty, position_ratio_at_the_setpoints)
  *   pos_ratio = 1024 - 126 = 898
  *   device at 1749: 3.2: 898 * 799 / 800 = 896;  mainline: 898
  */
-Test(balance_dirty, position_ratio_above_the_setpoint)
-{
-	struct limits_hand *h = bd_hand_new(100);
-
-	cr_assert_eq(pos_ratio_polynom(1750, 1875, 2000), 898);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1875, 2000,
-					1749), 896);
-	cr_assert_eq(mainline_pos(h, 1875, 2000, 1749), 898);
-	limits_hand_free(h);
-}
-
+above_setpoint[] = {
+	{ POLY, 1875, 0, 0, 898 }, { LINE32, 1875, 2000, 1749, 896 },
+	{ MAINLINE, 1875, 2000, 1749, 898 }, { POS_END }
+},
 /*
  * At the freerun ceiling, dirty = 1500:
  *   x = 250 * 1024 / 251 = 1019;  1019^2 >> 10 = 1014;  1014 * 1019 >> 10
@@ -148,20 +208,12 @@ Test(balance_dirty, position_ratio_above_the_setpoint)
  *   800 = 28285.
  *   mainline's pos_ratio_polynom() clamps to 2.0: 2048.
  */
-Test(balance_dirty, position_ratio_at_and_below_freerun)
-{
-	struct limits_hand *h = bd_hand_new(100);
-
-	cr_assert_eq(pos_ratio_polynom(1750, 1500, 2000), 2033);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1500, 2000,
-					1749), 2033 * 799 / 800);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1000, 2000,
-					1749), 28285);
-	cr_assert_eq(pos_ratio_polynom(1750, 1000, 2000), 2048);
-	cr_assert_eq(mainline_pos(h, 1000, 2000, 1749), 2048);
-	limits_hand_free(h);
-}
-
+at_and_below_freerun[] = {
+	{ POLY, 1500, 0, 0, 2033 },
+	{ LINE32, 1500, 2000, 1749, 2033 * 799 / 800 },
+	{ LINE32, 1000, 2000, 1749, 28285 }, { POLY, 1000, 0, 0, 2048 },
+	{ MAINLINE, 1000, 2000, 1749, 2048 }, { POS_END }
+},
 /*
  * Edges: at or above the limit pos_ratio is 0; a device far over its
  * setpoint (bdi_dirty 2400 >= x_intercept - span / 4 = 2548 - 199) gets
@@ -171,22 +223,31 @@ Test(balance_dirty, position_ratio_at_and_below_freerun)
  * and bdi_dirty 100 <= 1000 / 8:
  *   1024 * (2548 - 100) / 800 = 3133, * 8 = 25064
  */
-Test(balance_dirty, position_ratio_edges)
-{
-	struct limits_hand *h = bd_hand_new(100);
+edges[] = {
+	{ LINE32, 2000, 2000, 1000, 0 }, { LINE32, 2500, 2000, 1000, 0 },
+	{ MAINLINE, 2000, 2000, 1000, 0 }, { LINE32, 1750, 2000, 2400, 256 },
+	{ LINE32, 1750, 2000, 500, 5242 }, { LINE32, 1750, 2000, 100, 25064 },
+	{ POS_END }
+};
 
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 2000, 2000,
-					1000), 0);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 2500, 2000,
-					1000), 0);
-	cr_assert_eq(mainline_pos(h, 2000, 2000, 1000), 0);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
-					2400), 256);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
-					500), 5242);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
-					100), 25064);
-	limits_hand_free(h);
+Test(balance_dirty, position_ratio_at_the_setpoints, .init = bd_init_100)
+{
+	run_pos(at_setpoints);
+}
+
+Test(balance_dirty, position_ratio_above_the_setpoint, .init = bd_init_100)
+{
+	run_pos(above_setpoint);
+}
+
+Test(balance_dirty, position_ratio_at_and_below_freerun, .init = bd_init_100)
+{
+	run_pos(at_and_below_freerun);
+}
+
+Test(balance_dirty, position_ratio_edges, .init = bd_init_100)
+{
+	run_pos(edges);
 }
 
 /*
@@ -195,18 +256,15 @@ Test(balance_dirty, position_ratio_edges)
  * x_intercept - span / 4: the floor, 1024 / 4 = 256.  The pause bounds
  * divide by 8 * bw + 1 and 1 + bw / 128: no division by zero.
  */
-Test(balance_dirty, zero_bandwidth)
+Test(balance_dirty, zero_bandwidth, .init = bd_init_0)
 {
-	struct limits_hand *h = bd_hand_new(0);
-
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 2000,
-					1749), 256);
-	cr_assert_eq(mainline_pos(h, 1750, 2000, 1749), 256);
+	cr_assert_eq(pos32(1750, 2000, 1749), 256);
+	cr_assert_eq(mainline_pos(bdh, 1750, 2000, 1749), 256);
 	/* 3.2: t = HZ/50 = 20, min(20, 1749 * 1000 / 1) -> 20 */
-	cr_assert_eq(bdi_max_pause(&h->bdi[0], 1749), 20);
+	cr_assert_eq(bdi_max_pause(&bdh->bdi[0], 1749), 20);
 	/* mainline: 1749 / (1 + 0) + 1 = 1750, capped at MAX_PAUSE = 200 */
-	cr_assert_eq(wb_max_pause(&h->bdi[0], 1749), 200);
-	limits_hand_free(h);
+	cr_assert_eq(wb_max_pause(&bdh->bdi[0], 1749), 200);
+	bd_done();
 }
 
 /*
@@ -220,33 +278,31 @@ Test(balance_dirty, zero_bandwidth)
  * min_bytes 819200 (200 pages) is the same reserve: 200 * 100 * 10000 /
  * 2000 = 100000 = 10% in 1/10000 percent; read back as 819200 bytes.
  */
-Test(balance_dirty, device_with_min_ratio)
+Test(balance_dirty, device_with_min_ratio, .init = bd_init_100)
 {
-	struct limits_hand *h = bd_hand_new(100);
 	int i;
 
 	for (i = 0; i < 4096; i++)
-		bdi_writeout_inc(&h->bdi[1]);
-	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 0);
-	cr_assert_eq(bdi_set_min_ratio(&h->bdi[0], 10), 0);
-	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 200);
-	cr_assert_eq(bdi_position_ratio(&h->bdi[0], 2000, 1000, 1750, 200,
-					174), 1020);
+		bdi_writeout_inc(&bdh->bdi[1]);
+	cr_assert_eq(bdi_dirty_limit(&bdh->bdi[0], 2000), 0);
+	cr_assert_eq(bdi_set_min_ratio(&bdh->bdi[0], 10), 0);
+	cr_assert_eq(bdi_dirty_limit(&bdh->bdi[0], 2000), 200);
+	cr_assert_eq(pos32(1750, 200, 174), 1020);
 
-	cr_assert_eq(bdi_set_min_ratio(&h->bdi[0], 0), 0);
-	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 0);
-	cr_assert_eq(bdi_set_min_bytes(&h->bdi[0], 819200), 0);
-	cr_assert_eq(bdi_dirty_limit(&h->bdi[0], 2000), 200);
-	cr_assert_eq(bdi_get_min_bytes(&h->bdi[0]), 819200);
-	cr_assert_eq(bdi_get_min_ratio(&h->bdi[0]), 10);
+	cr_assert_eq(bdi_set_min_ratio(&bdh->bdi[0], 0), 0);
+	cr_assert_eq(bdi_dirty_limit(&bdh->bdi[0], 2000), 0);
+	cr_assert_eq(bdi_set_min_bytes(&bdh->bdi[0], 819200), 0);
+	cr_assert_eq(bdi_dirty_limit(&bdh->bdi[0], 2000), 200);
+	cr_assert_eq(bdi_get_min_bytes(&bdh->bdi[0]), 819200);
+	cr_assert_eq(bdi_get_min_ratio(&bdh->bdi[0]), 10);
 
 	/* refused: the reserves reaching 100%, min over max, too many bytes */
-	cr_assert_eq(bdi_set_min_ratio(&h->bdi[1], 90), -EINVAL);
-	cr_assert_eq(bdi_set_max_ratio(&h->bdi[0], 5), -EINVAL);
-	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 10001ULL * 4096), -EINVAL);
-	cr_assert_eq(bdi_set_max_bytes(&h->bdi[0], 1638400), 0);  /* 20% */
-	cr_assert_eq(bdi_get_max_ratio(&h->bdi[0]), 20);
-	limits_hand_free(h);
+	cr_assert_eq(bdi_set_min_ratio(&bdh->bdi[1], 90), -EINVAL);
+	cr_assert_eq(bdi_set_max_ratio(&bdh->bdi[0], 5), -EINVAL);
+	cr_assert_eq(bdi_set_max_bytes(&bdh->bdi[0], 10001ULL * 4096), -EINVAL);
+	cr_assert_eq(bdi_set_max_bytes(&bdh->bdi[0], 1638400), 0);  /* 20% */
+	cr_assert_eq(bdi_get_max_ratio(&bdh->bdi[0]), 20);
+	bd_done();
 }
 
 /*
@@ -262,17 +318,15 @@ Test(balance_dirty, device_with_min_ratio)
  *   span = 259; x_intercept = 433; 2048 * (433 - 160) / 259 = 2158
  * Edges: wb_dirty < 8 -> min(2 * 2048, 2048); wb_dirty >= wb_thresh -> 0.
  */
-Test(balance_dirty, strictlimit_in_mainline)
+Test(balance_dirty, strictlimit_in_mainline, .init = bd_init_100)
 {
-	struct limits_hand *h = bd_hand_new(100);
-
-	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 2158);
-	cr_assert_eq(bdi_set_strict_limit(&h->bdi[0], 2), -EINVAL);
-	cr_assert_eq(bdi_set_strict_limit(&h->bdi[0], 1), 0);
-	cr_assert_eq(mainline_pos(h, 1000, 200, 160), 1016);
-	cr_assert_eq(mainline_pos(h, 1000, 200, 7), 2048);
-	cr_assert_eq(mainline_pos(h, 1000, 200, 200), 0);
-	limits_hand_free(h);
+	cr_assert_eq(mainline_pos(bdh, 1000, 200, 160), 2158);
+	cr_assert_eq(bdi_set_strict_limit(&bdh->bdi[0], 2), -EINVAL);
+	cr_assert_eq(bdi_set_strict_limit(&bdh->bdi[0], 1), 0);
+	cr_assert_eq(mainline_pos(bdh, 1000, 200, 160), 1016);
+	cr_assert_eq(mainline_pos(bdh, 1000, 200, 7), 2048);
+	cr_assert_eq(mainline_pos(bdh, 1000, 200, 200), 0);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */
@@ -316,17 +370,15 @@ static void rate_case(struct limits_hand *h, bool mainline)
 	}
 }
 
-Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
+Test(balance_dirty, dirty_ratelimit_steps_toward_balanced, .init = bd_init_2000)
 {
-	struct limits_hand *h = bd_hand_new(2000);
-
-	rate_case(h, false);
-	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
-	cr_assert_eq(h->bdi[0].dirty_ratelimit, 1007);
-	rate_case(h, true);
-	cr_assert_eq(h->bdi[0].balanced_dirty_ratelimit, 1222);
-	cr_assert_eq(h->bdi[0].dirty_ratelimit, 1007);
-	limits_hand_free(h);
+	rate_case(bdh, false);
+	cr_assert_eq(bdh->bdi[0].balanced_dirty_ratelimit, 1222);
+	cr_assert_eq(bdh->bdi[0].dirty_ratelimit, 1007);
+	rate_case(bdh, true);
+	cr_assert_eq(bdh->bdi[0].balanced_dirty_ratelimit, 1222);
+	cr_assert_eq(bdh->bdi[0].dirty_ratelimit, 1007);
+	bd_done();
 }
 
 /*
@@ -338,17 +390,17 @@ Test(balance_dirty, dirty_ratelimit_steps_toward_balanced)
  * so dirty_ratelimit stays 1000 although balanced is far below: the
  * filter against singular balanced values.
  */
-Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
+Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees,
+     .init = bd_init_2000)
 {
-	struct limits_hand *h = bd_hand_new(2000);
-	struct backing_dev_info *bdi = &h->bdi[0];
+	struct backing_dev_info *bdi = &bdh->bdi[0];
 
 	bdi->balanced_dirty_ratelimit = 1300;
 	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 1750, 2000, 1749, 1000,
 				   200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 399);
 	cr_assert_eq(bdi->dirty_ratelimit, 1000);
-	limits_hand_free(h);
+	bd_done();
 }
 
 /*
@@ -357,10 +409,10 @@ Test(balance_dirty, dirty_ratelimit_holds_when_position_disagrees)
  *   at write_bw = 2000.  x = min(1300, balanced, 1223) = 1223 either way:
  *   step = 223 >> 2 = 55 -> 7; dirty_ratelimit 1007 in both.
  */
-Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline)
+Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline,
+     .init = bd_init_2000)
 {
-	struct limits_hand *h = bd_hand_new(2000);
-	struct backing_dev_info *bdi = &h->bdi[0];
+	struct backing_dev_info *bdi = &bdh->bdi[0];
 	struct dirty_throttle_control dtc;
 
 	bdi->balanced_dirty_ratelimit = 1300;
@@ -371,19 +423,18 @@ Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline)
 
 	bdi->dirty_ratelimit = 1000;
 	bdi->balanced_dirty_ratelimit = 1300;
-	dtc = dtc_of(h, 0, 1600, 2000, 1600);
+	dtc = dtc_of(bdh, 0, 1600, 2000, 1600);
 	wb_position_ratio(&dtc);
 	wb_update_dirty_ratelimit(&dtc, 10, 200);
 	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
 	cr_assert_eq(bdi->dirty_ratelimit, 1007);
-	limits_hand_free(h);
+	bd_done();
 }
 
 /* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
-Test(balance_dirty, dirty_ratelimit_floor_is_one)
+Test(balance_dirty, dirty_ratelimit_floor_is_one, .init = bd_init_2000)
 {
-	struct limits_hand *h = bd_hand_new(2000);
-	struct backing_dev_info *bdi = &h->bdi[0];
+	struct backing_dev_info *bdi = &bdh->bdi[0];
 
 	/* dirty over the limit: pos_ratio 0, task 1, balanced ~0 */
 	bdi->dirty_ratelimit = 1;
@@ -391,7 +442,7 @@ Test(balance_dirty, dirty_ratelimit_floor_is_one)
 	bdi_update_dirty_ratelimit(bdi, 2000, 1000, 2100, 2000, 2100, 100000,
 				   200);
 	cr_assert_eq(bdi->dirty_ratelimit, 1);
-	limits_hand_free(h);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */
@@ -411,10 +462,9 @@ Test(balance_dirty, dirty_ratelimit_floor_is_one)
  *   pages = 32, t = 1000 * 32 / 1000 = 32
  *   pause = 1000 * 32 / 1000 = 32 <= 110; min pause = 1 + 32 / 2 = 17
  */
-Test(balance_dirty, pause_bounds)
+Test(balance_dirty, pause_bounds, .init = bd_init_2000)
 {
-	struct limits_hand *h = bd_hand_new(2000);
-	struct backing_dev_info *bdi = &h->bdi[0];
+	struct backing_dev_info *bdi = &bdh->bdi[0];
 	int nr_dirtied_pause = 0;
 
 	cr_assert_eq(bdi_max_pause(bdi, 1749), 39);
@@ -432,25 +482,23 @@ Test(balance_dirty, pause_bounds)
 	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
 	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
 	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
-	limits_hand_free(h);
+	bd_done();
 }
 
 /* 3.1: the task limits and the chunk a throttled writer writes. */
-Test(balance_dirty, v31_task_limits)
+Test(balance_dirty, v31_task_limits, .init = bd_init_100)
 {
-	struct limits_hand *h = bd_hand_new(100);
-
-	h->c.pool.nr = 65536;
+	bdh->c.pool.nr = 65536;
 	/* 65536 / (cpus * 32) pages, at most 1024 (4 MiB) and at least 16 */
-	cr_assert_geq(sync_writeback_pages(&h->c, 0), 16 + 8);
-	cr_assert_leq(sync_writeback_pages(&h->c, 0), 1024 + 512);
-	cr_assert_eq(sync_writeback_pages(&h->c, 4000), 6000);
+	cr_assert_geq(sync_writeback_pages(&bdh->c, 0), 16 + 8);
+	cr_assert_leq(sync_writeback_pages(&bdh->c, 0), 1024 + 512);
+	cr_assert_eq(sync_writeback_pages(&bdh->c, 4000), 6000);
 	cr_assert_eq(task_min_dirty_limit(1000), 875);
 	/* this thread did all the recent dirtying: close to 7/8 */
 	task_dirty_reset();
 	cr_assert_leq(task_dirty_limit(1000), 1000);
 	cr_assert_geq(task_dirty_limit(1000), 875);
-	limits_hand_free(h);
+	bd_done();
 }
 
 /* ------------------------------------------------------------------ */

@@ -168,13 +168,11 @@ FX_TEST(dirty_knobs, bgthresh_global_no_background_under_thresh, 60,
 static void chunk_case(const char *spec, long want_chunk, long want_wrote)
 {
 	struct wb_writeback_work w;
-	struct tf *t;
 	char needle[32];
 	long ret;
 
 	FX_SETUP(.start = 32000000, .policy = spec, .trace = true);
-	t = tf_open(1, 512);
-	tf_dirty(t, 0, 300, 1);
+	tf_open_dirty(1, 512, 300);
 	advance(10);
 
 	w = mkwork(W_NONE);
@@ -221,8 +219,7 @@ static void skip_charge_case(const char *spec, long dirtied_delta)
 	struct tf *t;
 
 	FX_SETUP(.start = 33000000, .policy = spec);
-	t = tf_open(1, 8);
-	tf_dirty(t, 0, 4, 1);
+	t = tf_open_dirty(1, 8, 4);
 	tf_hold_page(t, 0);
 	spin_lock(&t->inode->i_lock);
 	/* as writeback_single_inode() does before writepages */
@@ -260,8 +257,7 @@ static void skip_progress_case(const char *spec, long want)
 	long ret;
 
 	FX_SETUP(.start = 34000000, .policy = spec);
-	t = tf_open(1, 8);
-	tf_dirty(t, 0, 1, 1);
+	t = tf_open_dirty(1, 8, 1);
 	tf_hold_page(t, 0);
 	advance(10);
 	w = mkwork(W_NONE);

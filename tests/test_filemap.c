@@ -112,10 +112,35 @@ static void blocker_expect_asleep(struct blocker *b, const char *what)
 		      what);
 }
 
+/* Start a blocker that must go to sleep at once. */
+static void blocker_start_asleep(struct blocker *b, int op, struct hand *h,
+				 struct page *page, const char *what)
+{
+	blocker_start(b, op, h, page);
+	blocker_expect_asleep(b, what);
+}
+
 static void blocker_join(struct blocker *b, const char *what)
 {
 	fx_bg_join(&b->bg, "thread", what);
 	cr_assert(fx_bg_done(&b->bg));
+}
+
+/*
+ * The hand most tests run on, 4 frames and a 4-page file: .init = fm_4
+ * makes it, the test ends with fm_done(), which frees it and demands every
+ * frame back (in the test: criterion ignores assertions in a .fini).
+ */
+static struct hand *fm;
+
+static void fm_4(void)
+{
+	fm = hand_new(4, 4);
+}
+
+static void fm_done(void)
+{
+	hand_free(fm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -224,27 +249,27 @@ Test(filemap, find_lock_page_skips_a_truncated_page)
 /* ------------------------------------------------------------------ */
 /* Page lock and writeback waits                                       */
 
-Test(filemap, lock_page_waits_for_unlock)
+Test(filemap, lock_page_waits_for_unlock, .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	struct page *page = cache_page(h, 0);
 	struct blocker b;
 
 	cr_assert(trylock_page(page));
 	cr_assert_not(trylock_page(page), "a locked page was trylocked");
-	blocker_start(&b, OP_LOCK, h, page);
-	blocker_expect_asleep(&b, "lock_page on a locked page");
+	blocker_start_asleep(&b, OP_LOCK, h, page,
+			     "lock_page on a locked page");
 	unlock_page(page);
 	blocker_join(&b, "lock_page after unlock_page");
 	cr_assert(PageLocked(page), "the waiter holds the lock now");
 	cr_assert_not(trylock_page(page));
 	unlock_page(page);
-	hand_free(h);
+	fm_done();
 }
 
-Test(filemap, lock_page_handoff_between_many_threads)
+Test(filemap, lock_page_handoff_between_many_threads, .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	struct page *page = cache_page(h, 1);
 	struct blocker b[4];
 	unsigned int i, done, rounds;
@@ -272,19 +297,19 @@ Test(filemap, lock_page_handoff_between_many_threads)
 	for (i = 0; i < 4; i++)
 		blocker_join(&b[i], "lock_page handoff");
 	unlock_page(page);
-	hand_free(h);
+	fm_done();
 }
 
-Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback)
+Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback,
+     .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	struct page *page = cache_page(h, 3);
 	struct blocker b;
 
 	start_writeback(page);
 	cr_assert(PageWriteback(page));
-	blocker_start(&b, OP_WAIT_WB, h, page);
-	blocker_expect_asleep(&b, "wait_on_page_writeback");
+	blocker_start_asleep(&b, OP_WAIT_WB, h, page, "wait_on_page_writeback");
 	/* the page lock is not what it waits for */
 	lock_page(page);
 	unlock_page(page);
@@ -293,7 +318,7 @@ Test(filemap, wait_on_page_writeback_woken_by_end_page_writeback)
 	blocker_join(&b, "wait_on_page_writeback after end_page_writeback");
 	cr_assert_not(PageWriteback(page));
 	cr_assert_eq(global_page_state(&h->c, NR_WRITEBACK), 0);
-	hand_free(h);
+	fm_done();
 }
 
 Test(filemap, end_page_writeback_rotates_reclaim_page_to_tail)
@@ -326,23 +351,23 @@ Test(filemap, end_page_writeback_rotates_reclaim_page_to_tail)
 	hand_free(h);
 }
 
-Test(filemap, truncate_waits_for_writeback)
+Test(filemap, truncate_waits_for_writeback, .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	struct page *page = cache_page(h, 0);
 	struct blocker b;
 
 	cache_page(h, 1);
 	start_writeback(page);
-	blocker_start(&b, OP_TRUNCATE, h, NULL);
-	blocker_expect_asleep(&b, "truncate of a page under writeback");
+	blocker_start_asleep(&b, OP_TRUNCATE, h, NULL,
+			     "truncate of a page under writeback");
 	cr_assert(cached(h, 0), "truncated a page under writeback");
 	end_page_writeback(page);
 	blocker_join(&b, "truncate after end_page_writeback");
 	cr_assert_not(cached(h, 0));
 	cr_assert_not(cached(h, 1));
 	cr_assert_eq(nr_free(h), 4);
-	hand_free(h);
+	fm_done();
 }
 
 Test(filemap, fdatawait_waits_for_every_writeback_page_and_reports_error)
@@ -358,8 +383,7 @@ Test(filemap, fdatawait_waits_for_every_writeback_page_and_reports_error)
 	for (i = 0; i < 3; i++)
 		start_writeback(p[i]);
 	cr_assert_eq(filemap_check_errors(hmap(h)), 0);
-	blocker_start(&b, OP_FDATAWAIT, h, NULL);
-	blocker_expect_asleep(&b, "fdatawait");
+	blocker_start_asleep(&b, OP_FDATAWAIT, h, NULL, "fdatawait");
 	end_page_writeback(p[0]);
 	blocker_expect_asleep(&b, "fdatawait, 2 pages left");
 	mapping_set_error(hmap(h), -EIO);
@@ -375,9 +399,9 @@ Test(filemap, fdatawait_waits_for_every_writeback_page_and_reports_error)
 
 /* The write path refuses a write reaching past i_size before it touches
  * anything (there is no device here: any page access would fail). */
-Test(filemap, generic_perform_write_past_i_size_is_efbig)
+Test(filemap, generic_perform_write_past_i_size_is_efbig, .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	char buf[16] = { 0 };
 
 	cr_assert_eq(generic_perform_write(&h->inode, buf, 16,
@@ -388,15 +412,15 @@ Test(filemap, generic_perform_write_past_i_size_is_efbig)
 	cr_assert_eq(generic_perform_write(&h->inode, buf, 0, 0), 0);
 	cr_assert_eq(hmap(h)->nrpages, 0);
 	cr_assert_eq(nr_free(h), 4);
-	hand_free(h);
+	fm_done();
 }
 
 /* ------------------------------------------------------------------ */
 /* LRU and reclaim                                                   */
 
-Test(filemap, mark_page_accessed_activates_on_second_access)
+Test(filemap, mark_page_accessed_activates_on_second_access, .init = fm_4)
 {
-	struct hand *h = hand_new(4, 4);
+	struct hand *h = fm;
 	struct page *page = cache_page(h, 0);
 
 	cr_assert_not(PageReferenced(page));
@@ -409,7 +433,7 @@ Test(filemap, mark_page_accessed_activates_on_second_access)
 	cr_assert_eq(h->c.pool.nr_active, 1);
 	cr_assert_eq(h->c.pool.nr_inactive, 0);
 	cr_assert(list_is_first(&page->lru, &h->c.pool.active_file));
-	hand_free(h);
+	fm_done();
 }
 
 /*
@@ -551,8 +575,8 @@ Test(filemap, alloc_page_waits_for_a_freed_frame)
 	struct page *a = page_pool_alloc(&h->c);
 	struct blocker b;
 
-	blocker_start(&b, OP_ALLOC, h, NULL);
-	blocker_expect_asleep(&b, "alloc_page with no free frame");
+	blocker_start_asleep(&b, OP_ALLOC, h, NULL,
+			     "alloc_page with no free frame");
 	put_page(&h->c, a);
 	blocker_join(&b, "alloc_page after a frame was freed");
 	cr_assert_eq(b.ret, 0);

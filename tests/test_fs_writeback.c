@@ -481,8 +481,7 @@ Test(fs_writeback, kupdate_and_background_yield_to_queued_work,
 
 	base_setup(7000000, false);
 	set_bg_thresh_pages(2);
-	a = tf_open(1, 4);
-	tf_dirty(a, 0, 4, 1);
+	a = tf_open_dirty(1, 4, 4);
 	advance(expire_jiffies() + 1);
 
 	/* no flusher: the work stays on the list */
@@ -532,8 +531,7 @@ static void yield_midway(enum wkind k, long want)
 
 	base_setup(8000000, false);
 	set_bg_thresh_pages(2);
-	a = tf_open(1, 4);
-	tf_dirty(a, 0, 4, 1);
+	a = tf_open_dirty(1, 4, 4);
 	advance(1);
 	b = tf_open(2, 4);
 	tf_dirty(b, 0, 4, 2);

@@ -404,7 +404,6 @@ Test(handles, close_waits_for_a_write_page, .fini = hx_fini)
 	struct uf_page *p;
 	pthread_t tid;
 	char *data;
-	int i;
 
 	c.f = hx_file(hx_open(), 1, HX_OFF);
 	cr_assert_eq(uf_page_get(c.f, 4, UF_PAGE_WRITE, &p), 0);
@@ -419,10 +418,7 @@ Test(handles, close_waits_for_a_write_page, .fini = hx_fini)
 	tu_fill(data, TU_PAGE, HX_OFF + 4 * TU_PAGE, 2);
 	cr_assert_eq(uf_page_set_dirty(p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
-	for (i = 0; i < 3000 && !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
-	     i++)
-		sleep_ms(10);
-	cr_assert(__atomic_load_n(&c.done, __ATOMIC_ACQUIRE),
+	cr_assert(tu_flag_wait_ms(&c.done, 30000),
 		  "uf_file_close never finished after the put");
 	pthread_join(tid, NULL);
 	cr_assert_eq(c.ret, 0, "uf_file_close: %d", c.ret);

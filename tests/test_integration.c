@@ -525,10 +525,7 @@ Test(integration, page_api_zero_copy, .fini = ig_fini)
 	data[0] = 0xa7;
 	cr_assert_eq(uf_page_set_dirty(p), 0);
 	cr_assert_eq(uf_page_put(p), 0);
-	for (i = 0; i < 1000 && !__atomic_load_n(&w.got, __ATOMIC_ACQUIRE);
-	     i++)
-		sleep_ms(10);
-	cr_assert(__atomic_load_n(&w.got, __ATOMIC_ACQUIRE),
+	cr_assert(tu_flag_wait_ms(&w.got, 10000),
 		  "the waiting writer never got the page (ret %d)", w.ret);
 	pthread_join(tid, NULL);
 	cr_assert_eq(w.ret, 0);

@@ -156,73 +156,89 @@ static void wait_written(void)
 /* ------------------------------------------------------------------ */
 /* global_dirty_limits                                                 */
 
-/* global_dirty_limits() of @h must give @bg and @dirty pages. */
-static void expect_limits(struct limits_hand *h, unsigned long bg,
-			  unsigned long dirty)
-{
-	unsigned long got_bg, got_dirty;
+/*
+ * One step of a limits scenario: the counters and knobs it sets (0 leaves
+ * one as it is), then the background and dirty limits in pages that
+ * global_dirty_limits() must give.  Steps run in order on one cache.
+ */
+struct limits_step {
+	unsigned long file_pages, file_dirty;
+	unsigned long ratio, bg_ratio, bytes, bg_bytes;
+	unsigned long bg, dirty;
+	const char *why;
+};
 
-	global_dirty_limits(&h->c, &got_bg, &got_dirty);
-	cr_assert_eq(got_dirty, dirty, "dirty limit %lu, want %lu",
-		     got_dirty, dirty);
-	cr_assert_eq(got_bg, bg, "background limit %lu, want %lu", got_bg,
-		     bg);
+static void set_if(unsigned long *knob, unsigned long v)
+{
+	if (v)
+		*knob = v;
 }
+
+/* Ends at a step without a why. */
+static void run_limits(unsigned long nr_pages, const struct limits_step *st)
+{
+	struct limits_hand *h = limits_hand_new(nr_pages);
+	unsigned long bg, dirty;
+	unsigned int i;
+
+	for (i = 0; st->why; i++, st++) {
+		if (st->file_pages)
+			h->c.vm_stat[NR_FILE_PAGES] = (long)st->file_pages;
+		if (st->file_dirty)
+			h->c.vm_stat[NR_FILE_DIRTY] = (long)st->file_dirty;
+		set_if(&h->c.vm.vm_dirty_ratio, st->ratio);
+		set_if(&h->c.vm.dirty_background_ratio, st->bg_ratio);
+		set_if(&h->c.vm.vm_dirty_bytes, st->bytes);
+		set_if(&h->c.vm.dirty_background_bytes, st->bg_bytes);
+		global_dirty_limits(&h->c, &bg, &dirty);
+		cr_assert_eq(dirty, st->dirty,
+			     "step %u (%s): dirty limit %lu, want %lu", i,
+			     st->why, dirty, st->dirty);
+		cr_assert_eq(bg, st->bg,
+			     "step %u (%s): background limit %lu, want %lu", i,
+			     st->why, bg, st->bg);
+	}
+	limits_hand_free(h);
+}
+
+/* The scenarios, each a run of steps on a cache of its own */
+static const struct limits_step from_ratios[] = {
+	{ .file_pages = 999, .bg = 10 * 2000 / 100, .dirty = 20 * 2000 / 100,
+	  .why = "dirtyable = free + file pages (+1, never 0)" },
+	{ .file_dirty = 500, .bg = 200, .dirty = 400,
+	  .why = "dirty pages are not subtracted: they are file pages" },
+	{ .ratio = 50, .bg_ratio = 1, .bg = 20, .dirty = 1000, .why = "50/1" },
+	{ 0 }
+}, bytes_win[] = {
+	{ .bytes = 100 * PAGE_SIZE + 1, .bg = 50, .dirty = 101,
+	  .why = "bytes round up; 10% of 10001 is over 101: halved" },
+	{ .bg_bytes = 40 * PAGE_SIZE, .bg = 40, .dirty = 101, .why = "bg" },
+	{ .ratio = 90, .bg_ratio = 80, .bg = 40, .dirty = 101,
+	  .why = "bytes alone: the ratios do not matter any more" },
+	{ 0 }
+}, bg_halved[] = {
+	{ .ratio = 20, .bg_ratio = 20, .bg = 100, .dirty = 200,
+	  .why = "equal" },
+	{ .bg_ratio = 30, .bg = 100, .dirty = 200, .why = "over: halved" },
+	{ .bg_ratio = 19, .bg = 190, .dirty = 200, .why = "under: kept" },
+	{ .bytes = 64 * PAGE_SIZE, .bg_bytes = 64 * PAGE_SIZE, .bg = 32,
+	  .dirty = 64, .why = "bytes, equal: halved" },
+	{ 0 }
+};
 
 Test(page_writeback, dirty_limits_from_ratios)
 {
-	struct limits_hand *h = limits_hand_new(1000);
-
-	/* dirtyable = free + file pages (+1, never 0) */
-	h->c.vm_stat[NR_FILE_PAGES] = 999;
-	expect_limits(h, 10 * 2000 / 100, 20 * 2000 / 100);
-
-	/* dirty pages are not subtracted: they are file pages */
-	h->c.vm_stat[NR_FILE_DIRTY] = 500;
-	expect_limits(h, 200, 400);
-
-	h->c.vm.vm_dirty_ratio = 50;
-	h->c.vm.dirty_background_ratio = 1;
-	expect_limits(h, 20, 1000);
-	limits_hand_free(h);
+	run_limits(1000, from_ratios);
 }
 
 Test(page_writeback, dirty_limits_bytes_win_over_ratios)
 {
-	struct limits_hand *h = limits_hand_new(10000);
-
-	h->c.vm.vm_dirty_bytes = 100 * PAGE_SIZE + 1;	/* rounds up */
-	/* 10% of 10001 is over 101: halved */
-	expect_limits(h, 50, 101);
-
-	h->c.vm.dirty_background_bytes = 40 * PAGE_SIZE;
-	expect_limits(h, 40, 101);
-
-	/* bytes alone: the ratios do not matter any more */
-	h->c.vm.vm_dirty_ratio = 90;
-	h->c.vm.dirty_background_ratio = 80;
-	expect_limits(h, 40, 101);
-	limits_hand_free(h);
+	run_limits(10000, bytes_win);
 }
 
 Test(page_writeback, background_at_or_over_dirty_is_halved)
 {
-	struct limits_hand *h = limits_hand_new(999);
-
-	h->c.vm.vm_dirty_ratio = 20;
-	h->c.vm.dirty_background_ratio = 20;	/* equal: halved */
-	expect_limits(h, 100, 200);
-
-	h->c.vm.dirty_background_ratio = 30;	/* over */
-	expect_limits(h, 100, 200);
-
-	h->c.vm.dirty_background_ratio = 19;	/* under: kept */
-	expect_limits(h, 190, 200);
-
-	h->c.vm.vm_dirty_bytes = 64 * PAGE_SIZE;
-	h->c.vm.dirty_background_bytes = 64 * PAGE_SIZE;
-	expect_limits(h, 32, 64);
-	limits_hand_free(h);
+	run_limits(999, bg_halved);
 }
 
 /* ------------------------------------------------------------------ */

@@ -819,8 +819,20 @@ PROGRESS_RESETS_PAUSE(i6_v3b_progress_resets_pause, "kara-v4.2,nowait=v3b")
 /* ================================================================== */
 /* I7: other work, background threshold                                */
 
-#define QUEUED_WORK_ENDS(name, ...)					\
-	FX_TEST(seed000_nowait, name, 60, queued_work_ends(__VA_ARGS__))
+/*
+ * scenario(policy, v4) for the nowait variants that end a work on other
+ * work or the threshold (v4, v4.1, v4.2: true) and the one that does not
+ * (v3b: false): one test each, n_<variant>_<v4 name> or n_v3b_<v3b name>.
+ */
+#define NW_VARIANT(name, scenario, ...)					\
+	FX_TEST(seed000_nowait, name, 60, scenario(__VA_ARGS__))
+#define NOWAIT_VARIANTS(scenario, n, v4_name, v3b_name)			\
+	NW_VARIANT(n##_v4_##v4_name, scenario, "kara-v4.2,nowait=v4", true) \
+	NW_VARIANT(n##_v41_##v4_name, scenario, "kara-v4.2,nowait=v4.1", \
+		   true)						\
+	NW_VARIANT(n##_v42_##v4_name, scenario, "kara-v4.2", true)	\
+	NW_VARIANT(n##_v3b_##v3b_name, scenario, "kara-v4.2,nowait=v3b", \
+		   false)
 
 /*
  * I4/I7 (L87-90, L400-403): a no-progress work ends at once when a work is
@@ -850,17 +862,8 @@ static void queued_work_ends(const char *policy, bool ends)
 	cr_assert_eq(passes(), 1);
 }
 
-QUEUED_WORK_ENDS(i7_v4_queued_work_ends_work, "kara-v4.2,nowait=v4", true)
-
-QUEUED_WORK_ENDS(i7_v41_queued_work_ends_work, "kara-v4.2,nowait=v4.1", true)
-
-QUEUED_WORK_ENDS(i7_v42_queued_work_ends_work, "kara-v4.2", true)
-
-QUEUED_WORK_ENDS(i7_v3b_queued_work_does_not_end_work,
-		 "kara-v4.2,nowait=v3b", false)
-
-#define OVER_BG_THRESH(name, ...)					\
-	FX_TEST(seed000_nowait, name, 60, over_bg_thresh(__VA_ARGS__))
+NOWAIT_VARIANTS(queued_work_ends, i7, queued_work_ends_work,
+		queued_work_does_not_end_work)
 
 /*
  * I7 (L87-90: "!work->for_background && over_bground_thresh()"): D keeps
@@ -910,22 +913,11 @@ static void over_bg_thresh(const char *policy, bool v4)
 	cr_assert_eq(passes(), 2);
 }
 
-OVER_BG_THRESH(i7_v4_over_bg_thresh_ends_only_nonbackground,
-	       "kara-v4.2,nowait=v4", true)
-
-OVER_BG_THRESH(i7_v41_over_bg_thresh_ends_only_nonbackground,
-	       "kara-v4.2,nowait=v4.1", true)
-
-OVER_BG_THRESH(i7_v42_over_bg_thresh_ends_only_nonbackground, "kara-v4.2", true)
-
-OVER_BG_THRESH(i7_v3b_over_bg_thresh_does_not_end_work,
-	       "kara-v4.2,nowait=v3b", false)
+NOWAIT_VARIANTS(over_bg_thresh, i7, over_bg_thresh_ends_only_nonbackground,
+		over_bg_thresh_does_not_end_work)
 
 /* ================================================================== */
 /* I8: wakeups, and B5 the lost one                                    */
-
-#define QUEUE_DURING_SLEEP(name, ...)					\
-	FX_TEST(seed000_nowait, name, 60, queue_during_sleep(__VA_ARGS__))
 
 /*
  * I8 (L249-256: "when some work is queued ... we always wakeup flusher
@@ -959,15 +951,8 @@ static void queue_during_sleep(const char *policy, bool ends)
 		cr_assert_eq(timed_sleep_len(), 8);
 }
 
-QUEUE_DURING_SLEEP(i8_v4_queued_work_wakes_sleeper, "kara-v4.2,nowait=v4", true)
-
-QUEUE_DURING_SLEEP(i8_v41_queued_work_wakes_sleeper,
-		   "kara-v4.2,nowait=v4.1", true)
-
-QUEUE_DURING_SLEEP(i8_v42_queued_work_wakes_sleeper, "kara-v4.2", true)
-
-QUEUE_DURING_SLEEP(i8_v3b_queued_work_wakes_but_goes_on,
-		   "kara-v4.2,nowait=v3b", false)
+NOWAIT_VARIANTS(queue_during_sleep, i8, queued_work_wakes_sleeper,
+		queued_work_wakes_but_goes_on)
 
 /*
  * wb_nowait_test_hook: in the window after the checks and before the

@@ -463,8 +463,7 @@ static void pages_skipped_case(const char *spec, const char *want)
 	long ret;
 
 	FX_SETUP(.start = 21000000, .policy = spec);
-	t = tf_open(1, 4);
-	tf_dirty(t, 0, 4, 1);
+	t = tf_open_dirty(1, 4, 4);
 	mark_sync(t);
 	t->on_write_inode = hook_redirty_inode_once;
 	tf_hold_page(t, 1);
@@ -1188,13 +1187,12 @@ FX_TEST(seed000_requeue, b8_p2v3_requeues_the_page_redirtier, 60,
  */
 static unsigned long b9_setup(const char *spec)
 {
-	struct tf *x, *y;
+	struct tf *y;
 	unsigned long t0;
 
 	FX_SETUP(.start = 80000000, .policy = spec, .trace = true);
 	t0 = jiffies;
-	x = tf_open(1, 4);
-	tf_dirty(x, 0, 2, 1);
+	tf_open_dirty(1, 4, 2);
 	advance(100);
 	y = tf_open(2, 4);
 	tf_dirty(y, 0, 1, 2);

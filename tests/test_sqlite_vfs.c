@@ -90,6 +90,38 @@ static int64_t sq_size(sqlite3_file *f)
 	return sz;
 }
 
+/*
+ * What an io-method test starts from: the VFS, a device, one open file and
+ * a scratch buffer of buflen bytes (none for 0).
+ */
+struct sq_fx {
+	sqlite3_vfs *vfs;
+	const char *dev;
+	sqlite3_filename name;
+	sqlite3_file *f;
+	unsigned char *buf;
+};
+
+static struct sq_fx sq_setup(const char *file, size_t buflen)
+{
+	struct sq_fx x;
+
+	x.vfs = sq_vfs();
+	x.dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
+	x.name = sq_name(file, x.dev);
+	x.f = sq_open_ok(x.vfs, x.name);
+	x.buf = buflen ? tu_alloc(buflen) : NULL;
+	return x;
+}
+
+/* Closes the file the test holds last (x->f), frees its name and buffer. */
+static void sq_done(struct sq_fx *x)
+{
+	sq_close(x->f);
+	sqlite3_free_filename(x->name);
+	free(x->buf);
+}
+
 /* ------------------------------------------------------------------ */
 /* The directory as the raw device holds it                            */
 
@@ -163,107 +195,95 @@ TestSuite(sqlite_vfs, .timeout = 120);
 
 Test(sqlite_vfs, short_reads_are_zero_filled, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("a.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
-	unsigned char *buf = tu_alloc(8192);
+	struct sq_fx x = sq_setup("a.db", 8192);
+	sqlite3_file *f = x.f;
 	int i;
 
 	cr_assert_eq(sq_size(f), 0);
 	sq_write(f, 0, 100, 1);
 	cr_assert_eq(sq_size(f), 100);
 
-	memset(buf, 0xaa, 8192);
-	cr_assert_eq(f->pMethods->xRead(f, buf, 300, 0),
+	memset(x.buf, 0xaa, 8192);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 300, 0),
 		     SQLITE_IOERR_SHORT_READ);
-	cr_assert_eq(tu_check(buf, 100, 0, 1), -1, "the 100 bytes written");
+	cr_assert_eq(tu_check(x.buf, 100, 0, 1), -1, "the 100 bytes written");
 	for (i = 100; i < 300; i++)
-		cr_assert_eq(buf[i], 0, "byte %d after the end not zeroed", i);
-	cr_assert_eq(buf[300], 0xaa, "zeroed past the read");
+		cr_assert_eq(x.buf[i], 0, "byte %d after the end not zeroed",
+			     i);
+	cr_assert_eq(x.buf[300], 0xaa, "zeroed past the read");
 
 	/* entirely past the end: all zeros, short */
-	memset(buf, 0xaa, 8192);
-	cr_assert_eq(f->pMethods->xRead(f, buf, 4096, 5000),
+	memset(x.buf, 0xaa, 8192);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 4096, 5000),
 		     SQLITE_IOERR_SHORT_READ);
 	for (i = 0; i < 4096; i++)
-		cr_assert_eq(buf[i], 0);
+		cr_assert_eq(x.buf[i], 0);
 
 	/* a full read is not short */
-	cr_assert_eq(f->pMethods->xRead(f, buf, 100, 0), SQLITE_OK);
-	sq_close(f);
-	sqlite3_free_filename(name);
-	free(buf);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 100, 0), SQLITE_OK);
+	sq_done(&x);
 }
 
 Test(sqlite_vfs, writes_grow_within_the_extent_only, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("grow.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
-	unsigned char *buf = tu_alloc(16384);
+	struct sq_fx x = sq_setup("grow.db", 16384);
+	sqlite3_file *f = x.f;
 	int i;
 
 	/* a gap reads as zeros, though the extent held something */
-	tu_raw_fill(dev, SQ_DATA_START, 3 * TU_PAGE, 77);
+	tu_raw_fill(x.dev, SQ_DATA_START, 3 * TU_PAGE, 77);
 	sq_write(f, 0, 10, 2);
 	sq_write(f, 9000, 100, 3);
 	cr_assert_eq(sq_size(f), 9100);
-	cr_assert_eq(f->pMethods->xRead(f, buf, 8990, 10), SQLITE_OK);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 8990, 10), SQLITE_OK);
 	for (i = 0; i < 8990; i++)
-		cr_assert_eq(buf[i], 0, "gap byte %d is %#x", 10 + i, buf[i]);
+		cr_assert_eq(x.buf[i], 0, "gap byte %d is %#x", 10 + i,
+			     x.buf[i]);
 
 	/* up to the end of the extent: fine; one byte past: SQLITE_FULL */
 	sq_write(f, SQ_EXTENT - 4096, 4096, 4);
 	cr_assert_eq(sq_size(f), SQ_EXTENT);
-	cr_assert_eq(f->pMethods->xWrite(f, buf, 4096, SQ_EXTENT - 4095),
+	cr_assert_eq(f->pMethods->xWrite(f, x.buf, 4096, SQ_EXTENT - 4095),
 		     SQLITE_FULL);
-	cr_assert_eq(f->pMethods->xWrite(f, buf, 1, SQ_EXTENT), SQLITE_FULL);
+	cr_assert_eq(f->pMethods->xWrite(f, x.buf, 1, SQ_EXTENT), SQLITE_FULL);
 	cr_assert_eq(sq_size(f), SQ_EXTENT, "a refused write changed the size");
 	cr_assert_eq(f->pMethods->xTruncate(f, SQ_EXTENT + 1), SQLITE_FULL);
-	sq_close(f);
-	sqlite3_free_filename(name);
-	free(buf);
+	sq_done(&x);
 }
 
 Test(sqlite_vfs, truncate_shrinks_and_zero_extends, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("t.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
-	unsigned char *buf = tu_alloc(8192);
+	struct sq_fx x = sq_setup("t.db", 8192);
+	sqlite3_file *f = x.f;
 	struct sq_raw_entry e;
 	int i;
 
 	sq_write(f, 0, 8192, 5);
 	cr_assert_eq(f->pMethods->xTruncate(f, 50), SQLITE_OK);
 	cr_assert_eq(sq_size(f), 50);
-	memset(buf, 0xaa, 8192);
-	cr_assert_eq(f->pMethods->xRead(f, buf, 100, 0),
+	memset(x.buf, 0xaa, 8192);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 100, 0),
 		     SQLITE_IOERR_SHORT_READ);
-	cr_assert_eq(tu_check(buf, 50, 0, 5), -1);
+	cr_assert_eq(tu_check(x.buf, 50, 0, 5), -1);
 	for (i = 50; i < 100; i++)
-		cr_assert_eq(buf[i], 0);
+		cr_assert_eq(x.buf[i], 0);
 
 	/* growing by truncate: zeros, not the old bytes */
 	cr_assert_eq(f->pMethods->xTruncate(f, 8192), SQLITE_OK);
 	cr_assert_eq(sq_size(f), 8192);
-	cr_assert_eq(f->pMethods->xRead(f, buf, 8192, 0), SQLITE_OK);
-	cr_assert_eq(tu_check(buf, 50, 0, 5), -1);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 8192, 0), SQLITE_OK);
+	cr_assert_eq(tu_check(x.buf, 50, 0, 5), -1);
 	for (i = 50; i < 8192; i++)
-		cr_assert_eq(buf[i], 0, "byte %d came back after truncate", i);
+		cr_assert_eq(x.buf[i], 0, "byte %d came back after truncate",
+			     i);
 
 	/* the length is durable after xSync */
 	cr_assert_eq(f->pMethods->xTruncate(f, 1000), SQLITE_OK);
 	cr_assert_eq(f->pMethods->xSync(f, SQLITE_SYNC_NORMAL), SQLITE_OK);
-	e = sq_raw_lookup(dev, "t.db", NULL);
+	e = sq_raw_lookup(x.dev, "t.db", NULL);
 	cr_assert(e.found);
 	cr_assert_eq(e.len, 1000, "directory says %llu", (unsigned long long)e.len);
-	sq_close(f);
-	sqlite3_free_filename(name);
-	free(buf);
+	sq_done(&x);
 }
 
 /* xSync: data and length on the device, whatever the flags. */
@@ -274,10 +294,8 @@ Test(sqlite_vfs, sync_makes_data_and_length_durable, .fini = tu_fini)
 		SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY,
 		SQLITE_SYNC_FULL | SQLITE_SYNC_DATAONLY,
 	};
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("s.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
+	struct sq_fx x = sq_setup("s.db", 0);
+	sqlite3_file *f = x.f;
 	struct sq_raw_entry e;
 	unsigned int i;
 	uint64_t off = 0, seq = 0;
@@ -286,11 +304,11 @@ Test(sqlite_vfs, sync_makes_data_and_length_durable, .fini = tu_fini)
 		uint64_t len = 5000 + i * 3000;
 
 		sq_write(f, off, len - off, 10 + i);
-		e = sq_raw_lookup(dev, "s.db", NULL);
+		e = sq_raw_lookup(x.dev, "s.db", NULL);
 		cr_assert(!e.found || e.len < len,
 			  "the length is on the device before xSync");
 		cr_assert_eq(f->pMethods->xSync(f, flags[i]), SQLITE_OK);
-		e = sq_raw_lookup(dev, "s.db", NULL);
+		e = sq_raw_lookup(x.dev, "s.db", NULL);
 		cr_assert(e.found, "no entry after xSync(%#x)", flags[i]);
 		cr_assert_eq(e.len, len, "xSync(%#x): length %llu, want %llu",
 			     flags[i], (unsigned long long)e.len,
@@ -304,7 +322,7 @@ Test(sqlite_vfs, sync_makes_data_and_length_durable, .fini = tu_fini)
 			uint64_t to = (len + 4095) & ~4095ull;
 			unsigned char *raw = tu_alloc(to - from);
 
-			cr_assert_eq(tu_raw_read(dev, SQ_DATA_START + e.idx *
+			cr_assert_eq(tu_raw_read(x.dev, SQ_DATA_START + e.idx *
 						 (uint64_t)SQ_EXTENT + from,
 						 raw, to - from), 0);
 			cr_assert_eq(tu_check(raw + (off - from), len - off,
@@ -315,19 +333,16 @@ Test(sqlite_vfs, sync_makes_data_and_length_durable, .fini = tu_fini)
 		}
 		off = len;
 	}
-	sq_close(f);
-	sqlite3_free_filename(name);
+	sq_done(&x);
 }
 
 Test(sqlite_vfs, delete_of_an_open_file, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("d.db", dev);
-	sqlite3_filename other = sq_name("keep.db", dev);
-	sqlite3_file *keep = sq_open_ok(vfs, other);
+	/* another file stays open throughout: x.f, keep.db */
+	struct sq_fx x = sq_setup("keep.db", 4096);
+	sqlite3_vfs *vfs = x.vfs;
+	sqlite3_filename name = sq_name("d.db", x.dev);
 	sqlite3_file *f = sq_open_ok(vfs, name), *g;
-	unsigned char *buf = tu_alloc(4096);
 	int res = -1, rc;
 
 	sq_write(f, 0, 4096, 20);
@@ -338,13 +353,13 @@ Test(sqlite_vfs, delete_of_an_open_file, .fini = tu_fini)
 	cr_assert_eq(vfs->xAccess(vfs, "d.db", SQLITE_ACCESS_EXISTS, &res),
 		     SQLITE_OK);
 	cr_assert_eq(res, 0, "deleted, yet it exists");
-	cr_assert(!sq_raw_lookup(dev, "d.db", NULL).found,
+	cr_assert(!sq_raw_lookup(x.dev, "d.db", NULL).found,
 		  "the deletion is not on the device");
 	cr_assert_eq(vfs->xDelete(vfs, "d.db", 0), SQLITE_IOERR_DELETE_NOENT);
 
 	/* the open handle still works, as after unlink(2) */
-	cr_assert_eq(f->pMethods->xRead(f, buf, 4096, 0), SQLITE_OK);
-	cr_assert_eq(tu_check(buf, 4096, 0, 20), -1);
+	cr_assert_eq(f->pMethods->xRead(f, x.buf, 4096, 0), SQLITE_OK);
+	cr_assert_eq(tu_check(x.buf, 4096, 0, 20), -1);
 	sq_write(f, 4096, 100, 21);
 
 	/* a new file of that name is a new, empty file */
@@ -361,21 +376,16 @@ Test(sqlite_vfs, delete_of_an_open_file, .fini = tu_fini)
 	cr_assert(strstr(uf_sqlite_last_error(), "no such file"), "%s",
 		  uf_sqlite_last_error());
 	free(g);
-	sq_close(keep);
 	sqlite3_free_filename(name);
-	sqlite3_free_filename(other);
-	free(buf);
+	sq_done(&x);
 }
 
 /* xFetch hands out the cache page itself, or nothing. */
 Test(sqlite_vfs, fetch_is_the_cache_page, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("m.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
+	struct sq_fx x = sq_setup("m.db", 4096);
+	sqlite3_file *f = x.f;
 	void *p = NULL, *q = NULL;
-	unsigned char *buf = tu_alloc(4096);
 
 	sq_write(f, 0, 3 * 4096, 30);
 	cr_assert_eq(f->pMethods->xFetch(f, 4096, 4096, &p), SQLITE_OK);
@@ -383,8 +393,8 @@ Test(sqlite_vfs, fetch_is_the_cache_page, .fini = tu_fini)
 	cr_assert_eq((uintptr_t)p % 4096, 0);
 	cr_assert_eq(tu_check(p, 4096, 4096, 30), -1);
 	/* not a copy: a write shows through the fetched pointer */
-	tu_fill(buf, 100, 4096, 31);
-	cr_assert_eq(f->pMethods->xWrite(f, buf, 100, 4096), SQLITE_OK);
+	tu_fill(x.buf, 100, 4096, 31);
+	cr_assert_eq(f->pMethods->xWrite(f, x.buf, 100, 4096), SQLITE_OK);
 	cr_assert_eq(tu_check(p, 100, 4096, 31), -1,
 		     "the fetched page is a copy");
 	cr_assert_eq(f->pMethods->xUnfetch(f, 4096, p), SQLITE_OK);
@@ -399,9 +409,7 @@ Test(sqlite_vfs, fetch_is_the_cache_page, .fini = tu_fini)
 	/* held at close: given back by xClose */
 	cr_assert_eq(f->pMethods->xFetch(f, 0, 4096, &q), SQLITE_OK);
 	cr_assert_not_null(q);
-	sq_close(f);
-	sqlite3_free_filename(name);
-	free(buf);
+	sq_done(&x);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,11 +495,8 @@ Test(sqlite_vfs, directory_survives_a_crash, .fini = tu_fini)
 /* A torn newest directory copy: the one before it is the directory. */
 Test(sqlite_vfs, torn_directory_falls_back, .fini = tu_fini)
 {
-	sqlite3_vfs *vfs = sq_vfs();
-	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
-	sqlite3_filename name = sq_name("x.db", dev);
-	sqlite3_file *f = sq_open_ok(vfs, name);
-	unsigned char *blk = tu_alloc(4096);
+	struct sq_fx x = sq_setup("x.db", 4096);
+	sqlite3_file *f = x.f;
 	int copy;
 
 	sq_write(f, 0, 4096, 50);
@@ -499,18 +504,17 @@ Test(sqlite_vfs, torn_directory_falls_back, .fini = tu_fini)
 	sq_write(f, 4096, 4096, 51);
 	cr_assert_eq(f->pMethods->xSync(f, SQLITE_SYNC_NORMAL), SQLITE_OK);
 	sq_close(f);
-	cr_assert_eq(sq_raw_lookup(dev, "x.db", &copy).len, 8192);
+	cr_assert_eq(sq_raw_lookup(x.dev, "x.db", &copy).len, 8192);
 
 	/* tear the newest copy: half of it old bytes */
-	cr_assert_eq(tu_raw_read(dev, (uint64_t)copy * 4096, blk, 4096), 0);
-	memset(blk + 2048, 0x5a, 2048);
-	cr_assert_eq(tu_raw_io(dev, true, (uint64_t)copy * 4096, blk, 4096), 0);
+	cr_assert_eq(tu_raw_read(x.dev, (uint64_t)copy * 4096, x.buf, 4096), 0);
+	memset(x.buf + 2048, 0x5a, 2048);
+	cr_assert_eq(tu_raw_io(x.dev, true, (uint64_t)copy * 4096, x.buf,
+			       4096), 0);
 
-	f = sq_open_ok(vfs, name);
+	x.f = f = sq_open_ok(x.vfs, x.name);
 	cr_assert_eq(sq_size(f), 4096, "the torn copy was used");
-	sq_close(f);
-	sqlite3_free_filename(name);
-	free(blk);
+	sq_done(&x);
 }
 
 /* A second process is refused while one holds the device. */

@@ -54,6 +54,8 @@ struct helper {
 	sem_t started, mark, go, done;
 	long ret;
 	int state_after;
+	int sleep_state;	/* sleeper(): the state and the timeout */
+	long timeout;
 };
 
 static void *helper_main(void *arg)
@@ -69,7 +71,7 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-static void helper_start(struct helper *h, void (*fn)(struct helper *h))
+static void helper_init(struct helper *h, void (*fn)(struct helper *h))
 {
 	memset(h, 0, sizeof(*h));
 	h->fn = fn;
@@ -77,8 +79,18 @@ static void helper_start(struct helper *h, void (*fn)(struct helper *h))
 	sem_init(&h->mark, 0, 0);
 	sem_init(&h->go, 0, 0);
 	sem_init(&h->done, 0, 0);
+}
+
+static void helper_launch(struct helper *h)
+{
 	cr_assert_eq(pthread_create(&h->thread, NULL, helper_main, h), 0);
 	cr_assert(tu_sem_wait_ms(&h->started, WAIT_MS));
+}
+
+static void helper_start(struct helper *h, void (*fn)(struct helper *h))
+{
+	helper_init(h, fn);
+	helper_launch(h);
 }
 
 /* On the helper: tell the test it got here, and wait for its go. */
@@ -99,6 +111,22 @@ static void expect_sleeping(struct helper *h)
 static void start_asleep(struct helper *h, void (*fn)(struct helper *h))
 {
 	helper_start(h, fn);
+	expect_sleeping(h);
+}
+
+static void sleeper(struct helper *h)
+{
+	set_current_state(h->sleep_state);
+	h->ret = schedule_timeout(h->timeout);
+}
+
+/* A helper asleep in schedule_timeout(timeout), set to state before. */
+static void start_sleeper(struct helper *h, int state, long timeout)
+{
+	helper_init(h, sleeper);
+	h->sleep_state = state;
+	h->timeout = timeout;
+	helper_launch(h);
 	expect_sleeping(h);
 }
 
@@ -127,17 +155,11 @@ static void advance_until_done(struct helper *h, unsigned long ticks)
 	expect_done(h);
 }
 
-static void sleep_100(struct helper *h)
-{
-	set_current_state(TASK_INTERRUPTIBLE);
-	h->ret = schedule_timeout(100);
-}
-
 Test(wait, schedule_timeout_returns_0_exactly_when_advanced_by_timeout)
 {
 	struct helper h;
 
-	start_asleep(&h, sleep_100);
+	start_sleeper(&h, TASK_INTERRUPTIBLE, 100);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 
 	cr_assert_eq(uf_clock_advance(99), 0);
@@ -155,7 +177,7 @@ Test(wait, schedule_timeout_woken_early_returns_the_remaining_jiffies)
 {
 	struct helper h;
 
-	start_asleep(&h, sleep_100);
+	start_sleeper(&h, TASK_INTERRUPTIBLE, 100);
 	cr_assert_eq(uf_clock_advance(30), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	cr_assert_eq(wake_up_process(h.task), 1);
@@ -167,19 +189,13 @@ Test(wait, schedule_timeout_woken_early_returns_the_remaining_jiffies)
 }
 
 /* One advance past several deadlines wakes each sleeper; none early. */
-static void sleep_40(struct helper *h)
-{
-	set_current_state(TASK_UNINTERRUPTIBLE);
-	h->ret = schedule_timeout(40);
-}
-
 Test(wait, advance_wakes_only_the_expired_sleepers)
 {
 	struct helper a, b;
 
-	start_asleep(&a, sleep_40);
+	start_sleeper(&a, TASK_UNINTERRUPTIBLE, 40);
 	cr_assert_eq(uf_clock_advance(10), 0);
-	start_asleep(&b, sleep_40);		/* deadline T0 + 50 */
+	start_sleeper(&b, TASK_UNINTERRUPTIBLE, 40);	/* deadline T0 + 50 */
 
 	advance_until_done(&a, 35);	/* T0 + 45 */
 	cr_assert_eq(a.ret, 0);
@@ -190,17 +206,11 @@ Test(wait, advance_wakes_only_the_expired_sleepers)
 	cr_assert_eq(b.ret, 0);
 }
 
-static void sleep_forever(struct helper *h)
-{
-	set_current_state(TASK_INTERRUPTIBLE);
-	h->ret = schedule_timeout(MAX_SCHEDULE_TIMEOUT);
-}
-
 Test(wait, max_schedule_timeout_sleeps_until_woken)
 {
 	struct helper h;
 
-	start_asleep(&h, sleep_forever);
+	start_sleeper(&h, TASK_INTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
 	cr_assert_eq(uf_clock_advance(MAX_JIFFY_OFFSET), 0);
 	cr_assert_eq(uf_clock_nr_sleeping(), 1);
 	wake_up_process(h.task);
@@ -576,7 +586,7 @@ Test(wait, real_clock_wakeup_ends_a_long_sleep)
 	struct helper h;
 
 	uf_clock_set_real();
-	start_asleep(&h, sleep_forever);
+	start_sleeper(&h, TASK_INTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
 	wake_up_process(h.task);
 	expect_done(&h);
 }

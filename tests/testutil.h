@@ -645,6 +645,20 @@ static inline const char *tu_mount_ext4(const char *path, char *mnt,
 	return NULL;
 }
 
+/* Poll *flag, set by another thread, every 10 ms for at most ms: its value. */
+static inline bool tu_flag_wait_ms(const bool *flag, unsigned int ms)
+{
+	unsigned int waited = 0;
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (waited >= ms)
+			return false;
+		usleep(10000);
+		waited += 10;
+	}
+	return true;
+}
+
 /* sem_wait() for at most ms; false if it timed out. */
 static inline bool tu_sem_wait_ms(sem_t *sem, unsigned int ms)
 {

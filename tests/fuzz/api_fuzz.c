@@ -624,141 +624,164 @@ static void forget_file(int slot)
 	files[slot].h = NULL;
 }
 
-static void op_close(struct input *in)
+/*
+ * A call that takes a file handle and nothing else: -EBADF on a handle we do
+ * not hold, 0 on one we do (our write-locked pages of it put first).  Returns
+ * the file's slot when the call was made on it, else -1.
+ */
+static int op_file_call(struct input *in, const char *name,
+			int (*call)(struct uf_file *))
 {
 	struct uf_file *h;
-	int slot, ret;
+	int slot;
 	bool skip;
 
 	h = pick_file(in, &slot, &skip);
 	if (skip)
-		return;
-	trace("uf_file_close(%p slot %d)", (void *)h, slot);
+		return -1;
+	trace("%s(%p slot %d)", name, (void *)h, slot);
 	if (slot < 0) {
-		expect(uf_file_close(h), -EBADF);
-		return;
+		expect(call(h), -EBADF);
+		return -1;
 	}
 	put_write_pages(slot);
-	ret = uf_file_close(h);
-	expect(ret, 0);
-	forget_file(slot);
+	expect(call(h), 0);
+	return slot;
 }
 
-static void op_pwrite(struct input *in)
+static void op_close(struct input *in)
 {
+	int slot = op_file_call(in, "uf_file_close", uf_file_close);
+
+	if (slot >= 0)
+		forget_file(slot);
+}
+
+/*
+ * What uf_pwrite and uf_pread take, decoded in the order the corpus was
+ * made with, and what either returns before offsets matter (1: nothing).
+ */
+struct rw_args {
 	struct uf_file *h;
 	int slot;
 	bool skip, nullbuf;
 	uint64_t off, flen;
 	size_t len;
+};
+
+static void pick_rw(struct input *in, struct rw_args *a)
+{
+	a->h = pick_file(in, &a->slot, &a->skip);
+	a->flen = a->slot >= 0 ? files[a->slot].len : 0;
+	a->off = pick_offset(in, a->flen);
+	a->len = pick_len(in);
+}
+
+static long rw_early_error(const struct rw_args *a)
+{
+	if (a->slot < 0)
+		return -EBADF;
+	if (a->nullbuf && a->len)
+		return -EINVAL;
+	return 1;
+}
+
+/* Out of frames or an injected error: allowed, and it changes nothing. */
+static bool rw_may_fail(long want, ssize_t ret)
+{
+	if (want > 0 && (ret == -ENOMEM || ret == -EIO)) {
+		trace("  -> %s", strerror((int)-ret));
+		return true;
+	}
+	return false;
+}
+
+static void op_pwrite(struct input *in)
+{
+	struct rw_args a;
 	uint32_t seed;
 	ssize_t ret;
 	long want;
 
-	h = pick_file(in, &slot, &skip);
-	flen = slot >= 0 ? files[slot].len : 0;
-	off = pick_offset(in, flen);
-	len = pick_len(in);
+	pick_rw(in, &a);
 	seed = get16(in);
-	nullbuf = (seed & 0xff) == 0x5a;
-	if (skip)
+	a.nullbuf = (seed & 0xff) == 0x5a;
+	if (a.skip)
 		return;
-	if (slot < 0)
-		want = -EBADF;
-	else if (nullbuf && len)
-		want = -EINVAL;
-	else if (off > flen || len > flen - off)
-		want = -EFBIG;
-	else
-		want = (long)len;
-	trace("uf_pwrite(slot %d, len %zu, off %llu) want %ld", slot, len,
-	      (unsigned long long)off, want);
+	want = rw_early_error(&a);
+	if (want > 0)
+		want = a.off > a.flen || a.len > a.flen - a.off ?
+		       -EFBIG : (long)a.len;
+	trace("uf_pwrite(slot %d, len %zu, off %llu) want %ld", a.slot, a.len,
+	      (unsigned long long)a.off, want);
 	if (want > 0) {
-		put_write_pages(slot);
-		fill(iobuf, len, seed);
+		put_write_pages(a.slot);
+		fill(iobuf, a.len, seed);
 	}
-	ret = uf_pwrite(h, nullbuf ? NULL : iobuf, len, off);
+	ret = uf_pwrite(a.h, a.nullbuf ? NULL : iobuf, a.len, a.off);
 	if (want > 0 && ret >= 0 && ret <= want) {
 		/* a short write is allowed (out of frames): those bytes */
-		if (ret == 0 && len)
+		if (ret == 0 && a.len)
 			fail("uf_pwrite wrote nothing and returned 0");
-		model_write(iobuf, files[slot].off + off, (size_t)ret);
+		model_write(iobuf, files[a.slot].off + a.off, (size_t)ret);
 		return;
 	}
-	if (want > 0 && (ret == -ENOMEM || ret == -EIO)) {
-		trace("  -> %s", strerror((int)-ret));
-		return;		/* "a failed call changes nothing" */
-	}
+	if (rw_may_fail(want, ret))
+		return;
 	expect(ret, want);
 }
 
 static void op_pread(struct input *in)
 {
-	struct uf_file *h;
-	int slot;
-	bool skip, nullbuf;
-	uint64_t off, flen;
-	size_t len;
+	struct rw_args a;
 	ssize_t ret;
 	long want;
 
-	h = pick_file(in, &slot, &skip);
-	flen = slot >= 0 ? files[slot].len : 0;
-	off = pick_offset(in, flen);
-	len = pick_len(in);
-	nullbuf = get8(in) == 0x5a;
-	if (skip)
+	pick_rw(in, &a);
+	a.nullbuf = get8(in) == 0x5a;
+	if (a.skip)
 		return;
-	if (slot < 0)
-		want = -EBADF;
-	else if (nullbuf && len)
-		want = -EINVAL;
-	else if (off >= flen || !len)
-		want = 0;
-	else
-		want = (long)(len < flen - off ? len : flen - off);
-	trace("uf_pread(slot %d, len %zu, off %llu) want %ld", slot, len,
-	      (unsigned long long)off, want);
+	want = rw_early_error(&a);
+	if (want > 0)
+		want = a.off >= a.flen || !a.len ? 0 :
+		       (long)(a.len < a.flen - a.off ? a.len : a.flen - a.off);
+	trace("uf_pread(slot %d, len %zu, off %llu) want %ld", a.slot, a.len,
+	      (unsigned long long)a.off, want);
 	if (want > 0) {
 		/* a read does not wait on our locked pages, but say so */
 		memset(iobuf, 0xee, (size_t)want);
 	}
 	/* iobuf holds DEV_SIZE: more than any file, however long len is */
-	ret = uf_pread(h, nullbuf ? NULL : iobuf, len, off);
-	if (want > 0 && (ret == -ENOMEM || ret == -EIO)) {
-		trace("  -> %s", strerror((int)-ret));
+	ret = uf_pread(a.h, a.nullbuf ? NULL : iobuf, a.len, a.off);
+	if (rw_may_fail(want, ret))
 		return;
-	}
 	if (want > 0 && ret > 0 && ret < want) {
-		check_data(iobuf, files[slot].off + off, (size_t)ret,
+		check_data(iobuf, files[a.slot].off + a.off, (size_t)ret,
 			   "uf_pread (short)");
 		return;
 	}
 	expect(ret, want);
 	if (want > 0)
-		check_data(iobuf, files[slot].off + off, (size_t)want,
+		check_data(iobuf, files[a.slot].off + a.off, (size_t)want,
 			   "uf_pread");
 }
 
-static void op_fsync(struct input *in, bool datasync)
+static void check_synced(int slot)
 {
-	struct uf_file *h;
-	int slot, ret;
-	bool skip;
-
-	h = pick_file(in, &slot, &skip);
-	if (skip)
+	if (slot < 0)
 		return;
-	trace("%s(slot %d)", datasync ? "uf_fdatasync" : "uf_fsync", slot);
-	if (slot < 0) {
-		expect(datasync ? uf_fdatasync(h) : uf_fsync(h), -EBADF);
-		return;
-	}
-	put_write_pages(slot);
-	ret = datasync ? uf_fdatasync(h) : uf_fsync(h);
-	expect(ret, 0);
 	/* nothing else writes: the file is on the device now */
 	check_raw(files[slot].off, files[slot].len, "raw device after fsync");
+}
+
+static void op_fsync(struct input *in)
+{
+	check_synced(op_file_call(in, "uf_fsync", uf_fsync));
+}
+
+static void op_fdatasync(struct input *in)
+{
+	check_synced(op_file_call(in, "uf_fdatasync", uf_fdatasync));
 }
 
 static void op_sync(struct input *in)
@@ -1078,58 +1101,30 @@ static void finish(void)
 			  "raw device after closing every file");
 }
 
+/* The operations an input's byte picks (% 16): the corpus depends on it. */
+static const struct fuzz_op {
+	const char *name;
+	void (*run)(struct input *in);
+} ops[16] = {
+	{ "open", op_open }, { "close", op_close }, { "pwrite", op_pwrite },
+	{ "pwrite", op_pwrite }, { "pread", op_pread }, { "fsync", op_fsync },
+	{ "fdatasync", op_fdatasync }, { "sync", op_sync },
+	{ "page_get", op_page_get }, { "page_write", op_page_write },
+	{ "page_put", op_page_put }, { "page_check", op_page_check },
+	{ "misc", op_misc }, { "pwrite", op_pwrite },
+	{ "page_get", op_page_get }, { "pread", op_pread },
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
-	static const char *const names[] = {
-		"open", "close", "pwrite", "pwrite", "pread", "fsync",
-		"fdatasync", "sync", "page_get", "page_write", "page_put",
-		"page_check", "misc", "pwrite", "page_get", "pread",
-	};
 
 	reset();
 	for (op_nr = 0; in.n && op_nr < MAX_OPS; op_nr++) {
-		uint8_t op = get8(&in) % 16;
+		const struct fuzz_op *op = &ops[get8(&in) % 16];
 
-		op_name = names[op];
-		switch (op) {
-		case 0:
-			op_open(&in);
-			break;
-		case 1:
-			op_close(&in);
-			break;
-		case 2: case 3: case 13:
-			op_pwrite(&in);
-			break;
-		case 4: case 15:
-			op_pread(&in);
-			break;
-		case 5:
-			op_fsync(&in, false);
-			break;
-		case 6:
-			op_fsync(&in, true);
-			break;
-		case 7:
-			op_sync(&in);
-			break;
-		case 8: case 14:
-			op_page_get(&in);
-			break;
-		case 9:
-			op_page_write(&in);
-			break;
-		case 10:
-			op_page_put(&in);
-			break;
-		case 11:
-			op_page_check(&in);
-			break;
-		case 12:
-			op_misc(&in);
-			break;
-		}
+		op_name = op->name;
+		op->run(&in);
 	}
 	finish();
 	return 0;

@@ -198,12 +198,12 @@ static bool al_page(struct al_thread *t)
 
 static void *al_worker(void *arg)
 {
-	struct al_thread *t = arg;
-	struct al_run *run = t->run;
 	struct uf_page *held;
+	struct al_thread *t = arg;
+	struct st_err *err = &t->run->err;
 	bool ok;
 
-	while (st_now_ms() < run->end_ms && !st_err_is_set(&run->err)) {
+	while (st_now_ms() < t->run->end_ms && !st_err_is_set(err)) {
 		held = t->held;
 		t->held = NULL;
 		switch (st_rand_below(&t->rng, 8)) {
@@ -218,7 +218,7 @@ static void *al_worker(void *arg)
 			break;
 		}
 		if (held && uf_page_put(held)) {
-			st_err_set(&run->err, "thread %u: uf_page_put of a held page failed",
+			st_err_set(err, "thread %u: uf_page_put of a held page failed",
 				   t->id);
 			ok = false;
 		}
@@ -302,11 +302,7 @@ static enum st_result al_one_run(struct st_ctx *ctx, const char *path,
 		       AL_SEED + run_nr);
 	if (r != ST_PASS)
 		goto out;
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = nr_pages;
-	cfg.max_io_pages = 8;
-	cfg.dirty_expire_centisecs = 20;
-	cfg.dirty_writeback_centisecs = 10;
+	st_cache_config(&cfg, nr_pages, 8, 20, 10);
 	cfg.policy = policy;
 	r = st_open_files(ctx, &cfg, path, &run.cache, &dev, &run.file, 1,
 			  AL_DEV_OFF, file_len);

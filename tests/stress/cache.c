@@ -53,10 +53,8 @@ struct cf_run {
 };
 
 struct cf_thread {
+	struct st_worker w;	/* first: st_start_workers() */
 	struct cf_run *run;
-	unsigned int id;
-	pthread_t tid;
-	uint64_t rng;
 	unsigned long writes, bytes, reads, calls;
 	uint8_t buf[CF_CHUNK];
 	uint8_t rbuf[CF_CHUNK];
@@ -66,23 +64,23 @@ struct cf_thread {
 static void cf_pick(struct cf_thread *t, unsigned int f, uint64_t *off,
 		    size_t *len)
 {
-	uint64_t first = (t->id + CF_THREADS - f % CF_THREADS) % CF_THREADS;
+	uint64_t first = (t->w.id + CF_THREADS - f % CF_THREADS) % CF_THREADS;
 	uint64_t n, base, a;
 
-	if (st_rand_below(&t->rng, 2)) {
+	if (st_rand_below(&t->w.rng, 2)) {
 		n = (CF_STRIPED / CF_SECTOR - first + CF_THREADS - 1) /
 		    CF_THREADS;
-		base = (first + CF_THREADS * st_rand_below(&t->rng, n)) *
+		base = (first + CF_THREADS * st_rand_below(&t->w.rng, n)) *
 		       CF_SECTOR;
-		a = st_rand_below(&t->rng, CF_SECTOR);
-		*len = 1 + (size_t)st_rand_below(&t->rng, CF_SECTOR - a);
+		a = st_rand_below(&t->w.rng, CF_SECTOR);
+		*len = 1 + (size_t)st_rand_below(&t->w.rng, CF_SECTOR - a);
 	} else {
 		n = ((CF_FILE_LEN - CF_STRIPED) / CF_CHUNK - first +
 		     CF_THREADS - 1) / CF_THREADS;
 		base = CF_STRIPED + (first + CF_THREADS *
-				     st_rand_below(&t->rng, n)) * CF_CHUNK;
-		a = st_rand_below(&t->rng, CF_CHUNK);
-		*len = 1 + (size_t)st_rand_below(&t->rng, CF_CHUNK - a);
+				     st_rand_below(&t->w.rng, n)) * CF_CHUNK;
+		a = st_rand_below(&t->w.rng, CF_CHUNK);
+		*len = 1 + (size_t)st_rand_below(&t->w.rng, CF_CHUNK - a);
 	}
 	*off = base + a;
 }
@@ -99,35 +97,35 @@ static void *cf_writer(void *arg)
 	long bad;
 
 	while (st_now_ms() < run->end_ms && !st_err_is_set(&run->err)) {
-		f = (unsigned int)st_rand_below(&t->rng, CF_FILES);
+		f = (unsigned int)st_rand_below(&t->w.rng, CF_FILES);
 		cf_pick(t, f, &off, &len);
 		m = run->model + f * CF_FILE_LEN + off;
-		st_rand_bytes(&t->rng, t->buf, len);
-		st_note(t->id, "uf_pwrite");
+		st_rand_bytes(&t->w.rng, t->buf, len);
+		st_note(t->w.id, "uf_pwrite");
 		n = uf_pwrite(run->files[f], t->buf, len, off);
 		if (n != (ssize_t)len) {
 			st_err_set(&run->err, "writer %u: uf_pwrite(file %u, %zu @ %llu) = %zd",
-				   t->id, f, len, (unsigned long long)off, n);
+				   t->w.id, f, len, (unsigned long long)off, n);
 			break;
 		}
 		memcpy(m, t->buf, len);
 		t->writes++;
 		t->bytes += len;
-		if (st_rand_below(&t->rng, 16))
+		if (st_rand_below(&t->w.rng, 16))
 			continue;
 		/* read back what this thread owns: nobody else writes it */
-		st_note(t->id, "uf_pread");
+		st_note(t->w.id, "uf_pread");
 		n = uf_pread(run->files[f], t->rbuf, len, off);
 		bad = n == (ssize_t)len ? st_first_diff(t->rbuf, m, len) : -1;
 		if (n != (ssize_t)len || bad >= 0) {
 			st_err_set(&run->err, "writer %u: uf_pread(file %u, %zu @ %llu) = %zd, differs at %ld",
-				   t->id, f, len, (unsigned long long)off, n,
+				   t->w.id, f, len, (unsigned long long)off, n,
 				   bad);
 			break;
 		}
 		t->reads++;
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
 
@@ -139,8 +137,8 @@ static void *cf_fsyncer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
-		f = (unsigned int)st_rand_below(&t->rng, CF_FILES);
-		st_note(t->id, "uf_fsync");
+		f = (unsigned int)st_rand_below(&t->w.rng, CF_FILES);
+		st_note(t->w.id, "uf_fsync");
 		ret = uf_fsync(run->files[f]);
 		if (ret) {
 			st_err_set(&run->err, "uf_fsync(file %u): %s", f,
@@ -150,7 +148,7 @@ static void *cf_fsyncer(void *arg)
 		t->calls++;
 		st_sleep_ms(2);
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
 
@@ -163,13 +161,13 @@ static void *cf_syncer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
-		st_note(t->id, "uf_sync");
+		st_note(t->w.id, "uf_sync");
 		ret = uf_sync(run->cache);
 		if (ret) {
 			st_err_set(&run->err, "uf_sync: %s", strerror(-ret));
 			break;
 		}
-		st_note(t->id, "uf_cache_stats/uf_dev_stats");
+		st_note(t->w.id, "uf_cache_stats/uf_dev_stats");
 		ret = uf_cache_stats(run->cache, &cs);
 		if (!ret)
 			ret = uf_dev_stats(run->dev, &ds);
@@ -180,9 +178,14 @@ static void *cf_syncer(void *arg)
 		t->calls++;
 		st_sleep_ms(40);
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
+
+/* CF_THREADS writers, an fsyncer, a syncer */
+static void *(*const cf_fns[])(void *) = {
+	cf_writer, cf_fsyncer, cf_syncer, NULL
+};
 
 static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 {
@@ -212,35 +215,24 @@ static enum st_result cache_writers_fsync_sync(struct st_ctx *ctx)
 	if (r != ST_PASS)
 		goto out;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = CF_CACHE;
-	cfg.max_io_pages = 32;
-	cfg.dirty_expire_centisecs = 50;
-	cfg.dirty_writeback_centisecs = 20;
+	st_cache_config(&cfg, CF_CACHE, 32, 50, 20);
 	r = st_open_files(ctx, &cfg, td.path, &run.cache, &run.dev, run.files,
 			  CF_FILES, 0, CF_FILE_LEN);
 	if (r != ST_PASS)
 		goto out;
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
-	for (i = 0; i < CF_THREADS + 2; i++) {
+	for (i = 0; i < CF_THREADS + 2; i++)
 		th[i].run = &run;
-		th[i].id = i;
-		th[i].rng = st_mix(ctx->seed * 977 + i);
-		if (!st_spawn(&run.err, &th[i].tid,
-			      i < CF_THREADS ? cf_writer :
-			      i == CF_THREADS ? cf_fsyncer : cf_syncer,
-			      &th[i])) {
-			__atomic_store_n(&run.end_ms, 0, __ATOMIC_RELAXED);
-			break;
-		}
-		started++;
-	}
+	started = st_start_workers(&run.err, th, sizeof(*th), CF_THREADS,
+				   cf_fns, ctx->seed * 977);
+	if (started < CF_THREADS + 2)
+		__atomic_store_n(&run.end_ms, 0, __ATOMIC_RELAXED);
 	for (i = 0; i < started && i < CF_THREADS; i++)
-		pthread_join(th[i].tid, NULL);
+		pthread_join(th[i].w.tid, NULL);
 	__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 	for (i = CF_THREADS; i < started; i++)
-		pthread_join(th[i].tid, NULL);
+		pthread_join(th[i].w.tid, NULL);
 	r = st_err_result(&run.err, ctx);
 	if (r != ST_PASS)
 		goto out;
@@ -303,10 +295,8 @@ struct pa_run {
 };
 
 struct pa_thread {
+	struct st_worker w;	/* first: st_start_workers() */
 	struct pa_run *run;
-	unsigned int id;
-	pthread_t tid;
-	uint64_t rng;
 	unsigned long ops[5];
 	uint8_t buf[ST_PAGE];
 };
@@ -343,7 +333,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 		n = uf_pread(run->file, t->buf, ST_PAGE, idx * ST_PAGE);
 		if (n != ST_PAGE || memcmp(t->buf, m, ST_PAGE)) {
 			st_err_set(&run->err, "thread %u: uf_pread(page %lu) = %zd or wrong data",
-				   t->id, idx, n);
+				   t->w.id, idx, n);
 			return false;
 		}
 		return true;
@@ -359,7 +349,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 		return true;
 	if (ret) {
 		st_err_set(&run->err, "thread %u: uf_page_get(%lu, 0x%x): %s",
-			   t->id, idx, flags, strerror(-ret));
+			   t->w.id, idx, flags, strerror(-ret));
 		return false;
 	}
 	data = uf_page_data(pg);
@@ -373,9 +363,9 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 			bad = "locked page differs from the model";
 			break;
 		}
-		a = (unsigned int)st_rand_below(&t->rng, ST_PAGE);
-		len = 1 + (unsigned int)st_rand_below(&t->rng, ST_PAGE - a);
-		st_rand_bytes(&t->rng, data + a, len);
+		a = (unsigned int)st_rand_below(&t->w.rng, ST_PAGE);
+		len = 1 + (unsigned int)st_rand_below(&t->w.rng, ST_PAGE - a);
+		st_rand_bytes(&t->w.rng, data + a, len);
 		memcpy(m + a, data + a, len);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -385,7 +375,7 @@ static bool pa_op(struct pa_thread *t, unsigned long idx, unsigned int op)
 			bad = "NOREAD page neither cached data nor zeroes";
 			break;
 		}
-		st_rand_bytes(&t->rng, data, ST_PAGE);
+		st_rand_bytes(&t->w.rng, data, ST_PAGE);
 		memcpy(m, data, ST_PAGE);
 		ret = uf_page_set_dirty(pg);
 		break;
@@ -402,7 +392,7 @@ put:
 		bad = "uf_page_put failed";
 	if (bad) {
 		st_err_set(&run->err, "thread %u: page %lu, flags 0x%x: %s",
-			   t->id, idx, flags, bad);
+			   t->w.id, idx, flags, bad);
 		return false;
 	}
 	return true;
@@ -416,17 +406,17 @@ static void *pa_worker(void *arg)
 	unsigned int op, r;
 
 	while (st_now_ms() < run->end_ms && !st_err_is_set(&run->err)) {
-		idx = t->id + PA_THREADS *
-		      st_rand_below(&t->rng, PA_PAGES / PA_THREADS);
-		r = (unsigned int)st_rand_below(&t->rng, 20);
+		idx = t->w.id + PA_THREADS *
+		      st_rand_below(&t->w.rng, PA_PAGES / PA_THREADS);
+		r = (unsigned int)st_rand_below(&t->w.rng, 20);
 		op = r < 8 ? PA_WRITE : r < 10 ? PA_WRITE_NOREAD :
 		     r < 15 ? PA_READ : r < 17 ? PA_NOCREATE : PA_PREAD;
-		st_note(t->id, pa_op_names[op]);
+		st_note(t->w.id, pa_op_names[op]);
 		if (!pa_op(t, idx, op))
 			break;
 		t->ops[op]++;
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
 
@@ -437,7 +427,7 @@ static void *pa_fsyncer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE)) {
-		st_note(t->id, "uf_fsync");
+		st_note(t->w.id, "uf_fsync");
 		ret = uf_fsync(run->file);
 		if (ret) {
 			st_err_set(&run->err, "uf_fsync: %s", strerror(-ret));
@@ -446,9 +436,12 @@ static void *pa_fsyncer(void *arg)
 		t->ops[0]++;
 		st_sleep_ms(15);
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
+
+/* PA_THREADS workers, an fsyncer */
+static void *(*const pa_fns[])(void *) = { pa_worker, pa_fsyncer, NULL };
 
 static enum st_result page_api_threads(struct st_ctx *ctx)
 {
@@ -476,30 +469,22 @@ static enum st_result page_api_threads(struct st_ctx *ctx)
 		       3);
 	if (r != ST_PASS)
 		goto out;
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = PA_CACHE;
-	cfg.dirty_expire_centisecs = 30;
-	cfg.dirty_writeback_centisecs = 10;
+	st_cache_config(&cfg, PA_CACHE, 0, 30, 10);
 	r = st_open_files(ctx, &cfg, td.path, &run.cache, &dev, &run.file, 1,
 			  PA_DEV_OFF, PA_PAGES * ST_PAGE);
 	if (r != ST_PASS)
 		goto out;
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 2500);
-	for (i = 0; i <= PA_THREADS; i++) {
+	for (i = 0; i <= PA_THREADS; i++)
 		th[i].run = &run;
-		th[i].id = i;
-		th[i].rng = st_mix(ctx->seed * 7919 + i);
-		if (!st_spawn(&run.err, &th[i].tid,
-			      i < PA_THREADS ? pa_worker : pa_fsyncer, &th[i]))
-			break;
-		started++;
-	}
+	started = st_start_workers(&run.err, th, sizeof(*th), PA_THREADS,
+				   pa_fns, ctx->seed * 7919);
 	for (i = 0; i < started && i < PA_THREADS; i++)
-		pthread_join(th[i].tid, NULL);
+		pthread_join(th[i].w.tid, NULL);
 	__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 	if (started > PA_THREADS)
-		pthread_join(th[PA_THREADS].tid, NULL);
+		pthread_join(th[PA_THREADS].w.tid, NULL);
 	r = st_err_result(&run.err, ctx);
 	if (r != ST_PASS)
 		goto out;
@@ -575,10 +560,8 @@ static void oc_log(void *priv, int level, const char *msg)
 }
 
 struct oc_thread {
+	struct st_worker w;	/* first: st_start_workers() */
 	struct oc_run *run;
-	unsigned int id;
-	pthread_t tid;
-	uint64_t rng;
 	unsigned long writes;
 	uint8_t *buf;		/* OC_BUF_LEN */
 	uint8_t *rbuf;		/* OC_BUF_LEN */
@@ -594,31 +577,31 @@ static void *oc_writer(void *arg)
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE) &&
 	       !st_err_is_set(&run->err)) {
-		off = st_rand_below(&t->rng, OC_WFILE_LEN);
-		len = 1 + (size_t)st_rand_below(&t->rng, 32768);
+		off = st_rand_below(&t->w.rng, OC_WFILE_LEN);
+		len = 1 + (size_t)st_rand_below(&t->w.rng, 32768);
 		if (len > OC_WFILE_LEN - off)
 			len = (size_t)(OC_WFILE_LEN - off);
-		st_rand_bytes(&t->rng, t->buf, len);
-		st_note(t->id, "uf_pwrite");
-		n = uf_pwrite(run->wfiles[t->id], t->buf, len, off);
+		st_rand_bytes(&t->w.rng, t->buf, len);
+		st_note(t->w.id, "uf_pwrite");
+		n = uf_pwrite(run->wfiles[t->w.id], t->buf, len, off);
 		if (n != (ssize_t)len) {
 			st_err_set(&run->err, "writer %u: uf_pwrite = %zd",
-				   t->id, n);
+				   t->w.id, n);
 			break;
 		}
-		memcpy(run->model + t->id * OC_WFILE_LEN + off, t->buf, len);
+		memcpy(run->model + t->w.id * OC_WFILE_LEN + off, t->buf, len);
 		t->writes++;
-		if (st_rand_below(&t->rng, 64))
+		if (st_rand_below(&t->w.rng, 64))
 			continue;
-		st_note(t->id, "uf_fsync");
-		n = uf_fsync(run->wfiles[t->id]);
+		st_note(t->w.id, "uf_fsync");
+		n = uf_fsync(run->wfiles[t->w.id]);
 		if (n) {
 			st_err_set(&run->err, "writer %u: uf_fsync: %s",
-				   t->id, strerror((int)-n));
+				   t->w.id, strerror((int)-n));
 			break;
 		}
 	}
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
 
@@ -631,7 +614,7 @@ static int oc_fill_file(struct oc_thread *t, struct uf_file *f,
 
 	st_fill(t->buf, len, dev_off, seed);
 	while (done < len) {
-		n = 1 + (size_t)st_rand_below(&t->rng, 40000);
+		n = 1 + (size_t)st_rand_below(&t->w.rng, 40000);
 		if (n > len - done)
 			n = len - done;
 		w = uf_pwrite(f, t->buf + done, n, done);
@@ -649,23 +632,23 @@ static bool oc_churn_a_once(struct oc_thread *t, unsigned long iter)
 	unsigned int slot = (unsigned int)(iter % OC_CHURN_SLOTS);
 	uint64_t off = OC_CHURN_OFF + slot * OC_CHURN_LEN;
 	size_t len = (size_t)OC_CHURN_LEN -
-		     ST_PAGE * (size_t)st_rand_below(&t->rng, 16);
+		     ST_PAGE * (size_t)st_rand_below(&t->w.rng, 16);
 	struct uf_file *f;
 	const char *step;
 	ssize_t n;
 	long ret;
 
 	step = "uf_file_open";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = uf_file_open(run->dev_a, 100 + slot, off, len, NULL, NULL, &f);
 	if (ret)
 		goto fail;
 	step = "uf_pwrite";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = oc_fill_file(t, f, off, len, iter + 1);
-	if (!ret && !st_rand_below(&t->rng, 2)) {
+	if (!ret && !st_rand_below(&t->w.rng, 2)) {
 		step = "uf_fsync";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = uf_fsync(f);
 	}
 	if (ret) {
@@ -673,34 +656,34 @@ static bool oc_churn_a_once(struct oc_thread *t, unsigned long iter)
 		goto fail;
 	}
 	step = "uf_file_close";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = uf_file_close(f);
 	if (ret)
 		goto fail;
 	step = "raw read";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = st_raw_read(run->path_a, off, t->rbuf, len);
 	if (ret)
 		goto fail;
 	step = "raw check after close";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = st_check(t->rbuf, len, off, iter + 1);
 	if (ret >= 0)
 		goto fail;
 	step = "uf_file_open (again)";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	ret = uf_file_open(run->dev_a, 100 + slot, off, len, NULL, NULL, &f);
 	if (ret)
 		goto fail;
 	memset(t->rbuf, 0, len);
-	st_note(t->id, "uf_pread (after reopen)");
+	st_note(t->w.id, "uf_pread (after reopen)");
 	n = uf_pread(f, t->rbuf, len, 0);
 	ret = n == (ssize_t)len ? st_check(t->rbuf, len, off, iter + 1) :
 	      n < 0 ? (long)n : -EIO;
-	st_note(t->id, "uf_file_close (after reopen)");
+	st_note(t->w.id, "uf_file_close (after reopen)");
 	uf_file_close(f);
 	step = "uf_pread after reopen";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	if (ret != -1)
 		goto fail;
 	return true;
@@ -723,7 +706,7 @@ static void *oc_churn_a(void *arg)
 			break;
 	}
 	run->a_cycles = iter;
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
 
@@ -746,21 +729,19 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	long ret = 0;
 
 	if (!*cb) {
-		uf_cache_config_init(&cfg);
-		cfg.nr_pages = 128 + st_rand_below(&t->rng, 256);
-		cfg.dirty_writeback_centisecs = 5;
-		cfg.dirty_expire_centisecs = 5;
+		st_cache_config(&cfg, 128 + st_rand_below(&t->w.rng, 256), 0,
+				5, 5);
 		step = "uf_cache_open";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = uf_cache_open(&cfg, cb);
 		if (ret)
 			goto fail;
 		run->b_caches++;
 	}
 	dcfg.engine = (const char *[]){ "io_uring", "libaio", "psync" }
-		[st_rand_below(&t->rng, 3)];
+		[st_rand_below(&t->w.rng, 3)];
 	step = "uf_dev_open";
-	st_note(t->id, step);
+	st_note(t->w.id, step);
 	t0 = st_now_ms();
 	ret = uf_dev_open(*cb, run->path_b, &dcfg, &d);
 	if (ret == -EBUSY) {
@@ -776,22 +757,22 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 		goto fail;
 	for (i = 0; i < OC_B_FILES; i++) {
 		step = "uf_file_open";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = uf_file_open(d, i + 1, i * OC_B_LEN, OC_B_LEN, NULL, NULL,
 				   &f[i]);
 		if (ret)
 			goto fail;
 		step = "uf_pwrite";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = oc_fill_file(t, f[i], i * OC_B_LEN, OC_B_LEN, iter + 1);
 		if (ret)
 			goto fail;
 	}
-	how = (unsigned int)st_rand_below(&t->rng, 4);
+	how = (unsigned int)st_rand_below(&t->w.rng, 4);
 	if (how == 0) {
 		/* close the whole cache with everything open */
 		step = "uf_cache_close (files open)";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = uf_cache_close(*cb);
 		*cb = NULL;
 		run->b_cache_close++;
@@ -800,7 +781,7 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	} else {
 		if (how == 1) {
 			step = "uf_dev_close with files open (want -EBUSY)";
-			st_note(t->id, step);
+			st_note(t->w.id, step);
 			ret = uf_dev_close(d);
 			if (ret != -EBUSY) {
 				ret = ret ? ret : -EINVAL;
@@ -810,20 +791,20 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 		}
 		for (i = 0; i < OC_B_FILES; i++) {
 			step = "uf_file_close";
-			st_note(t->id, step);
+			st_note(t->w.id, step);
 			ret = uf_file_close(f[i]);
 			f[i] = NULL;
 			if (ret)
 				goto fail;
 		}
 		step = "uf_dev_close";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = uf_dev_close(d);
 		if (ret)
 			goto fail;
-		if (!st_rand_below(&t->rng, 4)) {
+		if (!st_rand_below(&t->w.rng, 4)) {
 			step = "uf_cache_close";
-			st_note(t->id, step);
+			st_note(t->w.id, step);
 			ret = uf_cache_close(*cb);
 			*cb = NULL;
 			if (ret)
@@ -832,12 +813,12 @@ static bool oc_churn_b_once(struct oc_thread *t, struct uf_cache **cb,
 	}
 	for (i = 0; i < OC_B_FILES; i++) {
 		step = "raw read of B";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = st_raw_read(run->path_b, i * OC_B_LEN, t->rbuf, OC_B_LEN);
 		if (ret)
 			goto fail;
 		step = "raw check of B";
-		st_note(t->id, step);
+		st_note(t->w.id, step);
 		ret = st_check(t->rbuf, OC_B_LEN, i * OC_B_LEN, iter + 1);
 		if (ret >= 0)
 			goto fail;
@@ -862,13 +843,18 @@ static void *oc_churn_b(void *arg)
 		if (!oc_churn_b_once(t, &cb, iter))
 			break;
 	}
-	st_note(t->id, "uf_cache_close (B, at the end)");
+	st_note(t->w.id, "uf_cache_close (B, at the end)");
 	if (cb)
 		uf_cache_close(cb);
 	run->b_cycles = iter;
-	st_note(t->id, NULL);
+	st_note(t->w.id, NULL);
 	return NULL;
 }
+
+/* OC_WRITERS writers, a churner of cache A, one of caches B */
+static void *(*const oc_fns[])(void *) = {
+	oc_writer, oc_churn_a, oc_churn_b, NULL
+};
 
 static enum st_result open_close_churn(struct st_ctx *ctx)
 {
@@ -905,34 +891,24 @@ static enum st_result open_close_churn(struct st_ctx *ctx)
 		r = st_fail(ctx, "out of memory");
 		goto out;
 	}
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 512;
-	cfg.dirty_expire_centisecs = 30;
-	cfg.dirty_writeback_centisecs = 10;
+	st_cache_config(&cfg, 512, 0, 30, 10);
 	r = st_open_files(ctx, &cfg, ta.path, &run.cache_a, &run.dev_a,
 			  run.wfiles, OC_WRITERS, 0, OC_WFILE_LEN);
 	if (r != ST_PASS)
 		goto out;
 
 	run.end_ms = st_now_ms() + st_scaled(ctx, 3000);
-	for (i = 0; i < OC_WRITERS + 2; i++) {
+	for (i = 0; i < OC_WRITERS + 2; i++)
 		th[i].run = &run;
-		th[i].id = i;
-		th[i].rng = st_mix(ctx->seed * 4099 + i);
-		if (!st_spawn(&run.err, &th[i].tid,
-			      i < OC_WRITERS ? oc_writer :
-			      i == OC_WRITERS ? oc_churn_a : oc_churn_b,
-			      &th[i])) {
-			__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
-			break;
-		}
-		started++;
-	}
+	started = st_start_workers(&run.err, th, sizeof(*th), OC_WRITERS,
+				   oc_fns, ctx->seed * 4099);
+	if (started < OC_WRITERS + 2)
+		__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 	for (i = OC_WRITERS; i < started; i++)
-		pthread_join(th[i].tid, NULL);
+		pthread_join(th[i].w.tid, NULL);
 	__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
 	for (i = 0; i < started && i < OC_WRITERS; i++)
-		pthread_join(th[i].tid, NULL);
+		pthread_join(th[i].w.tid, NULL);
 	r = st_err_result(&run.err, ctx);
 	if (r != ST_PASS)
 		goto out;

@@ -258,10 +258,7 @@ static enum st_result hr_open_cache(struct st_ctx *ctx, struct uf_cache **c)
 	struct uf_cache_config cfg;
 	int ret;
 
-	uf_cache_config_init(&cfg);
-	cfg.nr_pages = 256;
-	cfg.dirty_expire_centisecs = 5;
-	cfg.dirty_writeback_centisecs = 2;
+	st_cache_config(&cfg, 256, 0, 5, 2);
 	ret = uf_cache_open(&cfg, c);
 	return ret ? st_fail(ctx, "uf_cache_open: %s", strerror(-ret)) :
 		     ST_PASS;

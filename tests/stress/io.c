@@ -459,16 +459,90 @@ static void rw_free(struct rw_run *run)
 	free(run);
 }
 
-static struct rw_run *rw_new(unsigned int nr_threads, uint64_t region)
+/*
+ * A scratch device of dev_size (*td) and a run of nr_threads on it in
+ * *out: ST_PASS, or why not (with nothing left to release).
+ */
+static enum st_result rw_new(struct st_ctx *ctx, uint64_t dev_size,
+			     unsigned int nr_threads, uint64_t region,
+			     struct uf_testdev *td, struct rw_run **out)
 {
-	struct rw_run *run = calloc(1, sizeof(*run));
+	enum st_result r = st_dev_get(ctx, dev_size, td);
+	struct rw_run *run;
 
-	if (!run)
-		return NULL;
+	if (r != ST_PASS)
+		return r;
+	run = calloc(1, sizeof(*run));
+	if (!run) {
+		st_dev_put(td);
+		return st_fail(ctx, "out of memory");
+	}
 	st_err_init(&run->err);
 	run->nr_threads = nr_threads;
 	run->region = region;
-	return run;
+	*out = run;
+	return ST_PASS;
+}
+
+/* A scenario's device, how it is opened, and how its threads run */
+struct rw_setup {
+	uint64_t dev_size, region;
+	unsigned int nr_threads, queue_depth, flags;
+	const char *engine;		/* NULL: the default */
+	const struct uf_io_shape *shape;
+	unsigned int run_ms, min_rounds;	/* run_ms before st_scaled() */
+	bool flushes, allow_eio;
+	uint64_t latency_ns;
+};
+
+/*
+ * rw_new() and the device opened as su says: ST_PASS with *out holding
+ * it, else ST_FAIL, or ST_SKIP for an engine this machine lacks; nothing
+ * is left to release then.
+ */
+static enum st_result rw_open(struct st_ctx *ctx, const struct rw_setup *su,
+			      struct uf_testdev *td, struct rw_run **out)
+{
+	const char *engine = su->engine ? su->engine : "shaped";
+	struct uf_bdev_config cfg;
+	struct rw_run *run = NULL;
+	enum st_result r;
+	int ret;
+
+	r = rw_new(ctx, su->dev_size, su->nr_threads, su->region, td, &run);
+	if (r != ST_PASS)
+		return r;
+	uf_bdev_config_init(&cfg);
+	if (su->engine)
+		cfg.engine = su->engine;
+	cfg.queue_depth = su->queue_depth;
+	cfg.flags = su->flags;
+	cfg.shape = su->shape;
+	ret = uf_bdev_open(td->path, &cfg, &run->b);
+	if (su->engine &&
+	    (ret == -ENOSYS || ret == -EPERM || ret == -EOPNOTSUPP))
+		r = st_skip(ctx, "engine %s unavailable here: %s", engine,
+			    strerror(-ret));
+	else if (ret)
+		r = st_fail(ctx, "uf_bdev_open(%s, %s): %s", td->path, engine,
+			    strerror(-ret));
+	else if (su->engine && strcmp(uf_bdev_engine_name(run->b), engine)) {
+		r = st_fail(ctx, "asked for %s, got %s", engine,
+			    uf_bdev_engine_name(run->b));
+		uf_bdev_close(run->b);
+	}
+	if (r != ST_PASS) {
+		rw_free(run);
+		st_dev_put(td);
+		return r;
+	}
+	run->end_ms = st_now_ms() + st_scaled(ctx, su->run_ms);
+	run->min_rounds = su->min_rounds;
+	run->flushes = su->flushes;
+	run->allow_eio = su->allow_eio;
+	run->latency_ns = su->latency_ns;
+	*out = run;
+	return ST_PASS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -478,48 +552,26 @@ static struct rw_run *rw_new(unsigned int nr_threads, uint64_t region)
 #define ENG_REGION	(96ull * ST_PAGE)
 #define ENG_QD		16
 
+static const struct rw_setup eng_setup = {
+	.dev_size = 8 * ST_MIB, .region = ENG_REGION, .nr_threads = ENG_THREADS,
+	.queue_depth = ENG_QD, .flags = UF_BDEV_NO_FALLBACK,
+	.run_ms = 1500, .min_rounds = 2, .flushes = true,
+};
+
 static enum st_result engine_run(struct st_ctx *ctx, const char *engine)
 {
-	struct uf_bdev_config cfg;
+	struct rw_setup su = eng_setup;
 	struct uf_testdev td;
 	enum st_result r;
-	struct rw_run *run;
+	struct rw_run *run = NULL;
 	unsigned long reqs = 0;
 	unsigned int i;
 	int ret;
 
-	r = st_dev_get(ctx, 8 * ST_MIB, &td);
+	su.engine = engine;
+	r = rw_open(ctx, &su, &td, &run);
 	if (r != ST_PASS)
 		return r;
-	run = rw_new(ENG_THREADS, ENG_REGION);
-	if (!run) {
-		st_dev_put(&td);
-		return st_fail(ctx, "out of memory");
-	}
-	uf_bdev_config_init(&cfg);
-	cfg.engine = engine;
-	cfg.queue_depth = ENG_QD;
-	cfg.flags = UF_BDEV_NO_FALLBACK;
-	ret = uf_bdev_open(td.path, &cfg, &run->b);
-	if (ret == -ENOSYS || ret == -EPERM || ret == -EOPNOTSUPP) {
-		r = st_skip(ctx, "engine %s unavailable here: %s", engine,
-			    strerror(-ret));
-		goto out;
-	}
-	if (ret) {
-		r = st_fail(ctx, "uf_bdev_open(%s, %s): %s", td.path, engine,
-			    strerror(-ret));
-		goto out;
-	}
-	if (strcmp(uf_bdev_engine_name(run->b), engine)) {
-		r = st_fail(ctx, "asked for %s, got %s", engine,
-			    uf_bdev_engine_name(run->b));
-		uf_bdev_close(run->b);
-		goto out;
-	}
-	run->end_ms = st_now_ms() + st_scaled(ctx, 1500);
-	run->min_rounds = 2;
-	run->flushes = true;
 	r = rw_go(ctx, run);
 	ret = uf_bdev_close(run->b);
 	if (r == ST_PASS && ret)
@@ -531,7 +583,6 @@ static enum st_result engine_run(struct st_ctx *ctx, const char *engine)
 	if (r == ST_PASS)
 		fprintf(stderr, "  %s: %lu requests from %u threads\n",
 			ctx->name, reqs, run->nr_threads);
-out:
 	rw_free(run);
 	st_dev_put(&td);
 	return r;
@@ -561,6 +612,13 @@ static enum st_result engine_psync(struct st_ctx *ctx)
 #define SH_LATENCY_US	1500
 #define SH_BW		(48ull << 20)
 #define SH_NTH		7
+
+static const struct rw_setup sh_setup = {
+	.dev_size = 4 * ST_MIB, .region = SH_REGION, .nr_threads = SH_THREADS,
+	.queue_depth = SH_QD, .flags = UF_BDEV_SHAPED,
+	.run_ms = 1500, .min_rounds = 3, .allow_eio = true,
+	.latency_ns = SH_LATENCY_US * 1000ull,
+};
 
 struct sh_staller {
 	struct rw_run *run;
@@ -593,39 +651,21 @@ static enum st_result shape_eio_latency_bw(struct st_ctx *ctx)
 		.latency_us = SH_LATENCY_US,
 		.eio_every_nth = SH_NTH,
 	};
+	struct rw_setup su = sh_setup;
 	struct sh_staller stl = { 0 };
 	unsigned long reqs = 0, eio = 0;
 	uint64_t bytes = 0, t0, elapsed, min_ns;
-	struct uf_bdev_config cfg;
 	struct uf_testdev td;
-	struct rw_run *run;
+	struct rw_run *run = NULL;
 	pthread_t stl_tid;
 	enum st_result r;
 	unsigned int i;
 	int ret;
 
-	r = st_dev_get(ctx, 4 * ST_MIB, &td);
+	su.shape = &shape;
+	r = rw_open(ctx, &su, &td, &run);
 	if (r != ST_PASS)
 		return r;
-	run = rw_new(SH_THREADS, SH_REGION);
-	if (!run) {
-		st_dev_put(&td);
-		return st_fail(ctx, "out of memory");
-	}
-	uf_bdev_config_init(&cfg);
-	cfg.queue_depth = SH_QD;
-	cfg.flags = UF_BDEV_SHAPED;
-	cfg.shape = &shape;
-	ret = uf_bdev_open(td.path, &cfg, &run->b);
-	if (ret) {
-		r = st_fail(ctx, "uf_bdev_open(%s, shaped): %s", td.path,
-			    strerror(-ret));
-		goto out;
-	}
-	run->end_ms = st_now_ms() + st_scaled(ctx, 1500);
-	run->min_rounds = 3;
-	run->allow_eio = true;
-	run->latency_ns = SH_LATENCY_US * 1000ull;
 	stl.run = run;
 	t0 = uf_now_ns();
 	ret = pthread_create(&stl_tid, NULL, sh_staller_fn, &stl);

@@ -38,24 +38,15 @@
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
 
-enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
+enum st_result st_why(struct st_ctx *ctx, enum st_result r,
+		      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
 	va_end(ap);
-	return ST_FAIL;
-}
-
-enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
-	va_end(ap);
-	return ST_SKIP;
+	return r;
 }
 
 void st_err_init(struct st_err *e)
@@ -466,6 +457,38 @@ bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 	if (ret)
 		st_err_set(err, "pthread_create: %s", strerror(ret));
 	return !ret;
+}
+
+unsigned int st_start_workers(struct st_err *err, void *th, size_t size,
+			      unsigned int nr_main,
+			      void *(*const fns[])(void *), uint64_t seed)
+{
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		struct st_worker *w = (void *)((char *)th + i * size);
+		unsigned int k = i < nr_main ? 0 : i - nr_main + 1;
+
+		if (!fns[k])
+			break;
+		w->id = i;
+		w->rng = st_mix(seed + i);
+		if (!st_spawn(err, &w->tid, fns[k], w))
+			break;
+	}
+	return i;
+}
+
+void st_cache_config(struct uf_cache_config *cfg, size_t nr_pages,
+		     unsigned int max_io_pages, unsigned int expire_cs,
+		     unsigned int writeback_cs)
+{
+	uf_cache_config_init(cfg);
+	cfg->nr_pages = nr_pages;
+	if (max_io_pages)
+		cfg->max_io_pages = max_io_pages;
+	cfg->dirty_expire_centisecs = expire_cs;
+	cfg->dirty_writeback_centisecs = writeback_cs;
 }
 
 enum st_result st_open_files(struct st_ctx *ctx,

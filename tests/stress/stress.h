@@ -52,11 +52,12 @@ extern const struct st_scenario st_cache_scenarios[];
 extern const struct st_scenario st_handle_scenarios[];
 extern const struct st_scenario st_alloc_scenarios[];
 
-/* Set ctx->why; returns ST_FAIL or ST_SKIP so that `return st_fail(...)`. */
-enum st_result st_fail(struct st_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-enum st_result st_skip(struct st_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Set ctx->why and return r, so that `return st_fail(ctx, ...)`. */
+enum st_result st_why(struct st_ctx *ctx, enum st_result r,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define st_fail(ctx, ...)	st_why(ctx, ST_FAIL, __VA_ARGS__)
+#define st_skip(ctx, ...)	st_why(ctx, ST_SKIP, __VA_ARGS__)
 
 /* The first error of any worker thread of a scenario. */
 struct st_err {
@@ -140,7 +141,35 @@ void st_run_put(struct uf_cache *c, void *model, struct st_err *err);
 bool st_spawn(struct st_err *err, pthread_t *tid, void *(*fn)(void *),
 	      void *arg);
 
+/*
+ * What a scenario's thread struct starts with (its first member, w), so
+ * that st_start_workers() can start an array of them.
+ */
+struct st_worker {
+	pthread_t tid;
+	unsigned int id;
+	uint64_t rng;
+};
+
+/*
+ * Start the threads of th, an array of structs size bytes each: the first
+ * nr_main run fns[0], then one each runs fns[1], fns[2] ... (up to a NULL).
+ * Each gets id i and rng st_mix(seed + i).  Returns how many started; a
+ * failed start is recorded in err and ends it there.
+ */
+unsigned int st_start_workers(struct st_err *err, void *th, size_t size,
+			      unsigned int nr_main,
+			      void *(*const fns[])(void *), uint64_t seed);
+
 struct uf_cache_config;
+/*
+ * uf_cache_config_init() with nr_pages frames, the flusher's expire and
+ * interval in centisecs, and max_io_pages unless 0 (the default then).
+ */
+void st_cache_config(struct uf_cache_config *cfg, size_t nr_pages,
+		     unsigned int max_io_pages, unsigned int expire_cs,
+		     unsigned int writeback_cs);
+
 /*
  * A cache from cfg, the device at path, and nr files of len bytes each,
  * ino i + 1 at device offset base + i * len.  ST_PASS, or ST_FAIL naming
