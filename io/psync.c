@@ -143,7 +143,6 @@ static void *psync_worker(void *arg)
 	struct psync_data *d = arg;
 	struct uf_io_queue *q = d->q;
 	struct uf_io_req *req;
-	int res;
 
 	for (;;) {
 		pthread_mutex_lock(&d->lock);
@@ -155,8 +154,7 @@ static void *psync_worker(void *arg)
 		}
 		req = psync_pop_locked(d);
 		pthread_mutex_unlock(&d->lock);
-		res = psync_do(q->fd, req);
-		q->complete(q, req, res);
+		q->complete(q, req, psync_do(q->fd, req));
 	}
 	return NULL;
 }
