@@ -345,94 +345,107 @@ static void hslot_release(struct hslot *s)
 	pthread_mutex_unlock(&handles_lock);
 }
 
+/* The slot at @idx of a table, or NULL: past its end, or (a table grown
+ * in chunks of @per) in a chunk not allocated yet. */
+#define chunk_entry(chunks, per, idx) ({				\
+	typeof(chunks[0]) __chunk = NULL;				\
+	if ((idx) < (per) * (sizeof(chunks) / sizeof(chunks[0])))	\
+		__chunk = __atomic_load_n(&chunks[(idx) / (per)],	\
+					  __ATOMIC_ACQUIRE);		\
+	__chunk ? &__chunk[(idx) % (per)] : NULL;			\
+})
+
+static struct uf_cache_slot *cache_at(uint32_t idx)
+{
+	return idx < UF_MAX_CACHES ? &caches[idx] : NULL;
+}
+
+static struct uf_dev *dev_at(uint32_t idx)
+{
+	return idx < UF_MAX_DEVS ? &devs[idx] : NULL;
+}
+
 static struct uf_file *file_at(uint32_t idx)
 {
-	struct uf_file *chunk;
-
-	if (idx >= FILE_CHUNK * FILE_CHUNKS)
-		return NULL;
-	chunk = __atomic_load_n(&file_chunks[idx / FILE_CHUNK],
-				__ATOMIC_ACQUIRE);
-	return chunk ? &chunk[idx % FILE_CHUNK] : NULL;
+	return chunk_entry(file_chunks, FILE_CHUNK, idx);
 }
 
 static struct uf_page_slot *pslot_at(uint32_t idx)
 {
-	struct uf_page_slot *chunk;
-
-	if (idx >= PSLOT_CHUNK * PSLOT_CHUNKS)
-		return NULL;
-	chunk = __atomic_load_n(&pslot_chunks[idx / PSLOT_CHUNK],
-				__ATOMIC_ACQUIRE);
-	return chunk ? &chunk[idx % PSLOT_CHUNK] : NULL;
+	return chunk_entry(pslot_chunks, PSLOT_CHUNK, idx);
 }
+
+/* The slot of a handle of @kind (slot_at: its table), or NULL. */
+#define h_slot(h, kind, slot_at, gen) ({				\
+	typeof(slot_at(0)) __obj = NULL;				\
+	uint32_t __idx;							\
+									\
+	if (h_decode(h, kind, &__idx, gen))				\
+		__obj = slot_at(__idx);					\
+	__obj;								\
+})
 
 /* The slot a handle of any kind names, and its generation; NULL if none. */
 static struct hslot *hslot_of(const void *h, uint64_t *gen)
 {
-	struct uf_page_slot *ps;
-	struct uf_file *f;
-	uint32_t idx;
+	struct uf_cache_slot *cs = h_slot(h, H_CACHE, cache_at, gen);
+	struct uf_dev *d = h_slot(h, H_DEV, dev_at, gen);
+	struct uf_file *f = h_slot(h, H_FILE, file_at, gen);
+	struct uf_page_slot *ps = h_slot(h, H_PAGE, pslot_at, gen);
 
-	if (h_decode(h, H_CACHE, &idx, gen))
-		return idx < UF_MAX_CACHES ? &caches[idx].h : NULL;
-	if (h_decode(h, H_DEV, &idx, gen))
-		return idx < UF_MAX_DEVS ? &devs[idx].h : NULL;
-	if (h_decode(h, H_FILE, &idx, gen)) {
-		f = file_at(idx);
-		return f ? &f->h : NULL;
-	}
-	if (h_decode(h, H_PAGE, &idx, gen)) {
-		ps = pslot_at(idx);
-		return ps ? &ps->h : NULL;
-	}
-	return NULL;
+	return cs ? &cs->h : d ? &d->h : f ? &f->h : ps ? &ps->h : NULL;
 }
 
-/* The object behind a handle with a user counted in, or NULL: -EBADF. */
+/* The object a handle of @kind names, with a user counted in; NULL:
+ * -EBADF. */
+#define h_get(h, kind, slot_at) ({					\
+	uint64_t __gen;							\
+	typeof(slot_at(0)) __s = h_slot(h, kind, slot_at, &__gen);	\
+									\
+	__s && hslot_get(&__s->h, __gen) ? __s : NULL;			\
+})
+
 static struct uf_cache_slot *cache_get(struct uf_cache *h)
 {
-	uint64_t gen;
-	uint32_t idx;
-
-	if (!h_decode(h, H_CACHE, &idx, &gen) || idx >= UF_MAX_CACHES)
-		return NULL;
-	return hslot_get(&caches[idx].h, gen) ? &caches[idx] : NULL;
+	return h_get(h, H_CACHE, cache_at);
 }
 
 static struct uf_dev *dev_get(struct uf_dev *h)
 {
-	uint64_t gen;
-	uint32_t idx;
-
-	if (!h_decode(h, H_DEV, &idx, &gen) || idx >= UF_MAX_DEVS)
-		return NULL;
-	return hslot_get(&devs[idx].h, gen) ? &devs[idx] : NULL;
+	return h_get(h, H_DEV, dev_at);
 }
 
 static struct uf_file *file_get(struct uf_file *h)
 {
-	struct uf_file *f;
-	uint64_t gen;
-	uint32_t idx;
-
-	if (!h_decode(h, H_FILE, &idx, &gen))
-		return NULL;
-	f = file_at(idx);
-	return f && hslot_get(&f->h, gen) ? f : NULL;
+	return h_get(h, H_FILE, file_at);
 }
 
 static struct uf_page_slot *pslot_get(struct uf_page *h)
 {
-	struct uf_page_slot *ps;
-	uint64_t gen;
-	uint32_t idx;
-
-	if (!h_decode(h, H_PAGE, &idx, &gen))
-		return NULL;
-	ps = pslot_at(idx);
-	return ps && hslot_get(&ps->h, gen) ? ps : NULL;
+	return h_get(h, H_PAGE, pslot_at);
 }
+
+/*
+ * A call on handle @h: count in on its slot, evaluate @expr with @obj the
+ * object, count out; @fail if the handle is not open.  The kernel's
+ * fdget()/fdput() around a system call.  It expands to the code one would
+ * write out, so the hit paths (uf_pread, uf_pwrite) pay nothing for it.
+ */
+#define with_handle(get, h, obj, fail, expr) ({			\
+	typeof(get(h)) obj = get(h);					\
+	typeof(expr) __ret = (fail);					\
+									\
+	if (obj) {							\
+		__ret = (expr);						\
+		hslot_put(&obj->h);					\
+	}								\
+	__ret;								\
+})
+#define with_cache(h, s, expr)	with_handle(cache_get, h, s, -EBADF, expr)
+#define with_dev(h, d, expr)	with_handle(dev_get, h, d, -EBADF, expr)
+#define with_file(h, f, expr)	with_handle(file_get, h, f, -EBADF, expr)
+#define with_pslot(h, ps, expr)					\
+	with_handle(pslot_get, h, ps, -EBADF, expr)
 
 static struct uf_cache_slot *cache_slot_of(struct uf_cache *c)
 {
@@ -550,20 +563,29 @@ static void release_hz(void)
 	pthread_mutex_unlock(&handles_lock);
 }
 
+/* Claim a free slot of a fixed table, or NULL.  The slot is the caller's
+ * until it publishes it: no lock needed to reset it. */
+#define claim_slot(table) ({						\
+	typeof(&table[0]) __s = NULL;					\
+	size_t __i;							\
+									\
+	pthread_mutex_lock(&handles_lock);				\
+	for (__i = 0; __i < sizeof(table) / sizeof(table[0]) && !__s;	\
+	     __i++)							\
+		if (hslot_claim(&table[__i].h))				\
+			__s = &table[__i];				\
+	pthread_mutex_unlock(&handles_lock);				\
+	__s;								\
+})
+
 static struct uf_cache_slot *cache_slot_get(void)
 {
-	struct uf_cache_slot *s = NULL;
-	int i;
+	struct uf_cache_slot *s = claim_slot(caches);
 
-	pthread_mutex_lock(&handles_lock);
-	for (i = 0; i < UF_MAX_CACHES && !s; i++) {
-		if (hslot_claim(&caches[i].h)) {
-			s = &caches[i];
-			memset(&s->cache, 0, sizeof(s->cache));
-			s->nr_devs = 0;
-		}
+	if (s) {
+		memset(&s->cache, 0, sizeof(s->cache));
+		s->nr_devs = 0;
 	}
-	pthread_mutex_unlock(&handles_lock);
 	return s;
 }
 
@@ -652,14 +674,8 @@ out_policy:
 /* The string lives as long as the cache: the caller's to keep it open. */
 const char *uf_cache_policy(struct uf_cache *h)
 {
-	struct uf_cache_slot *s = cache_get(h);
-	const char *spec;
-
-	if (!s)
-		return NULL;
-	spec = s->cache.policy->spec;
-	hslot_put(&s->h);
-	return spec;
+	return with_handle(cache_get, h, s, NULL,
+			   (const char *)s->cache.policy->spec);
 }
 
 /* Close every device of the cache, and their files (cache close). */
@@ -813,40 +829,34 @@ static int cache_set_tunable(struct uf_cache *c, const char *name,
 int uf_cache_set_tunable(struct uf_cache *h, const char *name,
 			 unsigned long value)
 {
-	struct uf_cache_slot *s = cache_get(h);
-	int ret;
+	return with_cache(h, s, cache_set_tunable(&s->cache, name, value));
+}
 
-	if (!s)
-		return -EBADF;
-	ret = cache_set_tunable(&s->cache, name, value);
-	hslot_put(&s->h);
-	return ret;
+static int cache_get_tunable(struct uf_cache *c, const char *name,
+			     unsigned long *value)
+{
+	unsigned long *f = name && value ? tunable_field(c, name) : NULL;
+
+	if (!name || !value)
+		return -EINVAL;
+	if (!f)
+		return -ENOENT;
+	*value = __atomic_load_n(f, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int uf_cache_get_tunable(struct uf_cache *h, const char *name,
 			 unsigned long *value)
 {
-	struct uf_cache_slot *s = cache_get(h);
-	unsigned long *f;
-	int ret = 0;
-
-	if (!s)
-		return -EBADF;
-	f = name && value ? tunable_field(&s->cache, name) : NULL;
-	if (!name || !value)
-		ret = -EINVAL;
-	else if (!f)
-		ret = -ENOENT;
-	else
-		*value = __atomic_load_n(f, __ATOMIC_RELAXED);
-	hslot_put(&s->h);
-	return ret;
+	return with_cache(h, s, cache_get_tunable(&s->cache, name, value));
 }
 
-static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
+static int cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 {
 	unsigned long bg, dirty;
 
+	if (!st)
+		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	global_dirty_limits(c, &bg, &dirty);
 	st->nr_pages = c->pool.nr;
@@ -866,18 +876,12 @@ static void cache_fill_stats(struct uf_cache *c, struct uf_cache_stats *st)
 	reclaim_fill_stats(c, st);
 	st->at_jiffies = jiffies;
 	st->at_ns = uf_now_ns();
+	return 0;
 }
 
 int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
 {
-	struct uf_cache_slot *s = cache_get(h);
-
-	if (!s)
-		return -EBADF;
-	if (st)
-		cache_fill_stats(&s->cache, st);
-	hslot_put(&s->h);
-	return st ? 0 : -EINVAL;
+	return with_cache(h, s, cache_fill_stats(&s->cache, st));
 }
 
 /* ------------------------------------------------------------------ */
@@ -885,19 +889,11 @@ int uf_cache_stats(struct uf_cache *h, struct uf_cache_stats *st)
 
 static struct uf_dev *dev_slot_get(void)
 {
-	struct uf_dev *d = NULL;
-	int i;
+	struct uf_dev *d = claim_slot(devs);
 
-	pthread_mutex_lock(&handles_lock);
-	for (i = 0; i < UF_MAX_DEVS && !d; i++) {
-		if (hslot_claim(&devs[i].h)) {
-			d = &devs[i];
-			/* all but the slot, which stale callers may touch */
-			memset((char *)d + sizeof(d->h), 0,
-			       sizeof(*d) - sizeof(d->h));
-		}
-	}
-	pthread_mutex_unlock(&handles_lock);
+	/* all but the slot, which stale callers may touch */
+	if (d)
+		memset((char *)d + sizeof(d->h), 0, sizeof(*d) - sizeof(d->h));
 	return d;
 }
 
@@ -1016,16 +1012,27 @@ static void dev_teardown(struct uf_dev *d)
 	pthread_mutex_destroy(&d->files_lock);
 }
 
+/* d->umount from @from to @to, unless someone moved it first. */
+static bool dev_umount_move(struct uf_dev *d, int from, int to)
+{
+	return __atomic_compare_exchange_n(&d->umount, &from, to, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+static int dev_release_umount(struct uf_dev *d)
+{
+	if (!dev_umount_move(d, UMOUNT_HELD, UMOUNT_NONE))
+		return -EINVAL;
+	up_write(&d->sb.s_umount);
+	return 0;
+}
+
 /* Drop a uf_dev_hold_umount() the closer inherits, so that a uf_sync()
  * waiting for s_umount can leave and the close does not wait for it
  * forever. */
 static void dev_drop_umount(struct uf_dev *d)
 {
-	int held = UMOUNT_HELD;
-
-	if (__atomic_compare_exchange_n(&d->umount, &held, UMOUNT_NONE, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		up_write(&d->sb.s_umount);
+	dev_release_umount(d);	/* -EINVAL: none held */
 }
 
 static int file_close_gen(struct uf_file *f, uint64_t gen);
@@ -1118,93 +1125,47 @@ int uf_dev_close(struct uf_dev *h)
 
 int uf_dev_set_shape(struct uf_dev *h, const struct uf_io_shape *shape)
 {
-	struct uf_dev *d = dev_get(h);
-	int ret;
-
-	if (!d)
-		return -EBADF;
-	ret = uf_bdev_set_shape(d->bdev, shape);
-	hslot_put(&d->h);
-	return ret;
+	return with_dev(h, d, uf_bdev_set_shape(d->bdev, shape));
 }
 
 int uf_dev_stall(struct uf_dev *h, unsigned int ms)
 {
-	struct uf_dev *d = dev_get(h);
-	int ret;
+	return with_dev(h, d, uf_bdev_stall(d->bdev, ms));
+}
 
-	if (!d)
-		return -EBADF;
-	ret = uf_bdev_stall(d->bdev, ms);
-	hslot_put(&d->h);
-	return ret;
+static int dev_hold_umount(struct uf_dev *d)
+{
+	if (!dev_umount_move(d, UMOUNT_NONE, UMOUNT_TAKING))
+		return -EBUSY;
+	down_write(&d->sb.s_umount);
+	__atomic_store_n(&d->umount, UMOUNT_HELD, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int uf_dev_hold_umount(struct uf_dev *h)
 {
-	struct uf_dev *d = dev_get(h);
-	int none = UMOUNT_NONE;
-
-	if (!d)
-		return -EBADF;
-	if (!__atomic_compare_exchange_n(&d->umount, &none, UMOUNT_TAKING,
-					 false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED)) {
-		hslot_put(&d->h);
-		return -EBUSY;
-	}
-	down_write(&d->sb.s_umount);
-	__atomic_store_n(&d->umount, UMOUNT_HELD, __ATOMIC_RELEASE);
-	hslot_put(&d->h);
-	return 0;
+	return with_dev(h, d, dev_hold_umount(d));
 }
 
 int uf_dev_release_umount(struct uf_dev *h)
 {
-	struct uf_dev *d = dev_get(h);
-	int held = UMOUNT_HELD;
-	int ret = 0;
-
-	if (!d)
-		return -EBADF;
-	if (__atomic_compare_exchange_n(&d->umount, &held, UMOUNT_NONE, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		up_write(&d->sb.s_umount);
-	else
-		ret = -EINVAL;
-	hslot_put(&d->h);
-	return ret;
+	return with_dev(h, d, dev_release_umount(d));
 }
 
 /* Tests only: the objects stay valid while the handle is open. */
 struct uf_cache *uf_cache_obj(struct uf_cache *h)
 {
-	struct uf_cache_slot *s = cache_get(h);
-
-	if (!s)
-		return NULL;
-	hslot_put(&s->h);
-	return &s->cache;
+	return with_handle(cache_get, h, s, NULL, &s->cache);
 }
 
 struct backing_dev_info *uf_dev_bdi(struct uf_dev *h)
 {
-	struct uf_dev *d = dev_get(h);
-
-	if (!d)
-		return NULL;
-	hslot_put(&d->h);
-	return &d->bdi;
+	return with_handle(dev_get, h, d, NULL, &d->bdi);
 }
 
 struct inode *uf_file_inode(struct uf_file *h)
 {
-	struct uf_file *f = file_get(h);
-
-	if (!f)
-		return NULL;
-	hslot_put(&f->h);
-	return &f->inode;
+	return with_handle(file_get, h, f, NULL, &f->inode);
 }
 
 /* The device's I/O counters and the snapshot's time (issue 13). */
@@ -1223,51 +1184,51 @@ static void dev_fill_io_stats(struct uf_dev *d, struct uf_dev_stats *st)
 	st->at_ns = uf_now_ns();
 }
 
+static int dev_stats(struct uf_dev *d, struct uf_dev_stats *st)
+{
+	if (!st)
+		return -EINVAL;
+	bdi_fill_stats(&d->bdi, st);
+	dev_fill_io_stats(d, st);
+	return 0;
+}
+
 int uf_dev_stats(struct uf_dev *h, struct uf_dev_stats *st)
 {
-	struct uf_dev *d = dev_get(h);
-
-	if (!d)
-		return -EBADF;
-	if (st) {
-		bdi_fill_stats(&d->bdi, st);
-		dev_fill_io_stats(d, st);
-	}
-	hslot_put(&d->h);
-	return st ? 0 : -EINVAL;
+	return with_dev(h, d, dev_stats(d, st));
 }
 
 /* ---- begin: what a benchmark harness needs (issue 13) ---- */
+static int dev_size(struct uf_dev *d, uint64_t *bytes)
+{
+	if (!bytes)
+		return -EINVAL;
+	*bytes = d->size;
+	return 0;
+}
+
 int uf_dev_size(struct uf_dev *h, uint64_t *bytes)
 {
-	struct uf_dev *d = dev_get(h);
+	return with_dev(h, d, dev_size(d, bytes));
+}
 
-	if (!d)
-		return -EBADF;
-	if (bytes)
-		*bytes = d->size;
-	hslot_put(&d->h);
-	return bytes ? 0 : -EINVAL;
+static int file_stats(struct uf_file *f, struct uf_file_stats *st)
+{
+	struct address_space *m = &f->inode.i_data;
+
+	if (!st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->nr_pages = __atomic_load_n(&m->nrpages, __ATOMIC_RELAXED);
+	st->pages_written = __atomic_load_n(&m->nr_written, __ATOMIC_RELAXED);
+	st->at_jiffies = jiffies;
+	st->at_ns = uf_now_ns();
+	return 0;
 }
 
 int uf_file_stats(struct uf_file *h, struct uf_file_stats *st)
 {
-	struct uf_file *f = file_get(h);
-	struct address_space *m;
-
-	if (!f)
-		return -EBADF;
-	if (st) {
-		m = &f->inode.i_data;
-		memset(st, 0, sizeof(*st));
-		st->nr_pages = __atomic_load_n(&m->nrpages, __ATOMIC_RELAXED);
-		st->pages_written = __atomic_load_n(&m->nr_written,
-						    __ATOMIC_RELAXED);
-		st->at_jiffies = jiffies;
-		st->at_ns = uf_now_ns();
-	}
-	hslot_put(&f->h);
-	return st ? 0 : -EINVAL;
+	return with_file(h, f, file_stats(f, st));
 }
 
 int uf_policy_resolve(const char *spec, char *buf, size_t len)
@@ -1459,18 +1420,11 @@ int uf_file_open(struct uf_dev *h, uint64_t ino, uint64_t dev_offset,
 		 uint64_t length, const struct uf_file_ops *ops, void *priv,
 		 struct uf_file **out)
 {
-	struct uf_dev *d;
-	int ret;
-
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	d = dev_get(h);
-	if (!d)
-		return -EBADF;
-	ret = file_open(d, ino, dev_offset, length, ops, priv, out);
-	hslot_put(&d->h);
-	return ret;
+	return with_dev(h, d,
+			file_open(d, ino, dev_offset, length, ops, priv, out));
 }
 
 /*
@@ -1542,30 +1496,32 @@ int uf_file_close(struct uf_file *h)
 	return f ? file_close_gen(f, gen) : -EBADF;
 }
 
-static ssize_t file_pwrite(struct uf_file *f, const void *buf, size_t len,
-			   uint64_t offset)
+/* A write's arguments: 1 to go on, 0 for nothing to write, or -errno. */
+static inline ssize_t file_pwrite_check(struct uf_file *f, const void *buf,
+					size_t len, uint64_t offset)
 {
 	if (!buf && len)
 		return -EINVAL;
 	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
 	    len > (uint64_t)f->inode.i_size - offset)
 		return -EFBIG;
-	if (!len)
-		return 0;
+	return len ? 1 : 0;
+}
+
+static ssize_t file_pwrite(struct uf_file *f, const void *buf, size_t len,
+			   uint64_t offset)
+{
+	ssize_t ret = file_pwrite_check(f, buf, len, offset);
+
+	if (ret <= 0)
+		return ret;
 	return generic_perform_write(&f->inode, buf, len, (loff_t)offset);
 }
 
 ssize_t uf_pwrite(struct uf_file *h, const void *buf, size_t len,
 		  uint64_t offset)
 {
-	struct uf_file *f = file_get(h);
-	ssize_t ret;
-
-	if (!f)
-		return -EBADF;
-	ret = file_pwrite(f, buf, len, offset);
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_pwrite(f, buf, len, offset));
 }
 
 static ssize_t file_pread(struct uf_file *f, void *buf, size_t len,
@@ -1584,14 +1540,7 @@ static ssize_t file_pread(struct uf_file *f, void *buf, size_t len,
 
 ssize_t uf_pread(struct uf_file *h, void *buf, size_t len, uint64_t offset)
 {
-	struct uf_file *f = file_get(h);
-	ssize_t ret;
-
-	if (!f)
-		return -EBADF;
-	ret = file_pread(f, buf, len, offset);
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_pread(f, buf, len, offset));
 }
 
 /*
@@ -1627,41 +1576,25 @@ static int file_fsync(struct uf_file *f, bool datasync)
 
 int uf_fsync(struct uf_file *h)
 {
-	struct uf_file *f = file_get(h);
-	int ret;
-
-	if (!f)
-		return -EBADF;
-	ret = file_fsync(f, false);
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_fsync(f, false));
 }
 
 int uf_fdatasync(struct uf_file *h)
 {
-	struct uf_file *f = file_get(h);
-	int ret;
+	return with_file(h, f, file_fsync(f, true));
+}
 
-	if (!f)
-		return -EBADF;
-	ret = file_fsync(f, true);
-	hslot_put(&f->h);
-	return ret;
+static int file_mark_inode_dirty(struct uf_file *f, unsigned int flags)
+{
+	if (!flags || (flags & ~(UF_I_DIRTY_SYNC | UF_I_DIRTY_DATASYNC)))
+		return -EINVAL;
+	__mark_inode_dirty(&f->inode, (int)flags);
+	return 0;
 }
 
 int uf_file_mark_inode_dirty(struct uf_file *h, unsigned int flags)
 {
-	struct uf_file *f = file_get(h);
-	int ret = -EINVAL;
-
-	if (!f)
-		return -EBADF;
-	if (flags && !(flags & ~(UF_I_DIRTY_SYNC | UF_I_DIRTY_DATASYNC))) {
-		__mark_inode_dirty(&f->inode, (int)flags);
-		ret = 0;
-	}
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_mark_inode_dirty(f, flags));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1877,48 +1810,31 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 int uf_page_get(struct uf_file *h, unsigned long index, unsigned int flags,
 		struct uf_page **out)
 {
-	struct uf_file *f;
-	int ret;
-
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	f = file_get(h);
-	if (!f)
-		return -EBADF;
-	ret = file_page_get(f, index, flags, out);
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_page_get(f, index, flags, out));
 }
 
 /* Valid until the handle is put. */
 void *uf_page_data(struct uf_page *h)
 {
-	struct uf_page_slot *ps = pslot_get(h);
-	void *data;
+	return with_handle(pslot_get, h, ps, NULL,
+			   page_address(&ps->cs->cache, ps->page));
+}
 
-	if (!ps)
-		return NULL;
-	data = page_address(&ps->cs->cache, ps->page);
-	hslot_put(&ps->h);
-	return data;
+static int pslot_set_dirty(struct uf_page_slot *ps)
+{
+	if (!ps->file)
+		return -EPERM;	/* only a page taken with UF_PAGE_WRITE */
+	SetPageUptodate(ps->page);
+	set_page_dirty(ps->page);
+	return 0;
 }
 
 int uf_page_set_dirty(struct uf_page *h)
 {
-	struct uf_page_slot *ps = pslot_get(h);
-	int ret = 0;
-
-	if (!ps)
-		return -EBADF;
-	if (!ps->file) {
-		ret = -EPERM;	/* only a page taken with UF_PAGE_WRITE */
-	} else {
-		SetPageUptodate(ps->page);
-		set_page_dirty(ps->page);
-	}
-	hslot_put(&ps->h);
-	return ret;
+	return with_pslot(h, ps, pslot_set_dirty(ps));
 }
 
 /* The page handle's close: the first put wins, a second gets -EBADF. */
@@ -1966,14 +1882,12 @@ static ssize_t file_pwrite_nb(struct uf_file *f, const void *buf, size_t len,
 	long pause;
 	ssize_t n;
 
-	if ((!buf && len) || !pause_ns)
+	if (!pause_ns)
 		return -EINVAL;
 	*pause_ns = 0;
-	if (len > SSIZE_MAX || offset > (uint64_t)f->inode.i_size ||
-	    len > (uint64_t)f->inode.i_size - offset)
-		return -EFBIG;
-	if (!len)
-		return 0;
+	n = file_pwrite_check(f, buf, len, offset);
+	if (n <= 0)
+		return n;
 	nr_pages = (unsigned long)(((offset + len - 1) >> PAGE_SHIFT) -
 				   (offset >> PAGE_SHIFT) + 1);
 	if (balance_dirty_pages_nowait_begin(f->inode.i_mapping, nr_pages,
@@ -1990,14 +1904,7 @@ static ssize_t file_pwrite_nb(struct uf_file *f, const void *buf, size_t len,
 ssize_t uf_pwrite_nb(struct uf_file *h, const void *buf, size_t len,
 		     uint64_t offset, uint64_t *pause_ns)
 {
-	struct uf_file *f = file_get(h);
-	ssize_t ret;
-
-	if (!f)
-		return -EBADF;
-	ret = file_pwrite_nb(f, buf, len, offset, pause_ns);
-	hslot_put(&f->h);
-	return ret;
+	return with_file(h, f, file_pwrite_nb(f, buf, len, offset, pause_ns));
 }
 
 /* /sys/class/bdi/<dev>/ names, as the kernel's sysfs files */
@@ -2048,26 +1955,12 @@ static int dev_get_bdi_tunable(struct backing_dev_info *bdi,
 int uf_dev_set_bdi_tunable(struct uf_dev *h, const char *name,
 			   uint64_t value)
 {
-	struct uf_dev *d = dev_get(h);
-	int ret;
-
-	if (!d)
-		return -EBADF;
-	ret = dev_set_bdi_tunable(&d->bdi, name, value);
-	hslot_put(&d->h);
-	return ret;
+	return with_dev(h, d, dev_set_bdi_tunable(&d->bdi, name, value));
 }
 
 int uf_dev_get_bdi_tunable(struct uf_dev *h, const char *name,
 			   uint64_t *value)
 {
-	struct uf_dev *d = dev_get(h);
-	int ret;
-
-	if (!d)
-		return -EBADF;
-	ret = dev_get_bdi_tunable(&d->bdi, name, value);
-	hslot_put(&d->h);
-	return ret;
+	return with_dev(h, d, dev_get_bdi_tunable(&d->bdi, name, value));
 }
 /* ---- end: the dirty throttle's API ---- */

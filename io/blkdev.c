@@ -85,6 +85,16 @@ static bool queue_counts_slots(const struct uf_io_queue *q)
 	return q->complete == uf_io_complete;
 }
 
+int uf_io_fdatasync(int fd)
+{
+	int ret;
+
+	do {
+		ret = fdatasync(fd);
+	} while (ret && errno == EINTR);
+	return ret ? -errno : 0;
+}
+
 void uf_io_complete(struct uf_io_queue *q, struct uf_io_req *req, int res)
 {
 	if (res >= 0) {

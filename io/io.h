@@ -107,6 +107,23 @@ struct uf_io_engine {
 	int (*register_memory)(struct uf_io_queue *q, void *base, size_t len);
 };
 
+/* For ->submit(): every request of the batch is one an engine knows. */
+static inline bool uf_io_batch_valid(struct uf_io_req **reqs, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!reqs[i] || (reqs[i]->op != UF_IO_READ &&
+				 reqs[i]->op != UF_IO_WRITE &&
+				 reqs[i]->op != UF_IO_FLUSH))
+			return false;
+	return true;
+}
+
+/* A UF_IO_FLUSH done with fdatasync(2), restarted after EINTR: 0 or
+ * -errno (the engines without a flush opcode). */
+int uf_io_fdatasync(int fd);
+
 /* An engine's definition: NAME_setup, NAME_teardown and NAME_submit. */
 #define UF_IO_ENGINE(var, label, prefix)				\
 	const struct uf_io_engine var = {				\

@@ -232,22 +232,15 @@ static void aio_unwind(struct aio_data *d, unsigned int from,
 	pthread_mutex_unlock(&d->pool_lock);
 }
 
-static bool aio_valid_op(const struct uf_io_req *req)
-{
-	return req->op == UF_IO_READ || req->op == UF_IO_WRITE ||
-	       req->op == UF_IO_FLUSH;
-}
-
 static int aio_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
 		      unsigned int nr)
 {
 	struct aio_data *d = q->engine_data;
-	unsigned int i, n, nr_deferred, done;
+	unsigned int n, nr_deferred, done;
 	int ret, err;
 
-	for (i = 0; i < nr; i++)
-		if (!reqs[i] || !aio_valid_op(reqs[i]))
-			return -EINVAL;
+	if (!uf_io_batch_valid(reqs, nr))
+		return -EINVAL;
 	pthread_mutex_lock(&d->sq_lock);
 	ret = aio_fill_batch(d, reqs, nr, &nr_deferred);
 	if (ret < 0) {
@@ -312,16 +305,6 @@ static void aio_reap_events(struct aio_data *d)
 	} while ((unsigned int)n == d->depth || n == -EINTR);
 }
 
-static int aio_fdatasync(int fd)
-{
-	int ret;
-
-	do {
-		ret = fdatasync(fd);
-	} while (ret && errno == EINTR);
-	return ret ? -errno : 0;
-}
-
 /* Complete what submitters left on the deferred list, in order. */
 static void aio_run_deferred(struct aio_data *d)
 {
@@ -338,7 +321,7 @@ static void aio_run_deferred(struct aio_data *d)
 		req = d->work[i]->iocb.data;
 		res = d->work[i]->res;
 		if (res == AIO_RES_SYNC)
-			res = aio_fdatasync(d->q->fd);
+			res = uf_io_fdatasync(d->q->fd);
 		aio_put_slot(d, d->work[i]);
 		d->q->complete(d->q, req, res);
 	}
@@ -467,12 +450,11 @@ static int aio_setup(struct uf_io_queue *q)
 		ret = aio_init_kernel(d);
 	if (!ret)
 		ret = aio_start_reaper(d);
-	if (ret) {
+	if (!ret)
+		q->engine_data = d;
+	else
 		aio_free(d);
-		return ret;
-	}
-	q->engine_data = d;
-	return 0;
+	return ret;
 }
 
 static void aio_teardown(struct uf_io_queue *q)

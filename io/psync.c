@@ -113,22 +113,12 @@ static ssize_t psync_rw(int fd, struct uf_io_req *req)
 	return ret < 0 ? ret : (ssize_t)done;
 }
 
-static int psync_fdatasync(int fd)
-{
-	int ret;
-
-	do {
-		ret = fdatasync(fd);
-	} while (ret && errno == EINTR);
-	return ret ? -errno : 0;
-}
-
 static int psync_do(int fd, struct uf_io_req *req)
 {
 	ssize_t ret;
 
 	if (req->op == UF_IO_FLUSH)
-		return psync_fdatasync(fd);
+		return uf_io_fdatasync(fd);
 	ret = psync_rw(fd, req);
 	/* res is an int, like the kernel's: a wider count cannot be whole */
 	if (ret > INT_MAX)
@@ -153,7 +143,6 @@ static void *psync_worker(void *arg)
 	struct psync_data *d = arg;
 	struct uf_io_queue *q = d->q;
 	struct uf_io_req *req;
-	int res;
 
 	for (;;) {
 		pthread_mutex_lock(&d->lock);
@@ -165,16 +154,9 @@ static void *psync_worker(void *arg)
 		}
 		req = psync_pop_locked(d);
 		pthread_mutex_unlock(&d->lock);
-		res = psync_do(q->fd, req);
-		q->complete(q, req, res);
+		q->complete(q, req, psync_do(q->fd, req));
 	}
 	return NULL;
-}
-
-static bool psync_valid_op(const struct uf_io_req *req)
-{
-	return req->op == UF_IO_READ || req->op == UF_IO_WRITE ||
-	       req->op == UF_IO_FLUSH;
 }
 
 static int psync_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
@@ -183,9 +165,8 @@ static int psync_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
 	struct psync_data *d = q->engine_data;
 	unsigned int i, wake;
 
-	for (i = 0; i < nr; i++)
-		if (!reqs[i] || !psync_valid_op(reqs[i]))
-			return -EINVAL;
+	if (!uf_io_batch_valid(reqs, nr))
+		return -EINVAL;
 	pthread_mutex_lock(&d->lock);
 	if (nr > d->size - d->count) {
 		pthread_mutex_unlock(&d->lock);
@@ -272,12 +253,11 @@ static int psync_setup(struct uf_io_queue *q)
 		return -ENOMEM;
 	}
 	ret = psync_start_workers(d, want);
-	if (ret) {
+	if (ret)
 		psync_free(d);
-		return ret;
-	}
-	q->engine_data = d;
-	return 0;
+	else
+		q->engine_data = d;
+	return ret;
 }
 
 static void psync_teardown(struct uf_io_queue *q)

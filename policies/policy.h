@@ -225,6 +225,24 @@ struct wb_variant {
 	}
 
 /*
+ * A reclaim variant (engine/mm/vmscan.h): reclaim_<sym> with its hooks,
+ * and the value of the "reclaim" knob that picks it.
+ */
+#define DEFINE_RECLAIM_POLICY(sym, value_, oom_retries, writeback_page_,	\
+			      dirty_page_, throttle_, after_priority_,	\
+			      source_)					\
+	const struct reclaim_policy reclaim_##sym = {			\
+		.name = value_,						\
+		.writeback_page = writeback_page_,			\
+		.dirty_page = dirty_page_,				\
+		.throttle = throttle_,					\
+		.after_priority = after_priority_,			\
+		.domain_oom_retries = oom_retries,			\
+	};								\
+	DEFINE_WB_VARIANT(reclaim_##sym, "reclaim", value_, source_,	\
+			  reclaim, &reclaim_##sym)
+
+/*
  * Test hook: called by the timed no-progress variants (v4, v4-r7, v4.1,
  * v4.2) right after their "other work queued? over the background
  * threshold?" checks and before they sleep, with list_lock dropped, so a

@@ -24,30 +24,32 @@
 #include "kernel/jiffies.h"
 #include "policies/policy.h"
 
-void reclaim_count_immediate(struct uf_cache *c)
+/* A dirty page left to the flusher: NR_VMSCAN_IMMEDIATE, PG_reclaim (so
+ * its end of writeback rotates it), kept. */
+enum reclaim_dirty_action reclaim_keep_immediate(struct uf_cache *c,
+						  struct page *page)
 {
 	__atomic_add_fetch(&c->pool.rstat.nr_immediate, 1, __ATOMIC_RELAXED);
+	SetPageReclaim(page);
+	return RECLAIM_KEEP;
 }
 
-static bool r32_writeback_page(struct uf_cache *c, struct page *page,
-			       struct scan_control *sc,
-			       struct reclaim_batch *rb)
+/* 3.2 and legacy: a page under writeback is kept (shrink_page_list
+ * counted it in nr_writeback). */
+bool reclaim_keep_writeback(struct uf_cache *c, struct page *page,
+			    struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)c; (void)page; (void)sc; (void)rb;
 	return false;
 }
 
-static enum reclaim_dirty_action r32_dirty_page(struct uf_cache *c,
-						struct page *page,
-						struct scan_control *sc,
-						struct reclaim_batch *rb)
+static enum reclaim_dirty_action
+r32_dirty_page(struct uf_cache *c, struct page *page,
+	       struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)rb;
-	if (!sc->kswapd || sc->priority >= DEF_PRIORITY - 2) {
-		reclaim_count_immediate(c);
-		SetPageReclaim(page);
-		return RECLAIM_KEEP;
-	}
+	if (!sc->kswapd || sc->priority >= DEF_PRIORITY - 2)
+		return reclaim_keep_immediate(c, page);
 	return RECLAIM_PAGEOUT;
 }
 
@@ -66,7 +68,8 @@ void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc)
 		wait_iff_congested(c, HZ / 10 ? HZ / 10 : 1);
 }
 
-void reclaim_wake_flushers_32(struct uf_cache *c, struct scan_control *sc)
+static void reclaim_wake_flushers_32(struct uf_cache *c,
+				     struct scan_control *sc)
 {
 	if (sc->total_scanned > sc->nr_to_reclaim + sc->nr_to_reclaim / 2) {
 		wakeup_flusher_threads(c, (long)sc->total_scanned,
@@ -77,21 +80,14 @@ void reclaim_wake_flushers_32(struct uf_cache *c, struct scan_control *sc)
 	}
 }
 
-static void r32_after_priority(struct uf_cache *c, struct scan_control *sc)
+/* 3.2 and legacy (3.1's do_try_to_free_pages did the same) */
+void reclaim_after_priority_32(struct uf_cache *c, struct scan_control *sc)
 {
 	reclaim_wake_flushers_32(c, sc);
 	reclaim_nap_32(c, sc);
 }
 
-const struct reclaim_policy reclaim_32 = {
-	.name = "3.2",
-	.writeback_page = r32_writeback_page,
-	.dirty_page = r32_dirty_page,
-	.throttle = reclaim_throttle_32,
-	.after_priority = r32_after_priority,
-	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
-};
-
-DEFINE_WB_VARIANT(reclaim_32, "reclaim", "3.2",
-		  "3.2.41 mm/vmscan.c shrink_page_list/shrink_inactive_list/do_try_to_free_pages, backing-dev.c wait_iff_congested",
-		  reclaim, &reclaim_32);
+DEFINE_RECLAIM_POLICY(32, "3.2", MEM_CGROUP_RECLAIM_RETRIES,
+		      reclaim_keep_writeback, r32_dirty_page,
+		      reclaim_throttle_32, reclaim_after_priority_32,
+		      "3.2.41 mm/vmscan.c shrink_page_list/shrink_inactive_list/do_try_to_free_pages, backing-dev.c wait_iff_congested");

@@ -24,20 +24,9 @@
 #include "mm/vmscan.h"
 #include "policies/policy.h"
 
-void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc);
-
-static bool legacy_writeback_page(struct uf_cache *c, struct page *page,
-				  struct scan_control *sc,
-				  struct reclaim_batch *rb)
-{
-	(void)c; (void)page; (void)sc; (void)rb;
-	return false;
-}
-
-static enum reclaim_dirty_action legacy_dirty_page(struct uf_cache *c,
-						   struct page *page,
-						   struct scan_control *sc,
-						   struct reclaim_batch *rb)
+static enum reclaim_dirty_action
+legacy_dirty_page(struct uf_cache *c, struct page *page,
+		  struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)c; (void)page; (void)sc; (void)rb;
 	return RECLAIM_PAGEOUT;
@@ -49,21 +38,7 @@ static void legacy_throttle(struct uf_cache *c, struct scan_control *sc,
 	(void)c; (void)sc; (void)rb;
 }
 
-static void legacy_after_priority(struct uf_cache *c, struct scan_control *sc)
-{
-	reclaim_wake_flushers_32(c, sc);
-	reclaim_nap_32(c, sc);
-}
-
-const struct reclaim_policy reclaim_legacy = {
-	.name = "legacy",
-	.writeback_page = legacy_writeback_page,
-	.dirty_page = legacy_dirty_page,
-	.throttle = legacy_throttle,
-	.after_priority = legacy_after_priority,
-	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
-};
-
-DEFINE_WB_VARIANT(reclaim_legacy, "reclaim", "legacy",
-		  "pre-3.2 pageout() from direct reclaim and kswapd (3.2.41 pageout without the 3.2 gate)",
-		  reclaim, &reclaim_legacy);
+DEFINE_RECLAIM_POLICY(legacy, "legacy", MEM_CGROUP_RECLAIM_RETRIES,
+		      reclaim_keep_writeback, legacy_dirty_page,
+		      legacy_throttle, reclaim_after_priority_32,
+		      "pre-3.2 pageout() from direct reclaim and kswapd (3.2.41 pageout without the 3.2 gate)");

@@ -45,17 +45,14 @@ static bool ml_writeback_page(struct uf_cache *c, struct page *page,
 	return false;
 }
 
-static enum reclaim_dirty_action ml_dirty_page(struct uf_cache *c,
-					       struct page *page,
-					       struct scan_control *sc,
-					       struct reclaim_batch *rb)
+static enum reclaim_dirty_action
+ml_dirty_page(struct uf_cache *c, struct page *page,
+	      struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)rb;
 	if (sc->kswapd && PageReclaim(page))
 		return RECLAIM_PAGEOUT;
-	reclaim_count_immediate(c);
-	SetPageReclaim(page);
-	return RECLAIM_KEEP;
+	return reclaim_keep_immediate(c, page);
 }
 
 static void ml_throttle(struct uf_cache *c, struct scan_control *sc,
@@ -77,15 +74,7 @@ static void ml_after_priority(struct uf_cache *c, struct scan_control *sc)
 	(void)c; (void)sc;
 }
 
-const struct reclaim_policy reclaim_mainline = {
-	.name = "mainline",
-	.writeback_page = ml_writeback_page,
-	.dirty_page = ml_dirty_page,
-	.throttle = ml_throttle,
-	.after_priority = ml_after_priority,
-	.domain_oom_retries = MAX_RECLAIM_RETRIES,
-};
-
-DEFINE_WB_VARIANT(reclaim_mainline, "reclaim", "mainline",
-		  "mainline shrink_folio_list, shrink_inactive_list WB_REASON_VMSCAN, reclaim_throttle",
-		  reclaim, &reclaim_mainline);
+DEFINE_RECLAIM_POLICY(mainline, "mainline", MAX_RECLAIM_RETRIES,
+		      ml_writeback_page, ml_dirty_page, ml_throttle,
+		      ml_after_priority,
+		      "mainline shrink_folio_list, shrink_inactive_list WB_REASON_VMSCAN, reclaim_throttle");

@@ -38,10 +38,9 @@ static bool po_writeback_page(struct uf_cache *c, struct page *page,
 	return false;
 }
 
-static enum reclaim_dirty_action po_dirty_page(struct uf_cache *c,
-					       struct page *page,
-					       struct scan_control *sc,
-					       struct reclaim_batch *rb)
+static enum reclaim_dirty_action
+po_dirty_page(struct uf_cache *c, struct page *page,
+	      struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)sc;
 	if (PageReclaim(page)) {
@@ -49,11 +48,8 @@ static enum reclaim_dirty_action po_dirty_page(struct uf_cache *c,
 		rb->nr_pgreclaim++;
 		return RECLAIM_KEEP;
 	}
-	if (page->mapping && flush_inode_page(page->mapping, page, false) >= 0) {
-		reclaim_count_immediate(c);
-		SetPageReclaim(page);
-		return RECLAIM_KEEP;
-	}
+	if (page->mapping && flush_inode_page(page->mapping, page, false) >= 0)
+		return reclaim_keep_immediate(c, page);
 	return RECLAIM_PAGEOUT;
 }
 
@@ -82,15 +78,7 @@ static void po_after_priority(struct uf_cache *c, struct scan_control *sc)
 	reclaim_nap_32(c, sc);
 }
 
-const struct reclaim_policy reclaim_pageout = {
-	.name = "pageout",
-	.writeback_page = po_writeback_page,
-	.dirty_page = po_dirty_page,
-	.throttle = po_throttle,
-	.after_priority = po_after_priority,
-	.domain_oom_retries = MEM_CGROUP_RECLAIM_RETRIES,
-};
-
-DEFINE_WB_VARIANT(reclaim_pageout, "reclaim", "pageout",
-		  "seed 003 pageout works, PG_reclaim, reclaim_wait (S003:L441-586)",
-		  reclaim, &reclaim_pageout);
+DEFINE_RECLAIM_POLICY(pageout, "pageout", MEM_CGROUP_RECLAIM_RETRIES,
+		      po_writeback_page, po_dirty_page, po_throttle,
+		      po_after_priority,
+		      "seed 003 pageout works, PG_reclaim, reclaim_wait (S003:L441-586)");

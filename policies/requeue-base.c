@@ -16,14 +16,6 @@
  */
 #include "policies/requeue.h"
 
-static void requeue_base(struct inode *inode, struct bdi_writeback *wb,
-			 struct writeback_control *wbc, bool inode_written)
-{
-	(void)inode_written;
-	requeue_sync_stamp(inode, wbc);
-	requeue_after_sync(inode, wb, wbc, redirty_tail, redirty_tail);
-}
-
-DEFINE_WB_VARIANT(requeue_base, "requeue", "base",
-		  "seed 000 §2.2 Base (3.1 writeback_single_inode)",
-		  requeue, requeue_base);
+DEFINE_REQUEUE_VARIANT(requeue_base, "base",
+		       "seed 000 §2.2 Base (3.1 writeback_single_inode)",
+		       redirty_tail, redirty_tail);

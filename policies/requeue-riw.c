@@ -17,14 +17,6 @@
  */
 #include "policies/requeue.h"
 
-static void requeue_riw(struct inode *inode, struct bdi_writeback *wb,
-			struct writeback_control *wbc, bool inode_written)
-{
-	(void)inode_written;
-	requeue_sync_stamp(inode, wbc);
-	requeue_after_sync(inode, wb, wbc, requeue_io_wait, requeue_io_wait);
-}
-
-DEFINE_WB_VARIANT(requeue_riw, "requeue", "riw",
-		  "seed 000 L1921-1946: requeue_io_wait + b_more_io_wait",
-		  requeue, requeue_riw);
+DEFINE_REQUEUE_VARIANT(requeue_riw, "riw",
+		       "seed 000 L1921-1946: requeue_io_wait + b_more_io_wait",
+		       requeue_io_wait, requeue_io_wait);

@@ -82,4 +82,19 @@ static inline void requeue_after_sync(struct inode *inode,
 		requeue_dirty_or_clean(inode, wb, dirty);
 }
 
+/*
+ * base and riw: the sync stamp, then every row after it (a stamped inode
+ * goes on through them), with @blocked for pages left in a slice not used
+ * up and @dirty for an inode still dirty.
+ */
+#define DEFINE_REQUEUE_VARIANT(sym, value_, source_, blocked, dirty)	\
+	static void sym(struct inode *inode, struct bdi_writeback *wb,	\
+			struct writeback_control *wbc, bool inode_written) \
+	{								\
+		(void)inode_written;					\
+		requeue_sync_stamp(inode, wbc);				\
+		requeue_after_sync(inode, wb, wbc, blocked, dirty);	\
+	}								\
+	DEFINE_WB_VARIANT(sym, "requeue", value_, source_, requeue, sym)
+
 #endif /* UF_POLICY_REQUEUE_H */

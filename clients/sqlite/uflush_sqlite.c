@@ -246,24 +246,24 @@ struct ufs_conf {
 /* "4096", "64k", "32M", "1G" (binary units). */
 static int ufs_parse_size(const char *s, uint64_t *out)
 {
+	static const char units[] = "kmg";
+	unsigned int shift = 0;
 	unsigned long long v;
+	const char *u;
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
+	u = *end ? strchr(units, tolower((unsigned char)*end)) : NULL;
+	if (u) {
+		shift = 10 * (unsigned int)(u - units + 1);
+		end++;
 	}
-	if (*end || !v)
+	if (errno || *end || !v)
 		return -EINVAL;
-	*out = v;
+	*out = v << shift;
 	return 0;
 }
 

@@ -69,14 +69,19 @@ static inline struct backing_dev_info *inode_to_bdi(struct inode *inode)
  * tolerates a stale answer.  Here the peeks take the locks: it costs little
  * and keeps ThreadSanitizer's view of the engine exact.
  */
-static bool bdi_has_work(struct backing_dev_info *bdi)
+static bool list_empty_locked(spinlock_t *lock, const struct list_head *head)
 {
 	bool ret;
 
-	spin_lock(&bdi->wb_lock);
-	ret = !list_empty(&bdi->work_list);
-	spin_unlock(&bdi->wb_lock);
+	spin_lock(lock);
+	ret = list_empty(head);
+	spin_unlock(lock);
 	return ret;
+}
+
+static bool bdi_has_work(struct backing_dev_info *bdi)
+{
+	return !list_empty_locked(&bdi->wb_lock, &bdi->work_list);
 }
 
 /* "Is there some other work to do?" for the policies (list_lock held). */
@@ -87,12 +92,7 @@ bool wb_work_pending(struct bdi_writeback *wb)
 
 static bool wb_has_more_io_wait(struct bdi_writeback *wb)
 {
-	bool ret;
-
-	spin_lock(&wb->list_lock);
-	ret = !list_empty(&wb->b_more_io_wait);
-	spin_unlock(&wb->list_lock);
-	return ret;
+	return !list_empty_locked(&wb->list_lock, &wb->b_more_io_wait);
 }
 
 static bool wb_has_dirty_io_locked(struct bdi_writeback *wb)
@@ -664,6 +664,22 @@ long get_nr_dirty_pages(struct uf_cache *cache)
 	       get_nr_dirty_inodes(cache);
 }
 
+/* The flusher's own work: kupdate (WB_REASON_PERIODIC) or background. */
+static long wb_flusher_pass(struct bdi_writeback *wb, long nr_pages,
+			    enum wb_reason reason)
+{
+	struct wb_writeback_work work = {
+		.nr_pages = nr_pages,
+		.sync_mode = WB_SYNC_NONE,
+		.for_kupdate = reason == WB_REASON_PERIODIC,
+		.for_background = reason == WB_REASON_BACKGROUND,
+		.range_cyclic = 1,
+		.reason = reason,
+	};
+
+	return wb_writeback(wb, &work);
+}
+
 /* kupdate: every dirty_writeback_interval, write what has expired. */
 static long wb_check_old_data_flush(struct bdi_writeback *wb)
 {
@@ -681,33 +697,15 @@ static long wb_check_old_data_flush(struct bdi_writeback *wb)
 
 	wb->last_old_flush = jiffies;
 	nr_pages = get_nr_dirty_pages(c);
-	if (nr_pages) {
-		struct wb_writeback_work work = {
-			.nr_pages = nr_pages,
-			.sync_mode = WB_SYNC_NONE,
-			.for_kupdate = 1,
-			.range_cyclic = 1,
-			.reason = WB_REASON_PERIODIC,
-		};
-
-		return wb_writeback(wb, &work);
-	}
+	if (nr_pages)
+		return wb_flusher_pass(wb, nr_pages, WB_REASON_PERIODIC);
 	return 0;
 }
 
 static long wb_check_background_flush(struct bdi_writeback *wb)
 {
-	if (over_bground_thresh(wb->bdi)) {
-		struct wb_writeback_work work = {
-			.nr_pages = LONG_MAX,
-			.sync_mode = WB_SYNC_NONE,
-			.for_background = 1,
-			.range_cyclic = 1,
-			.reason = WB_REASON_BACKGROUND,
-		};
-
-		return wb_writeback(wb, &work);
-	}
+	if (over_bground_thresh(wb->bdi))
+		return wb_flusher_pass(wb, LONG_MAX, WB_REASON_BACKGROUND);
 	return 0;
 }
 

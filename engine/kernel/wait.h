@@ -204,20 +204,21 @@ bool waitqueue_active(struct wait_queue_head *wq_head);
 	__uf_wait_event_fast(wq_head, condition, TASK_UNINTERRUPTIBLE,	\
 			     timeout)
 
-#define wait_event_interruptible(wq_head, condition) ({		\
-	__uf_wait_event_fast(wq_head, condition, TASK_INTERRUPTIBLE,	\
+/* No signals here: these waits end only on @condition, and return 0. */
+#define __uf_wait_event_nosig(wq_head, condition, state) ({		\
+	__uf_wait_event_fast(wq_head, condition, state,		\
 			     MAX_SCHEDULE_TIMEOUT);			\
 	0;								\
 })
+
+#define wait_event_interruptible(wq_head, condition)			\
+	__uf_wait_event_nosig(wq_head, condition, TASK_INTERRUPTIBLE)
 
 #define wait_event_interruptible_timeout(wq_head, condition, timeout)	\
 	__uf_wait_event_fast(wq_head, condition, TASK_INTERRUPTIBLE,	\
 			     timeout)
 
-#define wait_event_killable(wq_head, condition) ({			\
-	__uf_wait_event_fast(wq_head, condition, TASK_KILLABLE,		\
-			     MAX_SCHEDULE_TIMEOUT);			\
-	0;								\
-})
+#define wait_event_killable(wq_head, condition)			\
+	__uf_wait_event_nosig(wq_head, condition, TASK_KILLABLE)
 
 #endif /* UF_WAIT_H */

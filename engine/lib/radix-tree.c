@@ -431,6 +431,14 @@ static void path_tag_clear(struct radix_tree_root *root,
 	root_tag_clear(root, tag);
 }
 
+/* radix_tree_walk() for a tag operation: -1 for an invalid tag too. */
+static int radix_tree_tag_walk(const struct radix_tree_root *root,
+			       unsigned long index, unsigned int tag,
+			       struct radix_tree_path path[RADIX_TREE_MAX_PATH])
+{
+	return tag_valid(tag) ? radix_tree_walk(root, index, path) : -1;
+}
+
 /**
  * radix_tree_tag_set - set @tag on the item at @index
  *
@@ -442,9 +450,7 @@ void *radix_tree_tag_set(struct radix_tree_root *root, unsigned long index,
 	struct radix_tree_path path[RADIX_TREE_MAX_PATH];
 	int levels;
 
-	if (!tag_valid(tag))
-		return NULL;
-	levels = radix_tree_walk(root, index, path);
+	levels = radix_tree_tag_walk(root, index, tag, path);
 	if (levels < 0)
 		return NULL;
 	path_tag_set(root, path, levels, tag);
@@ -468,9 +474,7 @@ void *radix_tree_tag_clear(struct radix_tree_root *root, unsigned long index,
 	const struct radix_tree_path *leaf;
 	int levels;
 
-	if (!tag_valid(tag))
-		return NULL;
-	levels = radix_tree_walk(root, index, path);
+	levels = radix_tree_tag_walk(root, index, tag, path);
 	if (levels < 0)
 		return NULL;
 	if (levels == 0) {
@@ -883,6 +887,26 @@ done:
 	return tagged;
 }
 
+/* Step from @index by @step (1 or -1) to the first empty index, at most
+ * @max_scan times; stop where the index wraps (0 after ULONG_MAX, or
+ * ULONG_MAX below 0). */
+static unsigned long radix_tree_hole(const struct radix_tree_root *root,
+				     unsigned long index,
+				     unsigned long max_scan, int step)
+{
+	unsigned long wrap = step > 0 ? 0 : ~0UL;
+	unsigned long i;
+
+	for (i = 0; i < max_scan; i++) {
+		if (!radix_tree_lookup(root, index))
+			break;
+		index += (unsigned long)(long)step;
+		if (index == wrap)
+			break;
+	}
+	return index;
+}
+
 /**
  * radix_tree_next_hole - first empty index at or after @index
  * @max_scan: how many indices to look at before giving up
@@ -893,16 +917,7 @@ done:
 unsigned long radix_tree_next_hole(const struct radix_tree_root *root,
 				   unsigned long index, unsigned long max_scan)
 {
-	unsigned long i;
-
-	for (i = 0; i < max_scan; i++) {
-		if (!radix_tree_lookup(root, index))
-			break;
-		index++;
-		if (!index)
-			break;
-	}
-	return index;
+	return radix_tree_hole(root, index, max_scan, 1);
 }
 
 /**
@@ -915,16 +930,7 @@ unsigned long radix_tree_next_hole(const struct radix_tree_root *root,
 unsigned long radix_tree_prev_hole(const struct radix_tree_root *root,
 				   unsigned long index, unsigned long max_scan)
 {
-	unsigned long i;
-
-	for (i = 0; i < max_scan; i++) {
-		if (!radix_tree_lookup(root, index))
-			break;
-		index--;
-		if (index == ~0UL)
-			break;
-	}
-	return index;
+	return radix_tree_hole(root, index, max_scan, -1);
 }
 
 /*

@@ -39,23 +39,20 @@ struct uf_cache;
 #define BDP_ASYNC		0x0001
 #define BDP_PEEK		0x0002
 
-/* The three front-ends (policies/bdp.c points the hook at one of them).
- * nr_new: pages not yet dirtied to count in (BDP_PEEK); 0 otherwise.
- * Return 0, or -EAGAIN with *pause (jiffies) for BDP_ASYNC. */
-int balance_dirty_pages_ratelimited_31(struct address_space *mapping,
-				       unsigned long nr_new,
-				       unsigned int flags, long *pause);
-int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
-				       unsigned long nr_new,
-				       unsigned int flags, long *pause);
-int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
-					     unsigned long nr_new,
-					     unsigned int flags, long *pause);
+/* A throttle entry.  nr_new: pages not yet dirtied to count in
+ * (BDP_PEEK); 0 otherwise.  Return 0, or -EAGAIN with *pause (jiffies)
+ * for BDP_ASYNC. */
+typedef int bdp_ratelimited_fn(struct address_space *mapping,
+			       unsigned long nr_new, unsigned int flags,
+			       long *pause);
+
+/* The three front-ends (policies/bdp.c points the hook at one of them). */
+bdp_ratelimited_fn balance_dirty_pages_ratelimited_31;
+bdp_ratelimited_fn balance_dirty_pages_ratelimited_32;
+bdp_ratelimited_fn balance_dirty_pages_ratelimited_mainline;
 
 /* The policy's throttle for @mapping (3.2's when the cache has none). */
-int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
-					  unsigned long nr_new,
-					  unsigned int flags, long *pause);
+bdp_ratelimited_fn balance_dirty_pages_ratelimited_flags;
 
 /* ---- shared helpers ---- */
 unsigned long dirty_freerun_ceiling(unsigned long thresh,

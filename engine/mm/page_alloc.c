@@ -57,6 +57,7 @@ static struct uf_cache *pool_cache(struct page_pool *pool)
 
 int page_pool_init(struct page_pool *pool, unsigned long nr)
 {
+	struct page *pages;
 	unsigned long i;
 	void *frames;
 
@@ -68,36 +69,27 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (frames == MAP_FAILED)
 		return -ENOMEM;
-	pool->pages = calloc(nr, sizeof(struct page));
-	if (!pool->pages) {
+	pages = calloc(nr, sizeof(struct page));
+	if (!pages) {
 		munmap(frames, nr << PAGE_SHIFT);
 		return -ENOMEM;
 	}
-	pool->frames = frames;
-	pool->nr = nr;
+	/* counters, watermarks, kswapd and lru_batch start at zero */
+	memset(pool, 0, sizeof(*pool));
 	spin_lock_init(&pool->lock);
 	spin_lock_init(&pool->lru_lock);
 	INIT_LIST_HEAD(&pool->free_list);
 	INIT_LIST_HEAD(&pool->inactive_file);
 	INIT_LIST_HEAD(&pool->active_file);
-	pool->nr_inactive = 0;
-	pool->nr_active = 0;
 	INIT_LIST_HEAD(&pool->alloc_waiters);
-	pool->nr_alloc_waiters = 0;
-	pool->reclaim_seq = 0;
 	init_waitqueue_head(&pool->free_wait);
-	pool->lru_batch = false;
-	pool->nr_outside = 0;
-	pool->wmark_min = pool->wmark_low = pool->wmark_high = 0;
-	pool->kswapd = NULL;
-	pool->kswapd_wanted = false;
 	init_waitqueue_head(&pool->kswapd_wait);
 	init_waitqueue_head(&pool->reclaim_wqh);
 	init_waitqueue_head(&pool->congestion_wqh);
 	init_waitqueue_head(&pool->throttle_wqh);
-	pool->nr_throttled = 0;
-	pool->nr_throttled_written = 0;
-	memset(&pool->rstat, 0, sizeof(pool->rstat));
+	pool->pages = pages;
+	pool->frames = frames;
+	pool->nr = nr;
 	for (i = 0; i < nr; i++)
 		list_add_tail(&pool->pages[i].lru, &pool->free_list);
 	mod_vm_state(pool_cache(pool), NR_FREE_PAGES, (long)nr);

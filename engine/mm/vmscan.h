@@ -91,11 +91,14 @@ extern const struct reclaim_policy reclaim_legacy, reclaim_32,
 const struct reclaim_policy *cache_reclaim_policy(struct uf_cache *c);
 
 /* Shared by the variants (policies/reclaim-*.c). */
-void reclaim_count_immediate(struct uf_cache *c);
+enum reclaim_dirty_action reclaim_keep_immediate(struct uf_cache *c,
+						  struct page *page);
 void reclaim_throttle_32(struct uf_cache *c, struct scan_control *sc,
 			 struct reclaim_batch *rb);
 void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc);
-void reclaim_wake_flushers_32(struct uf_cache *c, struct scan_control *sc);
+void reclaim_after_priority_32(struct uf_cache *c, struct scan_control *sc);
+bool reclaim_keep_writeback(struct uf_cache *c, struct page *page,
+			    struct scan_control *sc, struct reclaim_batch *rb);
 bool pageout_should_wait(struct uf_cache *c, struct scan_control *sc,
 			 struct reclaim_batch *rb);
 

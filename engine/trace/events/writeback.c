@@ -155,45 +155,39 @@ void __trace_global_dirty_state(struct uf_cache *c,
  * cgroup_ino (0: no cgroups here).
  */
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
-				 unsigned long thresh, unsigned long bg_thresh,
-				 unsigned long dirty, unsigned long bdi_thresh,
-				 unsigned long bdi_dirty,
-				 unsigned long dirty_ratelimit,
-				 unsigned long task_ratelimit,
-				 unsigned long dirtied, long period,
-				 long pause, unsigned long start_time,
-				 enum bdp_trace_kind kind)
+				 const struct bdp_trace *e)
 {
 	struct task_struct *t = current;
-	unsigned long freerun = (thresh + bg_thresh) / 2;
+	unsigned long freerun = (e->thresh + e->bg_thresh) / 2;
 	unsigned long limit = global_dirty_limit(bdi->cache);
 	unsigned long setpoint = (limit + freerun) / 2;
 	unsigned long hz = (unsigned long)HZ;
 	long think;
 
-	if (kind == BDP_TRACE_32) {
+	if (e->kind == BDP_TRACE_32) {
 		trace_emit(bdi->cache, "balance_dirty_pages",
 			   "bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld",
-			   bdi->name, limit, setpoint, dirty,
-			   setpoint * bdi_thresh / (thresh + 1), bdi_dirty,
-			   KBps(dirty_ratelimit), KBps(task_ratelimit),
-			   (unsigned int)dirtied,
+			   bdi->name, limit, setpoint, e->dirty,
+			   setpoint * e->bdi_thresh / (e->thresh + 1),
+			   e->bdi_dirty,
+			   KBps(e->dirty_ratelimit), KBps(e->task_ratelimit),
+			   (unsigned int)e->dirtied,
 			   (unsigned int)t->nr_dirtied_pause,
-			   (jiffies - start_time) * 1000 / hz,
-			   pause * 1000 / (long)hz);
+			   (jiffies - e->start_time) * 1000 / hz,
+			   e->pause * 1000 / (long)hz);
 		return;
 	}
 	think = t->dirty_paused_when == 0 ? 0 :
 		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
 	trace_emit(bdi->cache, "balance_dirty_pages",
 		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu wb_setpoint=%lu wb_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
-		   bdi->name, limit, setpoint, dirty,
-		   setpoint * bdi_thresh / (thresh + 1), bdi_dirty,
-		   KBps(dirty_ratelimit), KBps(task_ratelimit),
-		   (unsigned int)dirtied, (unsigned int)t->nr_dirtied_pause,
-		   (jiffies - start_time) * 1000 / hz,
-		   pause * 1000 / (long)hz,
-		   (unsigned long)period * 1000 / hz, think, 0UL);
+		   bdi->name, limit, setpoint, e->dirty,
+		   setpoint * e->bdi_thresh / (e->thresh + 1), e->bdi_dirty,
+		   KBps(e->dirty_ratelimit), KBps(e->task_ratelimit),
+		   (unsigned int)e->dirtied, (unsigned int)t->nr_dirtied_pause,
+		   (jiffies - e->start_time) * 1000 / hz,
+		   e->pause * 1000 / (long)hz,
+		   (unsigned long)e->period * 1000 / hz, think, 0UL);
 }
 
 /* bdi_dirty_ratelimit: rates in KiB/s; mainline appends cgroup_ino. */

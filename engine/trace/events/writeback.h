@@ -38,15 +38,18 @@ enum bdp_trace_kind {
 	BDP_TRACE_MAINLINE,	/* + period= think= cgroup_ino= */
 };
 
+/* balance_dirty_pages' fields, in the order trace_balance_dirty_pages()
+ * takes them */
+struct bdp_trace {
+	unsigned long thresh, bg_thresh, dirty, bdi_thresh, bdi_dirty;
+	unsigned long dirty_ratelimit, task_ratelimit, dirtied;
+	long period, pause;
+	unsigned long start_time;
+	enum bdp_trace_kind kind;
+};
+
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
-				 unsigned long thresh, unsigned long bg_thresh,
-				 unsigned long dirty, unsigned long bdi_thresh,
-				 unsigned long bdi_dirty,
-				 unsigned long dirty_ratelimit,
-				 unsigned long task_ratelimit,
-				 unsigned long dirtied, long period,
-				 long pause, unsigned long start_time,
-				 enum bdp_trace_kind kind);
+				 const struct bdp_trace *e);
 void __trace_bdi_dirty_ratelimit(struct backing_dev_info *bdi,
 				 unsigned long dirty_rate,
 				 unsigned long task_ratelimit, bool mainline);
@@ -54,92 +57,64 @@ void __trace_balance_dirty_written(struct backing_dev_info *bdi,
 				   unsigned long written);
 
 
-#define trace_writeback_queue(bdi, work) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_queue", bdi, work);	\
-} while (0)
-#define trace_writeback_exec(bdi, work) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_exec", bdi, work);	\
-} while (0)
-#define trace_writeback_start(bdi, work) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_start", bdi, work);	\
-} while (0)
-#define trace_writeback_written(bdi, work) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_written", bdi, work);	\
-} while (0)
-#define trace_writeback_wait(bdi, work) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_wait", bdi, work);	\
-} while (0)
-#define trace_writeback_queue_io(wb, work, moved) do {			\
-	if (trace_on((wb)->bdi->cache))					\
-		__trace_writeback_queue_io(wb, work, moved);		\
-} while (0)
-#define trace_writeback_single_inode(inode, wbc, nr) do {		\
-	if (trace_on(inode_cache(inode)))				\
-		__trace_writeback_single_inode("writeback_single_inode",\
-					       inode, wbc, nr);		\
-} while (0)
-#define trace_writeback_single_inode_requeue(inode, wbc, nr) do {	\
-	if (trace_on(inode_cache(inode)))				\
-		__trace_writeback_single_inode(				\
-			"writeback_single_inode_requeue", inode, wbc, nr);\
-} while (0)
-#define trace_writeback_pages_written(c, pages) do {			\
+/* An event is formatted only when the cache traces: one branch otherwise. */
+#define trace_if(c, call) do {						\
 	if (trace_on(c))						\
-		__trace_writeback_pages_written(c, pages);		\
+		call;							\
 } while (0)
-#define trace_writeback_wake_background(bdi) do {			\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("writeback_wake_background", bdi);\
-} while (0)
+
+/* The event classes (the kernel's DECLARE_EVENT_CLASS) */
+#define trace_wb_work(event, bdi, work)					\
+	trace_if((bdi)->cache, __trace_writeback_work(event, bdi, work))
+#define trace_wb_class(event, bdi)					\
+	trace_if((bdi)->cache, __trace_writeback_class(event, bdi))
+#define trace_wb_inode(event, inode, wbc, nr)				\
+	trace_if(inode_cache(inode),					\
+		 __trace_writeback_single_inode(event, inode, wbc, nr))
+
+#define trace_writeback_queue(bdi, w)	trace_wb_work("writeback_queue", bdi, w)
+#define trace_writeback_exec(bdi, w)	trace_wb_work("writeback_exec", bdi, w)
+#define trace_writeback_start(bdi, w)	trace_wb_work("writeback_start", bdi, w)
+#define trace_writeback_written(bdi, w)					\
+	trace_wb_work("writeback_written", bdi, w)
+#define trace_writeback_wait(bdi, w)	trace_wb_work("writeback_wait", bdi, w)
+#define trace_writeback_queue_io(wb, work, moved)			\
+	trace_if((wb)->bdi->cache, __trace_writeback_queue_io(wb, work, moved))
+#define trace_writeback_single_inode(inode, wbc, nr)			\
+	trace_wb_inode("writeback_single_inode", inode, wbc, nr)
+#define trace_writeback_single_inode_requeue(inode, wbc, nr)		\
+	trace_wb_inode("writeback_single_inode_requeue", inode, wbc, nr)
+#define trace_writeback_pages_written(c, pages)				\
+	trace_if(c, __trace_writeback_pages_written(c, pages))
+#define trace_writeback_wake_background(bdi)				\
+	trace_wb_class("writeback_wake_background", bdi)
 /* 3.2's wakeup_timer_fn: the flusher woken, or (no task) its forker */
-#define trace_writeback_wake_thread(bdi) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("writeback_wake_thread", bdi);	\
-} while (0)
-#define trace_writeback_wake_forker_thread(bdi) do {			\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("writeback_wake_forker_thread", bdi);\
-} while (0)
+#define trace_writeback_wake_thread(bdi)				\
+	trace_wb_class("writeback_wake_thread", bdi)
+#define trace_writeback_wake_forker_thread(bdi)				\
+	trace_wb_class("writeback_wake_forker_thread", bdi)
 /* 3.2: a writeback_work_class event (the work's fields), not bdi-only */
-#define trace_writeback_nothread(bdi, work) do {			\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_work("writeback_nothread", bdi, work);\
-} while (0)
-#define trace_global_dirty_state(c, bg, thresh) do {			\
-	if (trace_on(c))						\
-		__trace_global_dirty_state(c, bg, thresh);		\
-} while (0)
+#define trace_writeback_nothread(bdi, w)				\
+	trace_wb_work("writeback_nothread", bdi, w)
+#define trace_global_dirty_state(c, bg, thresh)				\
+	trace_if(c, __trace_global_dirty_state(c, bg, thresh))
 
 #define trace_balance_dirty_pages(bdi, thresh, bg, dirty, bthresh,	\
 				  bdirty, drl, trl, dirtied, period,	\
-				  pause, start, kind) do {		\
-	if (trace_on((bdi)->cache))					\
-		__trace_balance_dirty_pages(bdi, thresh, bg, dirty,	\
-					    bthresh, bdirty, drl, trl,	\
-					    dirtied, period, pause,	\
-					    start, kind);		\
-} while (0)
-#define trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline) do {	\
-	if (trace_on((bdi)->cache))					\
-		__trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline);	\
-} while (0)
+				  pause, start, kind)			\
+	trace_if((bdi)->cache, __trace_balance_dirty_pages(bdi,		\
+		 &(const struct bdp_trace){ thresh, bg, dirty, bthresh,	\
+					    bdirty, drl, trl, dirtied,	\
+					    period, pause, start, kind }))
+#define trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline)		\
+	trace_if((bdi)->cache,						\
+		 __trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline))
 /* 3.1's three events around the dirtier's own writeback */
-#define trace_balance_dirty_start(bdi) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("balance_dirty_start", bdi);	\
-} while (0)
-#define trace_balance_dirty_wait(bdi) do {				\
-	if (trace_on((bdi)->cache))					\
-		__trace_writeback_class("balance_dirty_wait", bdi);	\
-} while (0)
-#define trace_balance_dirty_written(bdi, written) do {			\
-	if (trace_on((bdi)->cache))					\
-		__trace_balance_dirty_written(bdi, written);		\
-} while (0)
+#define trace_balance_dirty_start(bdi)					\
+	trace_wb_class("balance_dirty_start", bdi)
+#define trace_balance_dirty_wait(bdi)					\
+	trace_wb_class("balance_dirty_wait", bdi)
+#define trace_balance_dirty_written(bdi, written)			\
+	trace_if((bdi)->cache, __trace_balance_dirty_written(bdi, written))
 
 #endif /* UF_TRACE_EVENTS_WRITEBACK_H */
