@@ -608,17 +608,21 @@ void block_write_end(struct address_space *mapping, struct page *page)
 
 /*
  * The copy into the page (iov_iter_copy_from_user_atomic's place).  A
- * whole page is written with non-temporal stores: the frame is about to go
- * to the device, not to be read by this CPU, so there is no point reading
- * its old contents in (a cached store fetches each line first) nor
- * evicting the caller's working set for it; a streaming write spent a
- * third of its writer's time here.  The fence orders the stores before
- * the page is marked dirty, which is what lets the flusher at it.
+ * whole new page (@fresh: just allocated, so its frame comes cold from
+ * reclaim) is written with non-temporal stores: it is going to the device,
+ * not to this CPU, so there is no point reading its old lines in (a cached
+ * store fetches each line first) nor evicting the caller's working set
+ * for it.  A page already cached may well be in the CPU's cache (a hit
+ * rewritten): there the streaming stores, which must reach memory before
+ * the fence lets go, cost a third more than memcpy (uflush-bench hits,
+ * pwrite 0.61 of memcpy against 0.88), so it gets memcpy.  The fence
+ * orders the stores before set_page_dirty() lets the flusher at the page.
  */
-static void copy_to_frame(void *dst, const void *src, size_t bytes)
+static void copy_to_frame(void *dst, const void *src, size_t bytes,
+			  bool fresh)
 {
 #if defined(__SSE2__)
-	if (bytes == PAGE_SIZE) {
+	if (bytes == PAGE_SIZE && fresh) {
 		__m128i *d = dst;
 		const __m128i *s = src;
 		size_t i;
@@ -637,6 +641,8 @@ static void copy_to_frame(void *dst, const void *src, size_t bytes)
 		_mm_sfence();
 		return;
 	}
+#else
+	(void)fresh;
 #endif
 	memcpy(dst, src, bytes);
 }
@@ -665,8 +671,10 @@ ssize_t generic_perform_write(struct inode *inode, const void *buf,
 					   &page);
 		if (status)
 			break;
+		/* a full page not uptodate was not read: a new frame */
 		copy_to_frame((char *)page_address(c, page) + offset,
-			      (const char *)buf + written, bytes);
+			      (const char *)buf + written, bytes,
+			      !PageUptodate(page));
 		block_write_end(mapping, page);
 		written += bytes;
 		pos += (loff_t)bytes;
