@@ -183,7 +183,7 @@ static void run_pos(const struct pos_check *c)
  */
 static const struct pos_check at_setpoints[] = {
 	{ LINE32, 1750, 2000, 1749, 1022 },
-	{ MAINLINE, 1750, 2000, 1749, 1024 }, { POS_END }
+	{ MAINLINE, 1750, 2000, 1749, 1024 }, { .line = POS_END }
 },
 /*
  * Dirty between the setpoint and the limit, dirty = 1875:
@@ -196,7 +196,7 @@ static const struct pos_check at_setpoints[] = {
  */
 above_setpoint[] = {
 	{ POLY, 1875, 0, 0, 898 }, { LINE32, 1875, 2000, 1749, 896 },
-	{ MAINLINE, 1875, 2000, 1749, 898 }, { POS_END }
+	{ MAINLINE, 1875, 2000, 1749, 898 }, { .line = POS_END }
 },
 /*
  * At the freerun ceiling, dirty = 1500:
@@ -212,7 +212,7 @@ at_and_below_freerun[] = {
 	{ POLY, 1500, 0, 0, 2033 },
 	{ LINE32, 1500, 2000, 1749, 2033 * 799 / 800 },
 	{ LINE32, 1000, 2000, 1749, 28285 }, { POLY, 1000, 0, 0, 2048 },
-	{ MAINLINE, 1000, 2000, 1749, 2048 }, { POS_END }
+	{ MAINLINE, 1000, 2000, 1749, 2048 }, { .line = POS_END }
 },
 /*
  * Edges: at or above the limit pos_ratio is 0; a device far over its
@@ -227,7 +227,7 @@ edges[] = {
 	{ LINE32, 2000, 2000, 1000, 0 }, { LINE32, 2500, 2000, 1000, 0 },
 	{ MAINLINE, 2000, 2000, 1000, 0 }, { LINE32, 1750, 2000, 2400, 256 },
 	{ LINE32, 1750, 2000, 500, 5242 }, { LINE32, 1750, 2000, 100, 25064 },
-	{ POS_END }
+	{ .line = POS_END }
 };
 
 Test(balance_dirty, position_ratio_at_the_setpoints, .init = bd_init_100)
