@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <liburing.h>
 
 #include "io/io.h"
@@ -220,12 +219,6 @@ static void uring_neutralise(struct io_uring *ring, unsigned int from)
 	}
 }
 
-static bool uring_valid_op(const struct uf_io_req *req)
-{
-	return req->op == UF_IO_READ || req->op == UF_IO_WRITE ||
-	       req->op == UF_IO_FLUSH;
-}
-
 /*
  * Queue and push one batch under sq_lock.  Returns how many requests the
  * kernel took (the first ones of @reqs); *err says why the rest did not go.
@@ -266,15 +259,12 @@ static bool uring_flush_inline(struct uf_io_queue *q, struct uf_io_req **reqs,
 			       unsigned int nr)
 {
 	unsigned int i;
-	int res;
 
 	for (i = 0; i < nr; i++)
 		if (reqs[i]->op != UF_IO_FLUSH)
 			return false;
-	for (i = 0; i < nr; i++) {
-		res = fdatasync(q->fd) ? -errno : 0;
-		q->complete(q, reqs[i], res);
-	}
+	for (i = 0; i < nr; i++)
+		q->complete(q, reqs[i], uf_io_fdatasync(q->fd));
 	return true;
 }
 
@@ -287,9 +277,8 @@ static int uring_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
 
 	if (!nr)
 		return 0;
-	for (i = 0; i < nr; i++)
-		if (!reqs[i] || !uring_valid_op(reqs[i]))
-			return -EINVAL;
+	if (!uf_io_batch_valid(reqs, nr))
+		return -EINVAL;
 	if (uring_flush_inline(q, reqs, nr))
 		return 0;
 	pthread_mutex_lock(&d->sq_lock);

@@ -30,8 +30,6 @@ typedef struct {
 	unsigned int sequence;
 } seqcount_t;
 
-#define SEQCNT_ZERO		{ 0 }
-
 static inline void seqcount_init(seqcount_t *s)
 {
 	__atomic_store_n(&s->sequence, 0, __ATOMIC_RELAXED);

@@ -121,12 +121,12 @@ void schedule(void)
 	pthread_mutex_unlock(&p->pi_lock);
 }
 
-int wake_up_state(struct task_struct *p, unsigned int state)
+/* try_to_wake_up() with p->pi_lock held: 1 if @p was in @state. */
+static int wake_up_state_locked(struct task_struct *p, unsigned int state)
 {
 	int old;
 	int woke = 0;
 
-	pthread_mutex_lock(&p->pi_lock);
 	old = __atomic_load_n(&p->__state, __ATOMIC_SEQ_CST);
 	while ((unsigned int)old & state) {
 		if (__atomic_compare_exchange_n(&p->__state, &old, TASK_RUNNING,
@@ -140,6 +140,15 @@ int wake_up_state(struct task_struct *p, unsigned int state)
 		uf_clock_sleep_end(p);
 		pthread_cond_signal(&p->sleep_cond);
 	}
+	return woke;
+}
+
+int wake_up_state(struct task_struct *p, unsigned int state)
+{
+	int woke;
+
+	pthread_mutex_lock(&p->pi_lock);
+	woke = wake_up_state_locked(p, state);
 	pthread_mutex_unlock(&p->pi_lock);
 	return woke;
 }
@@ -199,7 +208,6 @@ static bool schedule_real_deadline(struct task_struct *p,
 	struct timed_sleeper me = { .task = p };
 	struct timespec ts;
 	bool done = true;
-	int old;
 
 	pthread_mutex_lock(&timed_sleepers_lock);
 	list_add(&me.list, &timed_sleepers);
@@ -213,20 +221,14 @@ static bool schedule_real_deadline(struct task_struct *p,
 				done = false;
 				break;
 			}
-			if (!uf_clock_real_deadline(expires, &ts)) {
-				old = __atomic_load_n(&p->__state,
-						      __ATOMIC_SEQ_CST);
-				while (old != TASK_RUNNING &&
-				       !__atomic_compare_exchange_n(
-						&p->__state, &old, TASK_RUNNING,
-						false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
-					;
-				uf_clock_sleep_end(p);
-				break;
-			}
-			pthread_cond_timedwait(&p->sleep_cond, &p->pi_lock,
-					       &ts);
+			/* past it: process_timeout()'s wake_up_process();
+			 * a state it cannot wake sleeps on, as schedule() */
+			if (uf_clock_real_deadline(expires, &ts))
+				pthread_cond_timedwait(&p->sleep_cond,
+						       &p->pi_lock, &ts);
+			else if (!wake_up_state_locked(p, TASK_NORMAL))
+				pthread_cond_wait(&p->sleep_cond,
+						  &p->pi_lock);
 		}
 	}
 	p->clock_changed = false;
