@@ -511,7 +511,7 @@ static void sq_header(const void *priv)
 	printf("sqlite:  %s, journal_mode=%s, page size 4096\n",
 	       sqlite3_libversion(), b->o.journal);
 	printf("uflush:  cachesize %" PRIu64 " MiB, policy %s; ext4: host page cache, caches dropped before each run\n",
-	       b->o.cache >> 20, b->o.policy ? b->o.policy : "default (linux-3.2)");
+	       b->o.cache >> 20, b->o.policy ? b->o.policy : "default (mainline)");
 	bench_env_print(&b->env, NULL, false);
 	printf("runs:    %u reps, cases interleaved (order rotated); medians; ratios = uflush / ext4%s\n\n",
 	       b->o.reps, bench_stop ? " (INTERRUPTED)" : "");

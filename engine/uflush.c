@@ -678,6 +678,74 @@ const char *uf_cache_policy(struct uf_cache *h)
 			   (const char *)s->cache.policy->spec);
 }
 
+/*
+ * Page handles held now on cache @s (or, with @f, UF_PAGE_WRITE ones on
+ * that file): a census of the live page slots, so that a close never waits
+ * for a handle that only its own caller could put (the kernel's umount of
+ * a busy filesystem is -EBUSY, not a sleep).  Rare, so it costs the closer
+ * a walk over the slots, not every get and put a count.  Handles got by
+ * calls racing with the census may be missed: the close then waits for
+ * them as for the calls that got them.
+ */
+static unsigned long page_handles_held(struct uf_cache_slot *s,
+				       struct uf_file *f)
+{
+	unsigned int nr_chunks, i, j;
+	struct uf_page_slot *chunk, *ps;
+	unsigned long n = 0;
+
+	nr_chunks = __atomic_load_n(&nr_pslot_chunks, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nr_chunks; i++) {
+		chunk = __atomic_load_n(&pslot_chunks[i], __ATOMIC_ACQUIRE);
+		for (j = 0; chunk && j < PSLOT_CHUNK; j++) {
+			ps = &chunk[j];
+			if (!(__atomic_load_n(&ps->h.state, __ATOMIC_ACQUIRE) &
+			      S_LIVE))
+				continue;
+			if (f ? __atomic_load_n(&ps->file, __ATOMIC_RELAXED) == f
+			      : __atomic_load_n(&ps->cs, __ATOMIC_RELAXED) == s)
+				n++;
+		}
+	}
+	return n;
+}
+
+/* -EBUSY, logged with the count, if page handles would hold the close. */
+static int close_busy(struct uf_cache_slot *s, struct uf_file *f,
+		      const char *what)
+{
+	unsigned long n = page_handles_held(s, f);
+
+	if (!n)
+		return 0;
+	pr_warn("%s: %lu page handle%s%s still held: uf_page_put %s first; "
+		"nothing closed (-EBUSY)", what, n, n == 1 ? "" : "s",
+		f ? " (UF_PAGE_WRITE)" : "", n == 1 ? "it" : "them");
+	return -EBUSY;
+}
+
+/*
+ * A uf_file_ops callback that closes its own file, or the device or cache
+ * of it, would wait for itself: the flusher (or the fsync caller) that
+ * runs the callback is inside writeback of that file.  -EDEADLK instead.
+ */
+static bool closing_from_callback(struct uf_cache_slot *s, struct uf_dev *d,
+				  struct uf_file *f)
+{
+	struct inode *inode = current->in_file_op;
+	struct uf_file *cb;
+
+	if (!inode)
+		return false;
+	cb = container_of(inode, struct uf_file, inode);
+	if (f ? cb == f : d ? cb->dev == d : cb->dev->cache == &s->cache) {
+		pr_warn("a uf_file_ops callback closed its own %s: -EDEADLK",
+			f ? "file" : d ? "device" : "cache");
+		return true;
+	}
+	return false;
+}
+
 /* Close every device of the cache, and their files (cache close). */
 static int cache_close_devs(struct uf_cache_slot *s)
 {
@@ -722,6 +790,13 @@ static int cache_close(struct uf_cache *h, bool discard)
 	if (!h_decode(h, H_CACHE, &idx, &gen) || idx >= UF_MAX_CACHES)
 		return -EBADF;
 	s = &caches[idx];
+	if (s_gen(__atomic_load_n(&s->h.state, __ATOMIC_ACQUIRE)) != gen)
+		return -EBADF;
+	if (closing_from_callback(s, NULL, NULL))
+		return -EDEADLK;
+	ret = close_busy(s, NULL, "uf_cache_close");
+	if (ret)
+		return ret;
 	if (!hslot_kill(&s->h, gen))
 		return -EBADF;
 	hslot_drain(&s->h);
@@ -1112,6 +1187,10 @@ int uf_dev_close(struct uf_dev *h)
 
 	if (!d)
 		return -EBADF;
+	if (closing_from_callback(NULL, d, NULL)) {
+		hslot_put(&d->h);
+		return -EDEADLK;
+	}
 	/* under files_lock: uf_file_open checks for a closed device there */
 	pthread_mutex_lock(&d->files_lock);
 	if (dev_has_files(d))
@@ -1489,11 +1568,17 @@ int uf_file_close(struct uf_file *h)
 	uint64_t gen;
 	uint32_t idx;
 	struct uf_file *f;
+	int ret;
 
 	if (!h_decode(h, H_FILE, &idx, &gen))
 		return -EBADF;
 	f = file_at(idx);
-	return f ? file_close_gen(f, gen) : -EBADF;
+	if (!f || s_gen(__atomic_load_n(&f->h.state, __ATOMIC_ACQUIRE)) != gen)
+		return -EBADF;
+	if (closing_from_callback(NULL, NULL, f))
+		return -EDEADLK;
+	ret = close_busy(NULL, f, "uf_file_close");
+	return ret ? ret : file_close_gen(f, gen);
 }
 
 /* A write's arguments: 1 to go on, 0 for nothing to write, or -errno. */
@@ -1746,7 +1831,8 @@ static int page_lookup(struct uf_file *f, unsigned long index,
 	int ret;
 
 	if (flags & UF_PAGE_NOCREATE) {
-		page = find_get_page(f->inode.i_mapping, index);
+		/* never a page whose read is in flight or failed */
+		page = find_get_page_uptodate(f->inode.i_mapping, index);
 		if (!page)
 			return -ENOENT;
 	} else if (flags & UF_PAGE_NOREAD) {
@@ -1795,13 +1881,14 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 	/* the page-level count the allocator reads (a pinned frame) */
 	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	ps->page = page;
-	ps->cs = s;
+	/* atomic: a closer's census (page_handles_held) reads them */
+	__atomic_store_n(&ps->cs, s, __ATOMIC_RELAXED);
 	ps->cs_shard = (uint8_t)my_shard();	/* hslot_get_live()'s */
-	ps->file = NULL;
+	__atomic_store_n(&ps->file, NULL, __ATOMIC_RELAXED);
 	if (flags & UF_PAGE_WRITE) {
 		/* the caller's user keeps the slot: no check needed */
 		ps->file_shard = (uint8_t)hslot_pin(&f->h);
-		ps->file = f;
+		__atomic_store_n(&ps->file, f, __ATOMIC_RELAXED);
 	}
 	*out = h_make(H_PAGE, ps->idx, hslot_publish(&ps->h));
 	return 0;

@@ -31,15 +31,20 @@
  *    throttle) and then tears the object down.  Calls that start after
  *    the close has begun get -EBADF.  Of two racing closes, one does the
  *    work and the other gets -EBADF.
- *  - So a thread must not close a handle while it is itself inside a call
- *    on it (from a uf_file_ops callback, say): the close would wait for
- *    itself.
+ *  - A close never waits for something only its caller could release.
+ *    From inside a uf_file_ops callback, closing the callback's file, its
+ *    device or its cache is -EDEADLK (the callback runs inside writeback
+ *    of that file); nothing is closed.
  *  - Page handles: one per uf_page_get() (two gets of one page are two
  *    handles); uf_page_put() closes it.  A page handle with UF_PAGE_WRITE
- *    keeps its file open: uf_file_close() waits for its put.  Without
+ *    holds its file: uf_file_close() is -EBUSY while one is held, by any
+ *    thread, and closes nothing (logged with the count).  Without
  *    UF_PAGE_WRITE it does not hold the file, and stays usable after the
  *    file's close (uf_page_data, uf_page_put) until it is put.  Every page
- *    handle keeps its cache: uf_cache_close() waits until all are put.
+ *    handle holds its cache: uf_cache_close() is -EBUSY while any is held.
+ *    (The kernel's umount of a busy filesystem: -EBUSY, not a sleep.)  A
+ *    page handle got by a call that was already running when the close
+ *    began is waited for, as that call is.
  */
 #ifndef UFLUSH_H
 #define UFLUSH_H
@@ -126,7 +131,8 @@ int uf_cache_open(const struct uf_cache_config *cfg, struct uf_cache **out);
 /*
  * The resolved flush policy of a cache: "preset: knob=value ..." with every
  * knob, as it runs (record it with every result).  cfg.policy takes a
- * preset (linux-3.1, linux-3.2 = default, kara-v4.2, wu-riw, mainline)
+ * preset (linux-3.1, linux-3.2, linux-3.3, kara-v4.2, wu-riw, mainline =
+ * the default)
  * followed by ,knob=value overrides and ,plugin=PATH.so; see README.
  * The string lives until the cache is closed; NULL for a bad handle.
  */
@@ -135,8 +141,9 @@ const char *uf_cache_policy(struct uf_cache *cache);
 /* Write back everything, stop the flushers, close all devices and files,
  * free the pool.  Returns the first writeback error, if any (the cache is
  * closed either way).  Waits for calls in flight on the cache, its devices
- * and its files, and for every page handle of the cache to be put; calls
- * racing with it get -EBADF. */
+ * and its files; calls racing with it get -EBADF.  -EBUSY (nothing closed)
+ * while a page handle of the cache is held; -EDEADLK from a uf_file_ops
+ * callback of one of its files. */
 int uf_cache_close(struct uf_cache *cache);
 
 /*
@@ -187,8 +194,10 @@ int uf_dev_open(struct uf_cache *cache, const char *path,
 		const struct uf_dev_config *cfg, struct uf_dev **out);
 
 /* Stop the flusher and close the device.  -EBUSY while files are open
- * (nothing is closed then).  Waits for calls in flight on the device; drops
- * a uf_dev_hold_umount() hold. */
+ * (nothing is closed then); -EDEADLK from a uf_file_ops callback of one of
+ * its files.  Waits for calls in flight on the device; drops a
+ * uf_dev_hold_umount() hold, whichever thread took it (the hold belongs
+ * to the device, not to a thread). */
 int uf_dev_close(struct uf_dev *dev);
 
 int uf_dev_set_shape(struct uf_dev *dev, const struct uf_io_shape *shape);
@@ -268,8 +277,9 @@ int uf_file_open(struct uf_dev *dev, uint64_t ino, uint64_t dev_offset,
 		 struct uf_file **out);
 
 /* Write back and drop the file's pages, then close it; waits for calls in
- * flight on the file and for pages of the file still held with
- * UF_PAGE_WRITE.  Returns a writeback error not yet reported by fsync, if
+ * flight on the file.  -EBUSY (nothing closed) while a page of the file is
+ * held with UF_PAGE_WRITE; -EDEADLK from the file's own uf_file_ops
+ * callback.  Returns a writeback error not yet reported by fsync, if
  * any. */
 int uf_file_close(struct uf_file *file);
 
@@ -366,9 +376,14 @@ int uf_file_mark_inode_dirty(struct uf_file *file, unsigned int flags);
  * Find or create page `index` of the file and take a reference.  Without
  * UF_PAGE_WRITE the data may be read but not changed; with it, the page is
  * locked (other writers and writeback wait) until uf_page_put().  May
- * sleep for a free frame.  -EFBIG index past the file; -ENOMEM no frame
- * could be freed; -EIO the read failed; -EMFILE 2^21 page handles are
- * held already; -EBADF also when the file's cache is being closed.
+ * sleep for a free frame.  The page returned always holds the file's
+ * data: a page another thread is still reading is waited for, with every
+ * flag.  -EFBIG index past the file; -ENOMEM no frame could be freed;
+ * -EIO the read failed; -ENOENT with UF_PAGE_NOCREATE, no page with the
+ * file's data is cached (never cached, reclaimed, or its read failed:
+ * NOCREATE never starts I/O); -EMFILE 2^21 page handles are held already;
+ * -EBADF also when the file's cache is being closed; -EINVAL unknown
+ * flags or a NULL out.
  */
 int uf_page_get(struct uf_file *file, unsigned long index, unsigned int flags,
 		struct uf_page **out);

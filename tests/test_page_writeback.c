@@ -1052,10 +1052,10 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 		     "the writer was never throttled");
 	cr_assert(!helper_done(&w.h));
 	/*
-	 * 3.2's IO-less throttle (the default preset's bdp=3.2) checks at
-	 * the limit, where bdi_position_ratio() is 0, and the writer sleeps
-	 * there until writeback makes room (the old simple throttle let one
-	 * page more through before it slept).
+	 * The IO-less throttle (the default preset's bdp=mainline, as 3.2's)
+	 * checks at the limit, where bdi_position_ratio() is 0, and the writer
+	 * sleeps there until writeback makes room (the old simple throttle
+	 * let one page more through before it slept).
 	 */
 	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
 	usleep(300 * 1000);

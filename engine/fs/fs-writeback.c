@@ -283,10 +283,16 @@ static void queue_io(struct bdi_writeback *wb, struct wb_writeback_work *work)
 /* The embedder's write_inode (the filesystem's ->write_inode). */
 static int write_inode(struct inode *inode, struct writeback_control *wbc)
 {
+	struct inode *old;
+	int ret;
+
 	if (!inode->ops || !inode->ops->write_inode)
 		return 0;
-	return inode->ops->write_inode(inode->handle, inode->priv,
-				       wbc->sync_mode == WB_SYNC_ALL);
+	old = file_op_enter(inode);
+	ret = inode->ops->write_inode(inode->handle, inode->priv,
+				      wbc->sync_mode == WB_SYNC_ALL);
+	file_op_exit(old);
+	return ret;
 }
 
 /*

@@ -92,4 +92,23 @@ void inode_wait_for_writeback_sync(struct inode *inode);
 bool grab_super_passive(struct super_block *sb);
 void drop_super(struct super_block *sb);
 
+/*
+ * Around a call into the embedder's uf_file_ops: which inode's callback
+ * the thread is in (task_struct.in_file_op), so that a close it makes of
+ * that file from there is refused instead of waiting for itself.
+ */
+static inline struct inode *file_op_enter(struct inode *inode)
+{
+	struct task_struct *tsk = current;
+	struct inode *old = tsk->in_file_op;
+
+	tsk->in_file_op = inode;
+	return old;
+}
+
+static inline void file_op_exit(struct inode *old)
+{
+	current->in_file_op = old;
+}
+
 #endif /* UF_FS_H */

@@ -152,6 +152,10 @@ struct page *find_get_page(struct address_space *mapping,
 			   unsigned long index);
 struct page *find_lock_page(struct address_space *mapping,
 			    unsigned long index);
+/* A cached page that holds its data (uptodate), or NULL; waits for a read
+ * in flight.  Never starts I/O. */
+struct page *find_get_page_uptodate(struct address_space *mapping,
+				    unsigned long index);
 void truncate_inode_pages(struct address_space *mapping, loff_t lstart);
 
 static inline bool mapping_tagged(struct address_space *mapping, int tag)

@@ -75,6 +75,7 @@
 #define PF_KTHREAD		0x00200000	/* made by kthread_create() */
 
 struct completion;
+struct inode;
 
 struct task_struct {
 	int __state;			/* TASK_*; atomic accesses only */
@@ -121,6 +122,12 @@ struct task_struct {
 	unsigned int bdp_flags;
 	unsigned long bdp_resume;
 	bool bdp_owed;			/* bdp_resume is set */
+	/*
+	 * uflush: the inode whose embedder callback (uf_file_ops) this
+	 * thread is running, NULL if none: a close of that file, its device
+	 * or its cache from there would wait for itself (-EDEADLK).
+	 */
+	struct inode *in_file_op;
 };
 
 /* The calling thread's task, created on first use. */

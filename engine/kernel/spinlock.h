@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/kernel/spinlock.h - the kernel's spinlock_t and rw_semaphore for uflush.
+ * engine/kernel/spinlock.h - the kernel's spinlock_t for uflush (rw_semaphore:
+ * kernel/rwsem.h).
  *
  * In the kernel these locks protect short critical sections that never
  * sleep.  In userspace a spinning lock is wrong (a preempted holder makes the
@@ -75,39 +76,6 @@ static inline bool spin_is_locked_by_me(spinlock_t *l)
 
 #define assert_spin_locked(l)	WARN_ON_ONCE(!spin_is_locked_by_me(l))
 
-/* rw_semaphore: s_umount, for grab_super_passive's down_read_trylock. */
-struct rw_semaphore {
-	pthread_rwlock_t rw;
-};
-
-static inline void init_rwsem(struct rw_semaphore *s)
-{
-	pthread_rwlock_init(&s->rw, NULL);
-}
-
-static inline void down_read(struct rw_semaphore *s)
-{
-	pthread_rwlock_rdlock(&s->rw);
-}
-
-static inline bool down_read_trylock(struct rw_semaphore *s)
-{
-	return pthread_rwlock_tryrdlock(&s->rw) == 0;
-}
-
-static inline void up_read(struct rw_semaphore *s)
-{
-	pthread_rwlock_unlock(&s->rw);
-}
-
-static inline void down_write(struct rw_semaphore *s)
-{
-	pthread_rwlock_wrlock(&s->rw);
-}
-
-static inline void up_write(struct rw_semaphore *s)
-{
-	pthread_rwlock_unlock(&s->rw);
-}
+#include "kernel/rwsem.h"
 
 #endif /* UF_SPINLOCK_H */

@@ -295,6 +295,38 @@ struct page *find_lock_page(struct address_space *mapping, unsigned long index)
 	}
 }
 
+/*
+ * The lookup of a reader that must not start I/O (uf_page_get with
+ * NOCREATE): do_generic_file_read()'s page_not_up_to_date steps without
+ * its ->readpage.  A page found not uptodate is under read (its reader
+ * holds the lock), or its read failed, or it is a new page a writer is
+ * filling: wait for the lock, then look again.  A page that left the
+ * mapping meanwhile (a failed read deletes it: drop_unread_page) is looked
+ * up anew; one still not uptodate holds no data and counts as not cached.
+ */
+struct page *find_get_page_uptodate(struct address_space *mapping,
+				    unsigned long index)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *page;
+	bool gone, ok;
+
+	for (;;) {
+		page = find_get_page(mapping, index);
+		if (!page || PageUptodate(page))
+			return page;
+		lock_page(page);
+		gone = page->mapping != mapping || page->index != index;
+		ok = !gone && PageUptodate(page);
+		unlock_page(page);
+		if (ok)
+			return page;
+		put_page(c, page);
+		if (!gone)
+			return NULL;
+	}
+}
+
 unsigned int find_get_pages(struct address_space *mapping,
 			    unsigned long start, unsigned int nr_pages,
 			    struct page **pages)

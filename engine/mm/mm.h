@@ -91,7 +91,26 @@ static inline bool TestClearPage##uname(struct page *p)			\
 PAGEFLAG_FNS(Locked, locked)
 PAGEFLAG_FNS(Error, error)
 PAGEFLAG_FNS(Referenced, referenced)
-PAGEFLAG_FNS(Uptodate, uptodate)
+/*
+ * PG_uptodate by hand: the kernel orders a page's data before the bit
+ * (SetPageUptodate's smp_wmb, PageUptodate's smp_rmb), since a reader that
+ * finds the page without its lock (the lockless lookup) reads the data
+ * once it sees the bit.  test_bit is an acquire load; this store pairs.
+ */
+static inline bool PageUptodate(const struct page *p)
+{
+	return test_bit(PG_uptodate, &p->flags);
+}
+
+static inline void SetPageUptodate(struct page *p)
+{
+	__atomic_fetch_or(&p->flags, BIT(PG_uptodate), __ATOMIC_RELEASE);
+}
+
+static inline void ClearPageUptodate(struct page *p)
+{
+	clear_bit(PG_uptodate, &p->flags);
+}
 PAGEFLAG_FNS(Dirty, dirty)
 PAGEFLAG_FNS(LRU, lru)
 PAGEFLAG_FNS(Active, active)

@@ -2634,7 +2634,7 @@ static void mpage_da_release(struct mpage_data *mpd, unsigned long from)
 static int mpage_da_map_and_submit(struct mpage_data *mpd,
 				   struct writeback_control *wbc)
 {
-	struct inode *inode = mpd->da_inode;
+	struct inode *inode = mpd->da_inode, *old;
 	unsigned long i, nr = mpd->ext_nr;
 	int mapped;
 
@@ -2643,8 +2643,10 @@ static int mpage_da_map_and_submit(struct mpage_data *mpd,
 	mpd->io_done = true;
 	/* the embedder's mapper may sleep: nothing of ours waits plugged */
 	blk_flush_plug(mpd);
-	mapped = inode->ops->map_blocks((struct uf_file *)inode, inode->priv,
+	old = file_op_enter(inode);
+	mapped = inode->ops->map_blocks(inode->handle, inode->priv,
 					mpd->ext[0]->index, nr);
+	file_op_exit(old);
 	if (mapped < 0) {
 		mpage_da_release(mpd, 0);
 		return mapped;
@@ -3029,10 +3031,16 @@ static enum uf_wb_kind wbc_to_kind(const struct writeback_control *wbc)
 static bool writepages_vetoed(struct inode *inode,
 			      struct writeback_control *wbc)
 {
+	struct inode *old;
+	int ret;
+
 	if (!inode || !inode->ops || !inode->ops->writepages_veto)
 		return false;
-	return inode->ops->writepages_veto(inode->handle,
-					   inode->priv, wbc_to_kind(wbc)) != 0;
+	old = file_op_enter(inode);
+	ret = inode->ops->writepages_veto(inode->handle, inode->priv,
+					  wbc_to_kind(wbc));
+	file_op_exit(old);
+	return ret != 0;
 }
 
 /**

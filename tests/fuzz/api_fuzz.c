@@ -484,6 +484,15 @@ static unsigned int nr_write_held(void)
 	return n;
 }
 
+static unsigned int nr_write_held_on(int file)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NPAGES; i++)
+		n += pages[i].h && pages[i].write && pages[i].file == file;
+	return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Operations                                                          */
 
@@ -643,6 +652,11 @@ static int op_file_call(struct input *in, const char *name,
 	if (slot < 0) {
 		expect(call(h), -EBADF);
 		return -1;
+	}
+	/* a close with our UF_PAGE_WRITE page held: refused, not a hang */
+	if (call == uf_file_close && nr_write_held_on(slot)) {
+		expect(call(h), -EBUSY);
+		trace("  -EBUSY with %u write pages held", nr_write_held_on(slot));
 	}
 	put_write_pages(slot);
 	expect(call(h), 0);
