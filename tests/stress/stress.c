@@ -525,6 +525,7 @@ static const struct st_scenario *const tables[] = {
 	st_cache_scenarios,
 	st_handle_scenarios,
 	st_alloc_scenarios,
+	st_page_scenarios,
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/stress/pages.c - the page API's integrity under threads, for TSan.
+ *
+ * Description:
+ *  - pages_nocreate_read_race: one thread reads the pages of a cold file
+ *    one by one (uf_page_get with no flags), another spins on
+ *    uf_page_get(NOCREATE) of the page being read and checks every hit
+ *    against the device's pattern; the file is closed and reopened between
+ *    rounds so that frames come back holding other offsets' data.  A page
+ *    handed out before its read completed fails the check; under TSan the
+ *    data's publication (SetPageUptodate, the lockless lookup) is checked
+ *    too.  The scenario fails if no hit landed during a read.
+ *  - pages_umount_hold_close: one thread takes uf_dev_hold_umount(),
+ *    another closes the device, which drops the hold: the hold belongs to
+ *    the device, and the semaphore under it has no owner (a pthread rwlock
+ *    unlocked by a thread that does not hold it is undefined, and TSan
+ *    reports it).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stress.h"
+#include "uflush.h"
+
+#define PR_DEV_SIZE	(64ull << 20)
+#define PR_OFF		(1ull << 20)
+#define PR_PAGES	32ul
+#define PR_SEED		11
+
+struct pr_run {
+	struct uf_file *f;		/* atomic: this round's file */
+	unsigned long cur;		/* atomic: index << 1 | reading */
+	bool stop, parked;		/* atomic */
+	unsigned long hits, raced, bad;
+	long bad_index;
+	int bad_ret;
+};
+
+static void *pr_spinner(void *arg)
+{
+	struct pr_run *r = arg;
+	unsigned long cur, index;
+	struct uf_page *p;
+	struct uf_file *f;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		f = __atomic_load_n(&r->f, __ATOMIC_ACQUIRE);
+		if (!f) {
+			__atomic_store_n(&r->parked, true, __ATOMIC_RELEASE);
+			continue;
+		}
+		cur = __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE);
+		index = cur >> 1;
+		ret = uf_page_get(f, index, UF_PAGE_NOCREATE, &p);
+		if (ret == -ENOENT)
+			continue;
+		if (ret) {
+			r->bad_ret = ret;
+			continue;
+		}
+		r->hits++;
+		r->raced += cur & 1;
+		if (st_check(uf_page_data(p), ST_PAGE,
+			     PR_OFF + index * ST_PAGE, PR_SEED) >= 0 &&
+		    !r->bad++)
+			r->bad_index = (long)index;
+		uf_page_put(p);
+	}
+	return NULL;
+}
+
+static enum st_result pr_round(struct st_ctx *ctx, struct pr_run *r,
+			       struct uf_dev *d)
+{
+	struct uf_page *p;
+	struct uf_file *f;
+	unsigned long i;
+	int ret;
+
+	ret = uf_file_open(d, 1, PR_OFF, PR_PAGES * ST_PAGE, NULL, NULL, &f);
+	if (ret)
+		return st_fail(ctx, "uf_file_open: %s", strerror(-ret));
+	__atomic_store_n(&r->f, f, __ATOMIC_RELEASE);
+	for (i = 0; i < PR_PAGES; i++) {
+		__atomic_store_n(&r->cur, i << 1 | 1, __ATOMIC_RELEASE);
+		ret = uf_page_get(f, i, 0, &p);
+		__atomic_store_n(&r->cur, i << 1, __ATOMIC_RELEASE);
+		if (ret)
+			return st_fail(ctx, "uf_page_get(%lu): %s", i,
+				       strerror(-ret));
+		uf_page_put(p);
+	}
+	__atomic_store_n(&r->parked, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->f, NULL, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&r->parked, __ATOMIC_ACQUIRE))
+		;
+	ret = uf_file_close(f);
+	return ret ? st_fail(ctx, "uf_file_close: %s", strerror(-ret)) :
+		     ST_PASS;
+}
+
+static enum st_result pages_nocreate_read_race(struct st_ctx *ctx)
+{
+	unsigned int rounds, n = 0, i;
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+	struct uf_dev *d = NULL;
+	struct pr_run r = { 0 };
+	struct uf_testdev td;
+	enum st_result res;
+	pthread_t tid;
+	uint8_t *buf;
+	int ret;
+
+	rounds = (unsigned int)(100 * (ctx->scale < 0.1 ? 0.1 : ctx->scale));
+	res = st_dev_get(ctx, PR_DEV_SIZE, &td);
+	if (res != ST_PASS)
+		return res;
+	buf = st_alloc(PR_PAGES * ST_PAGE);
+	if (!buf) {
+		st_dev_put(&td);
+		return st_fail(ctx, "out of memory");
+	}
+	st_fill(buf, PR_PAGES * ST_PAGE, PR_OFF, PR_SEED);
+	ret = st_raw_write(td.path, PR_OFF, buf, PR_PAGES * ST_PAGE);
+	free(buf);
+	if (ret) {
+		st_dev_put(&td);
+		return st_fail(ctx, "raw write: %s", strerror(-ret));
+	}
+	st_cache_config(&cfg, 256, 0, 3000, 0);
+	ret = uf_cache_open(&cfg, &c);
+	if (!ret)
+		ret = uf_dev_open(c, td.path, NULL, &d);
+	if (ret) {
+		res = st_fail(ctx, "open: %s", strerror(-ret));
+		goto out;
+	}
+	if (pthread_create(&tid, NULL, pr_spinner, &r)) {
+		res = st_fail(ctx, "pthread_create");
+		goto out;
+	}
+	for (i = 0; i < rounds && res == ST_PASS && !r.bad; i++, n++)
+		res = pr_round(ctx, &r, d);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+	fprintf(stderr, "  %s: %u rounds, %lu NOCREATE hits, %lu during the "
+		"read\n", ctx->name, n, r.hits, r.raced);
+	if (res == ST_PASS && r.bad)
+		res = st_fail(ctx, "NOCREATE handed out page %ld before its "
+			      "data (%lu of %lu hits wrong)", r.bad_index,
+			      r.bad, r.hits);
+	else if (res == ST_PASS && r.bad_ret)
+		res = st_fail(ctx, "NOCREATE failed: %s",
+			      strerror(-r.bad_ret));
+	else if (res == ST_PASS && !r.raced)
+		res = st_fail(ctx, "no NOCREATE hit during a read in %u "
+			      "rounds: the race was not exercised", n);
+out:
+	if (c)
+		uf_cache_close(c);
+	st_dev_put(&td);
+	return res;
+}
+
+struct pr_holder {
+	struct uf_dev *d;
+	int ret;
+};
+
+static void *pr_hold(void *arg)
+{
+	struct pr_holder *h = arg;
+
+	h->ret = uf_dev_hold_umount(h->d);
+	return NULL;
+}
+
+static enum st_result pages_umount_hold_close(struct st_ctx *ctx)
+{
+	unsigned int rounds, i;
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+	struct pr_holder h;
+	struct uf_testdev td;
+	enum st_result res;
+	pthread_t tid;
+	int ret;
+
+	rounds = (unsigned int)(20 * (ctx->scale < 0.1 ? 0.1 : ctx->scale));
+	res = st_dev_get(ctx, PR_DEV_SIZE, &td);
+	if (res != ST_PASS)
+		return res;
+	st_cache_config(&cfg, 256, 0, 3000, 0);
+	ret = uf_cache_open(&cfg, &c);
+	if (ret) {
+		res = st_fail(ctx, "uf_cache_open: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < rounds && res == ST_PASS; i++) {
+		h.d = NULL;
+		ret = uf_dev_open(c, td.path, NULL, &h.d);
+		if (ret) {
+			res = st_fail(ctx, "uf_dev_open: %s", strerror(-ret));
+			break;
+		}
+		if (pthread_create(&tid, NULL, pr_hold, &h)) {
+			res = st_fail(ctx, "pthread_create");
+			uf_dev_close(h.d);
+			break;
+		}
+		pthread_join(tid, NULL);	/* the holder is gone */
+		if (h.ret)
+			res = st_fail(ctx, "uf_dev_hold_umount: %s",
+				      strerror(-h.ret));
+		st_note(0, "uf_dev_close (another thread's hold)");
+		ret = uf_dev_close(h.d);
+		st_note(0, NULL);
+		if (ret && res == ST_PASS)
+			res = st_fail(ctx, "uf_dev_close: %s", strerror(-ret));
+	}
+	if (res == ST_PASS)
+		fprintf(stderr, "  %s: %u holds dropped by the closer\n",
+			ctx->name, i);
+out:
+	if (c)
+		uf_cache_close(c);
+	st_dev_put(&td);
+	return res;
+}
+
+const struct st_scenario st_page_scenarios[] = {
+	{ "pages_nocreate_read_race",
+	  "uf_page_get(NOCREATE) spinning on the page another thread reads",
+	  pages_nocreate_read_race },
+	{ "pages_umount_hold_close",
+	  "uf_dev_close dropping an s_umount hold another thread took",
+	  pages_umount_hold_close },
+	{ NULL, NULL, NULL },
+};
