@@ -517,6 +517,141 @@ Test(sqlite_vfs, torn_directory_falls_back, .fini = tu_fini)
 	sq_done(&x);
 }
 
+/*
+ * The directory a format's first write puts in copy 0 of a device of
+ * SQ_DEV_SIZE formatted with extent=1M (layout: uflush_sqlite.c), with
+ * sequence number seq.
+ */
+static void sq_dir_image(unsigned char *b, uint64_t seq)
+{
+	uint32_t v, crc;
+	uint64_t q;
+
+	memset(b, 0, TU_PAGE);
+	memcpy(b, "UFSQLDIR", 8);
+	v = 1;					/* version */
+	memcpy(b + 8, &v, 4);
+	v = (SQ_DEV_SIZE - SQ_DATA_START) / SQ_EXTENT;	/* entries */
+	memcpy(b + 12, &v, 4);
+	memcpy(b + 16, &seq, 8);
+	q = SQ_EXTENT;
+	memcpy(b + 24, &q, 8);
+	q = SQ_DATA_START;
+	memcpy(b + 32, &q, 8);
+	q = SQ_DEV_SIZE;
+	memcpy(b + 40, &q, 8);
+	crc = sq_crc32(b, TU_PAGE - 4);
+	memcpy(b + TU_PAGE - 4, &crc, 4);
+}
+
+/* Whether copy c of the raw device is a valid directory; its seq. */
+static bool sq_copy_valid(const char *dev, int c, uint64_t *seq)
+{
+	unsigned char *b = tu_alloc(TU_PAGE);
+	uint32_t crc;
+	bool ok;
+
+	cr_assert_eq(tu_raw_read(dev, (uint64_t)c * TU_PAGE, b, TU_PAGE), 0);
+	memcpy(&crc, b + TU_PAGE - 4, 4);
+	memcpy(seq, b + 16, 8);
+	ok = !memcmp(b, "UFSQLDIR", 8) && crc == sq_crc32(b, TU_PAGE - 4);
+	free(b);
+	return ok;
+}
+
+/*
+ * The device as a crash while formatting it leaves it: blank but for copy
+ * 0, which holds the first write's bytes [from, to) only.
+ */
+static void sq_torn_format(const char *dev, const unsigned char *image,
+			   size_t from, size_t to)
+{
+	unsigned char *b = tu_alloc(2 * TU_PAGE);
+
+	memset(b, 0, 2 * TU_PAGE);
+	memcpy(b + from, image + from, to - from);
+	cr_assert_eq(tu_raw_io(dev, true, 0, b, 2 * TU_PAGE), 0);
+	memset(b, 0, TU_PAGE);
+	cr_assert_eq(tu_raw_io(dev, true, SQ_DATA_START, b, TU_PAGE), 0);
+	free(b);
+}
+
+/*
+ * A crash while formatting a fresh device tears the first directory write
+ * (copy 0; copy 1 is not written yet): whichever sectors of it landed, the
+ * device is blank again, and the next open formats it without format=1.
+ * The whole first write, not torn, is a directory, and is used as one.
+ */
+Test(sqlite_vfs, torn_format_is_formatted_again, .fini = tu_fini)
+{
+	static const size_t tears[] = { 512, 1024, 2048, TU_PAGE - 512 };
+	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
+	unsigned char *image = tu_alloc(2 * TU_PAGE);	/* and a buffer */
+	sqlite3_filename name;
+	struct sq_raw_entry e;
+	sqlite3_file *f;
+	sqlite3_vfs *vfs;
+	uint64_t seq;
+	unsigned int i, head;
+	int rc;
+
+	vfs = sq_vfs();
+	name = sq_name("t.db", dev);
+	/* what makes it safe: copy 0 is written, and durable, first */
+	f = sq_open_ok(vfs, name);
+	cr_assert(sq_copy_valid(dev, 0, &seq) && seq == 1,
+		  "a fresh format's first write is not copy 0 (seq %llu)",
+		  (unsigned long long)seq);
+	cr_assert(sq_copy_valid(dev, 1, &seq) && seq == 2,
+		  "a fresh format's second write is not copy 1 (seq %llu)",
+		  (unsigned long long)seq);
+	sq_close(f);
+
+	sq_dir_image(image, 100);
+	for (i = 0; i < 2 * sizeof(tears) / sizeof(tears[0]); i++) {
+		size_t t = tears[i / 2];
+
+		/* the first t bytes landed, or all but them */
+		head = !(i & 1);
+		if (head)
+			sq_torn_format(dev, image, 0, t);
+		else
+			sq_torn_format(dev, image, t, TU_PAGE);
+		f = sq_open(vfs, name, SQ_RW, &rc);
+		cr_assert_eq(rc, SQLITE_OK,
+			     "a format torn after %s %zu bytes: %d (%s)",
+			     head ? "the first" : "all but the first", t, rc,
+			     uf_sqlite_last_error());
+		sq_write(f, 0, 4096, 70 + i);
+		cr_assert_eq(f->pMethods->xSync(f, SQLITE_SYNC_NORMAL),
+			     SQLITE_OK);
+		sq_close(f);
+		cr_assert(sq_copy_valid(dev, 0, &seq) &&
+			  sq_copy_valid(dev, 1, &seq),
+			  "tear at %zu: the device was not formatted", t);
+		e = sq_raw_lookup(dev, "t.db", NULL);
+		cr_assert(e.found && e.len == 4096, "tear at %zu: t.db lost", t);
+		/* the pattern follows file offsets */
+		cr_assert_eq(tu_raw_read(dev, SQ_DATA_START + e.idx *
+					 (uint64_t)SQ_EXTENT, image + TU_PAGE,
+					 4096), 0);
+		cr_assert_eq(tu_check(image + TU_PAGE, 4096, 0, 70 + i), -1,
+			     "tear at %zu: t.db's data", t);
+	}
+
+	/* not torn: that directory (seq 100) is loaded, not formatted over */
+	sq_torn_format(dev, image, 0, TU_PAGE);
+	f = sq_open_ok(vfs, name);
+	sq_write(f, 0, 4096, 80);
+	cr_assert_eq(f->pMethods->xSync(f, SQLITE_SYNC_NORMAL), SQLITE_OK);
+	sq_close(f);
+	e = sq_raw_lookup(dev, "t.db", NULL);
+	cr_assert(e.found);
+	cr_assert_gt(e.seq, 100, "the first write's directory was not used");
+	sqlite3_free_filename(name);
+	free(image);
+}
+
 /* A second process is refused while one holds the device. */
 Test(sqlite_vfs, second_process_refused, .fini = tu_fini)
 {
@@ -809,4 +944,118 @@ Test(sqlite_vfs, write_errors_are_ioerr_not_corruption, .fini = tu_fini)
 		     (long long)n);
 	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
 	cr_log_info("%d transfers committed, %d got SQLITE_IOERR", ok, ioerr);
+}
+
+/* Opening dev must fail, saying why, and leave the device as it was. */
+static void sq_expect_refused(const char *dev, const unsigned char *dir,
+			      const unsigned char *data, const char *says,
+			      int err)
+{
+	unsigned char *b = tu_alloc(2 * TU_PAGE);
+	char uri[512];
+	sqlite3 *db = NULL;
+	int rc;
+
+	snprintf(uri, sizeof(uri), "file:bank.db?vfs=uflush&dev=%s", dev);
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READWRITE |
+			     SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
+	cr_assert_eq(rc, SQLITE_CANTOPEN, "%s: opened (rc %d)", says, rc);
+	cr_assert(strstr(uf_sqlite_last_error(), says),
+		  "the error \"%s\" does not say \"%s\"",
+		  uf_sqlite_last_error(), says);
+	cr_assert(strstr(uf_sqlite_last_error(), "format=1"), "%s",
+		  uf_sqlite_last_error());
+	cr_assert_eq(uf_sqlite_last_errno(), err, "%s: errno %d, want %d", says,
+		     uf_sqlite_last_errno(), err);
+	sqlite3_close(db);
+	cr_assert_eq(tu_raw_read(dev, 0, b, 2 * TU_PAGE), 0);
+	cr_assert(!memcmp(b, dir, 2 * TU_PAGE), "%s: the directory changed",
+		  says);
+	cr_assert_eq(tu_raw_read(dev, SQ_DATA_START, b, TU_PAGE), 0);
+	cr_assert(!memcmp(b, data, TU_PAGE), "%s: the database changed", says);
+	free(b);
+}
+
+/*
+ * A device that holds a database but neither of whose directory copies is
+ * valid (damaged from outside: no torn commit does that) is refused with a
+ * reason, not taken for blank and formatted; with the directory put back,
+ * the database is all there.
+ */
+Test(sqlite_vfs, damaged_directory_is_not_formatted, .fini = tu_fini)
+{
+	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
+	unsigned char *dir = tu_alloc(2 * TU_PAGE);
+	unsigned char *bad = tu_alloc(2 * TU_PAGE);
+	unsigned char *data = tu_alloc(TU_PAGE);
+	sqlite3 *db;
+
+	sq_vfs();
+	db = sq_db(dev, "");
+	sq_bank(db, 20);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+	cr_assert_eq(sq_raw_lookup(dev, "bank.db", NULL).idx, 0,
+		     "the database is not in extent 0");
+	cr_assert_eq(tu_raw_read(dev, 0, dir, 2 * TU_PAGE), 0);
+	cr_assert_eq(tu_raw_read(dev, SQ_DATA_START, data, TU_PAGE), 0);
+	cr_assert(!memcmp(data, "SQLite format 3", 16));
+
+	/* a byte flipped in each copy: both fail their CRC */
+	memcpy(bad, dir, 2 * TU_PAGE);
+	bad[200] ^= 1;
+	bad[TU_PAGE + 200] ^= 1;
+	cr_assert_eq(tu_raw_io(dev, true, 0, bad, 2 * TU_PAGE), 0);
+	sq_expect_refused(dev, bad, data, "directory is damaged",
+			  -EUCLEAN);
+
+	/* copy 1 wiped, copy 0 damaged: what a torn format looks like,
+	 * but for the data */
+	memset(bad + TU_PAGE, 0, TU_PAGE);
+	cr_assert_eq(tu_raw_io(dev, true, 0, bad, 2 * TU_PAGE), 0);
+	sq_expect_refused(dev, bad, data, "directory is damaged",
+			  -EUCLEAN);
+
+	/* both wiped: a blank directory over a database */
+	memset(bad, 0, 2 * TU_PAGE);
+	cr_assert_eq(tu_raw_io(dev, true, 0, bad, 2 * TU_PAGE), 0);
+	sq_expect_refused(dev, bad, data, "data area (at 1M) is not blank",
+			  -EUCLEAN);
+
+	cr_assert_eq(tu_raw_io(dev, true, 0, dir, 2 * TU_PAGE), 0);
+	db = sq_db(dev, "");
+	sq_integrity_ok(db);
+	cr_assert_eq(sq_int(db, "SELECT sum(balance) FROM accounts"), 20000);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+	free(dir);
+	free(bad);
+	free(data);
+}
+
+/*
+ * No valid copy, copy 1 and the data area blank, but copy 0 holds more
+ * than a format's first write puts there (a header, a CRC): not blank.
+ */
+Test(sqlite_vfs, not_a_torn_format_is_not_formatted, .fini = tu_fini)
+{
+	const char *dev = tu_dev(TU_LOOP, SQ_DEV_SIZE);
+	unsigned char *dir = tu_alloc(2 * TU_PAGE);
+	unsigned char *zero = tu_alloc(TU_PAGE);
+
+	sq_vfs();
+	memset(zero, 0, TU_PAGE);
+	/* something else: a partition table, a boot sector */
+	sq_torn_format(dev, zero, 0, TU_PAGE);
+	tu_raw_fill(dev, 0, TU_PAGE, 61);
+	cr_assert_eq(tu_raw_read(dev, 0, dir, 2 * TU_PAGE), 0);
+	sq_expect_refused(dev, dir, zero, "is not blank", -EINVAL);
+
+	/* a directory header, and an entry: a damaged directory */
+	sq_dir_image(dir, 1);
+	sq_torn_format(dev, dir, 0, 512);
+	memcpy(dir + 512, "bank.db", 8);
+	memset(dir + 1024, 0, TU_PAGE + TU_PAGE - 1024);
+	cr_assert_eq(tu_raw_io(dev, true, 0, dir, 2 * TU_PAGE), 0);
+	sq_expect_refused(dev, dir, zero, "directory is damaged", -EUCLEAN);
+	free(dir);
+	free(zero);
 }

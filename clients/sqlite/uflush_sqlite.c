@@ -25,6 +25,14 @@
  * valid copy (magic, CRC) with the higher sequence number is the
  * directory, and a torn or lost commit falls back to the one before it.
  *
+ * Formatting.  A device with no valid copy is formatted without format=1
+ * only if it is blank: copy 1 and the first page of the data area all
+ * zeros, copy 0 zeros or part of a format's first write.  That is a fresh
+ * device, or one whose format a crash cut short (its first write, to copy
+ * 0, torn); a device that holds files cannot look like that unless
+ * damaged from outside (ufs_check_blank() has the argument), and a
+ * damaged directory is refused, not formatted over.
+ *
  * Lengths.  A write past the end or a truncate changes the file's length
  * in memory only.  xSync is uf_fdatasync or uf_fsync (as the sync flags
  * say); only when that succeeded does the length the file had before it
@@ -145,7 +153,8 @@ struct ufs_dev {
 	int durable;			/* copy with the last durable commit */
 	bool dirty;			/* directory differs from it */
 	unsigned char buf[UFS_PAGE];	/* under commit_lock */
-	unsigned char load[2 * UFS_PAGE];	/* ufs_dir_load's copies */
+	unsigned char load[3 * UFS_PAGE];	/* ufs_dir_load's copies, and
+					   ufs_data_zero's page */
 };
 
 /* One file open in the process, shared by the connections that opened it. */
@@ -461,8 +470,13 @@ static int ufs_format(struct ufs_dev *d, const struct ufs_conf *c)
 	d->head.extent = extent;
 	d->head.data_start = UFS_DATA_START;
 	d->head.dev_size = d->size;
+	/*
+	 * Both copies, so that no older directory can win afterwards: copy 0
+	 * first, made durable before copy 1 is written.  ufs_check_blank()
+	 * rests on that order: a crash before ufs_format() returns leaves
+	 * copy 0 valid, or copy 1 as it was (zeros on a fresh device).
+	 */
 	d->durable = 1;
-	/* both copies, so that no older directory can win afterwards */
 	d->dirty = true;
 	ret = ufs_commit(d);
 	if (!ret) {
@@ -473,6 +487,92 @@ static int ufs_format(struct ufs_dev *d, const struct ufs_conf *c)
 		return ufs_fail(SQLITE_IOERR, ret, "%s: formatting failed: %s",
 				d->path, strerror(-ret));
 	return SQLITE_OK;
+}
+
+/* Is the first page of the data area (extent 0's) all zeros? */
+static int ufs_data_zero(struct ufs_dev *d, bool *zero)
+{
+	struct uf_file *f;
+	ssize_t n;
+	int ret;
+
+	/* ino 2 is entry 0's, and no entry is open yet */
+	ret = uf_file_open(d->dev, 2, UFS_DATA_START, UFS_PAGE, NULL, NULL,
+			   &f);
+	if (ret)
+		return ret;
+	n = uf_pread(f, d->load + 2 * UFS_PAGE, UFS_PAGE, 0);
+	ret = uf_file_close(f);
+	if (n != UFS_PAGE)
+		return n < 0 ? (int)n : -EIO;
+	*zero = ufs_all_zero(d->load + 2 * UFS_PAGE, UFS_PAGE);
+	return ret;
+}
+
+/*
+ * Could copy 0 be what a torn first write of ufs_format() left on a blank
+ * device?  That write holds a header and a CRC and no entry, so whatever
+ * sectors of it landed, the rest of the block is zeros, and the header's
+ * first sector, if it landed, starts with the magic.
+ */
+static bool ufs_torn_first_write(const unsigned char *c0)
+{
+	size_t h = sizeof(struct ufs_disk_head);
+
+	return ufs_all_zero(c0 + h, UFS_PAGE - 4 - h) &&
+	       (ufs_all_zero(c0, h) || !memcmp(c0, UFS_MAGIC, 8));
+}
+
+/*
+ * Neither directory copy is valid: format the device unasked only if it
+ * is blank, i.e. copy 1 and the first data page are all zeros and copy 0
+ * holds no more than part of a format's first write.  Why that cannot
+ * destroy a database:
+ *
+ * From the moment ufs_format() returns, one copy is valid at every
+ * instant.  ufs_format() commits copy 0, fdatasync included, before it
+ * writes copy 1, and each later commit writes only the copy that does not
+ * hold the last durable one, so a torn or failed write damages one copy
+ * and the other keeps the commit before it.  And nothing is acknowledged
+ * before ufs_format() returns: no file exists before it, so no data
+ * extent has been written.
+ *
+ * So no valid copy means a format that never got past its first write
+ * (copy 0, torn or lost; copy 1 still as it was), with nothing
+ * acknowledged since, or damage from outside.  Copy 1 all zeros (our own
+ * writes never leave it so: every directory starts with UFS_MAGIC, and a
+ * tear keeps it) and copy 0 in the shape of ufs_torn_first_write() are
+ * what the first leaves on a fresh device; formatting it again loses
+ * nothing.  To look the same, outside damage would have to wipe copy 1
+ * and leave copy 0 so, and the zero data page refuses even that when a
+ * file was ever written to extent 0, the first file created (usually the
+ * database, whose header SQLite writes first).  Anything else is refused,
+ * with a reason.
+ */
+static int ufs_check_blank(struct ufs_dev *d, unsigned char (*copy)[UFS_PAGE])
+{
+	bool data_zero = false;
+	int ret;
+
+	ret = ufs_data_zero(d, &data_zero);
+	if (ret)
+		return ufs_fail(SQLITE_IOERR, ret,
+				"%s: cannot read its data area: %s", d->path,
+				strerror(-ret));
+	if (ufs_all_zero(copy[1], UFS_PAGE) && data_zero &&
+	    ufs_torn_first_write(copy[0]))
+		return SQLITE_OK;
+	if (!memcmp(copy[0], UFS_MAGIC, 8) || !memcmp(copy[1], UFS_MAGIC, 8))
+		return ufs_fail(SQLITE_CANTOPEN, -EUCLEAN,
+				"%s: its uflush-sqlite directory is damaged (no valid copy) and its files may hold data; not formatting it (format=1 would, and lose them)",
+				d->path);
+	if (!data_zero)
+		return ufs_fail(SQLITE_CANTOPEN, -EUCLEAN,
+				"%s holds no uflush-sqlite directory, but its data area (at 1M) is not blank: a damaged uflush-sqlite device, or something else; not formatting it (format=1 would, and lose its data)",
+				d->path);
+	return ufs_fail(SQLITE_CANTOPEN, -EINVAL,
+			"%s holds no uflush-sqlite directory and is not blank; add format=1 to format it (its data is lost)",
+			d->path);
 }
 
 static int ufs_dir_load(struct ufs_dev *d, const struct ufs_conf *c)
@@ -494,11 +594,9 @@ static int ufs_dir_load(struct ufs_dev *d, const struct ufs_conf *c)
 			best = i;
 	}
 	if (best < 0) {
-		if (!c->format && !ufs_all_zero(copy[0], UFS_PAGE))
-			return ufs_fail(SQLITE_CANTOPEN, -EINVAL,
-					"%s holds no uflush-sqlite directory and is not blank; add format=1 to format it (its data is lost)",
-					d->path);
-		return ufs_format(d, c);
+		int rc = c->format ? SQLITE_OK : ufs_check_blank(d, copy);
+
+		return rc == SQLITE_OK ? ufs_format(d, c) : rc;
 	}
 	if (c->format)
 		return ufs_format(d, c);

@@ -19,7 +19,12 @@
  *	format=1	format a device that holds something else
  *	shaped=1	open the device with the shaping wrapper (for tests:
  *			see UF_SQLITE_FCNTL_DEVICE)
- * A device whose first 8 KiB are zeros is formatted on first use.
+ * A blank device is formatted on first use: no valid directory, [4K, 8K)
+ * and [1M, 1M + 4K) all zeros, and [0, 4K) zeros or part of a format's
+ * first write (a fresh device, or one whose format a crash tore).
+ * Anything else without a valid directory needs format=1; a damaged
+ * directory is refused (uf_sqlite_last_errno() -EUCLEAN), never formatted
+ * over unasked.
  * clients/sqlite/uflush_sqlite.c describes the on-device format.
  */
 #ifndef UFLUSH_SQLITE_H
@@ -44,7 +49,8 @@ int uf_sqlite_vfs_register(const char *name, int make_default);
  */
 const char *uf_sqlite_last_error(void);
 /* The negative errno behind it, when there was one (-EBUSY: the device
- * is held by someone else), else 0. */
+ * is held by someone else; -EUCLEAN: no valid directory, and not blank),
+ * else 0. */
 int uf_sqlite_last_errno(void);
 
 /*
