@@ -566,6 +566,49 @@ static int ab_measure(struct ab_bench *b, const struct ab_case *c,
 	return 0;
 }
 
+/* One kind of the writers' samples, thinned to AB_LAT_SAMPLES in all. */
+static void ab_lat_lines(FILE *f, const char *kind, const struct ab_state *s,
+			 bool fsync)
+{
+	unsigned int i, k, n = 0, step;
+
+	for (i = 0; i < s->nr_writers; i++)
+		n += fsync ? s->w[i].fsync.kept : s->w[i].pause.kept;
+	step = n / AB_LAT_SAMPLES + 1;
+	for (i = 0; i < s->nr_writers; i++) {
+		const struct ab_lat *l = fsync ? &s->w[i].fsync : &s->w[i].pause;
+
+		for (k = 0; k < l->kept; k += step)
+			fprintf(f, "%s %.4f\n", kind, l->v[k]);
+	}
+}
+
+/*
+ * Beside the traced run's trace, what its tracepoints lack for the plots
+ * (bench/plot.c): the policy's name, and the fsync and whole write-call
+ * latencies (ms) the table's percentiles come from, at most
+ * AB_LAT_SAMPLES of each.  Best effort: the plots do without.
+ */
+static void ab_write_lat(const struct ab_bench *b, unsigned int ci,
+			 unsigned int side, const struct ab_state *s)
+{
+	char tp[512];
+	size_t len;
+	FILE *f;
+
+	trace_path(b, ci, side, tp, sizeof(tp));
+	len = strlen(tp);
+	snprintf(tp + len - strlen("trace"), sizeof(tp) - len + 5, "lat");
+	f = fopen(tp, "w");
+	if (!f)
+		return;
+	fprintf(f, "# uflush-bench ab: the traced run's latencies, ms\n"
+		   "policy %s\n", b->spec[side]);
+	ab_lat_lines(f, "fsync", s, true);
+	ab_lat_lines(f, "call", s, false);
+	fclose(f);
+}
+
 static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 		   bool trace, struct ab_run *r, char *why, size_t len)
 {
@@ -592,6 +635,8 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	err = stop_writers(s, err, why, len);
 	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
 	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
+	if (trace && b->o.trace_dir)
+		ab_write_lat(b, ci, side, s);
 	err = bench_cache_close(s->cache, err, why, len);
 	if (s->pinned)
 		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);

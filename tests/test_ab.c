@@ -356,7 +356,8 @@ Test(ab, plot_reads_uflush_and_kernel_trace_lines)
 	cr_assert_str_eq(first, "0.000000 7 3 100 200 250\n");
 	snprintf(path, sizeof(path), "%s/pauses-A.dat", dir);
 	cr_assert_eq(lines_of(path, first, sizeof(first)), 1);
-	cr_assert_str_eq(first, "0.750000 12 1234\n");
+	/* the third column: the writer's colour (the first: 0x1f77b4) */
+	cr_assert_str_eq(first, "0.750000 12 2062260\n");
 	snprintf(path, sizeof(path), "%s/bw-A.dat", dir);
 	cr_assert_geq(lines_of(path, first, sizeof(first)), 1);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
