@@ -206,7 +206,10 @@ int uf_dev_stall(struct uf_dev *dev, unsigned int ms);
 /*
  * Hold the device's superblock s_umount for writing, as an unmount or
  * remount would: while held, the flusher's grab_super_passive() fails for
- * this device's inodes.  For reproducing the seeds' stuck cases.
+ * this device's inodes.  For reproducing the seeds' stuck cases.  -EBUSY
+ * if held already; release: -EINVAL if not held.  The hold belongs to the
+ * device, not to the thread that took it: any thread may release it, and
+ * uf_dev_close drops it.
  */
 int uf_dev_hold_umount(struct uf_dev *dev);
 int uf_dev_release_umount(struct uf_dev *dev);
@@ -390,7 +393,8 @@ int uf_page_get(struct uf_file *file, unsigned long index, unsigned int flags,
 /* 4096 bytes, aligned; valid until the handle is put.  NULL for a bad
  * handle. */
 void *uf_page_data(struct uf_page *page);
-/* Mark a page obtained with UF_PAGE_WRITE dirty (set_page_dirty). */
+/* Mark a page obtained with UF_PAGE_WRITE dirty (set_page_dirty); -EPERM
+ * for a handle got without UF_PAGE_WRITE. */
 int uf_page_set_dirty(struct uf_page *page);
 /* Unlock if locked, drop the reference; the caller may then be throttled. */
 int uf_page_put(struct uf_page *page);
