@@ -21,7 +21,7 @@ struct inode;
 #define UF_DEV_NO_FLUSHER	(1u << 30)
 
 /* The objects behind open handles; valid while the handle stays open
- * (handles are not pointers: see "Handle values" in uflush.c). */
+ * (handles are not pointers: see "Handle values" in api/handle.h). */
 struct uf_cache *uf_cache_obj(struct uf_cache *cache);
 struct backing_dev_info *uf_dev_bdi(struct uf_dev *dev);
 struct inode *uf_file_inode(struct uf_file *file);
