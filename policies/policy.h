@@ -17,7 +17,7 @@
  *	linux-3.1,nowait=v3b,requeue=p2-v3
  *	linux-3.2,plugin=./my-policy.so
  *
- * Knobs (seed 000 digest names, spec/seed-000-busyloop-requeue.md §0):
+ * Knobs (the patch names of seed 000, docs/seeds.md):
  *   nowait    no-progress handling in wb_writeback:
  *             b0 v3a v3b v4 v4-r7 v4.1 v4.2 mainline
  *   requeue   where writeback_single_inode puts the inode:
