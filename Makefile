@@ -7,7 +7,8 @@
 #                       criterion: what runs under SANITIZE=thread)
 #   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
 #                       points, then integrity_check; SQLITE_CRASH_ARGS)
-#   make run            install missing packages, build, and run the demo:
+#   make run            install missing packages, build uflush-bench (only
+#                       what the demo runs), and run the demo:
 #                       `uflush-bench ab --matrix demo` (linux-3.1 vs 3.2 on
 #                       a shaped JBOD of temporary loop devices, and an fsync
 #                       load), then a busyloop variant pair; results and
@@ -20,17 +21,25 @@
 #   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
 #   make crashloop      build and run uflush-crashloop (kill -9 at random
 #                       moments, check fsynced data; CRASHLOOP_ARGS)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local DESTDIR=
+#                       the library, uflush.h, the SQLite VFS (library,
+#                       extension, header), uflush-bench, the plugin kit
+#                       (include/uflush/, share/uflush/examples/) and
+#                       uflush.pc + uflush-plugin.pc written for PREFIX
+#   make install-check  install into a scratch DESTDIR and build a plugin
+#                       and an embedder against it (scripts/test-install)
 # Knobs: CC=clang, SANITIZE=address (ASan+UBSan) | thread (TSan), V=1.
 #
 # Every target first runs scripts/install-deps, which installs the Debian
-# packages uflush needs when they are missing (and says so).
+# packages uflush needs when they are missing (and says so): the targets
+# depend on deps, and every compile waits for it (order-only).
 
 CC       ?= cc
 PREFIX   ?= /usr/local
 SANITIZE ?=
 O        ?= build
-VERSION  := 0.1.0
+# The one version number is the header's (UFLUSH_VERSION_STRING).
+VERSION  := $(shell sed -n 's/^\#define UFLUSH_VERSION_STRING[^"]*"\(.*\)"/\1/p' include/uflush.h)
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC \
 	-Iinclude -iquote engine -iquote . -D_GNU_SOURCE -pthread
@@ -104,21 +113,29 @@ ifneq ($(V),1)
 endif
 
 .PHONY: all build deps test run run-io run-hits run-idle check layers stress install clean \
-	sqlite-crash fuzz fuzz-run crashloop
+	sqlite-crash fuzz fuzz-run crashloop install-check FORCE
 
-all: deps
-	$(Q)$(MAKE) --no-print-directory build
+all: build
 
 deps:
 	$(Q)scripts/install-deps
 
-build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
-	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) \
-	$(CRASHBIN)
+build: deps $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
+	$(PLUGINS) $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) $(CRASHBIN)
 
 $(O)/bench/ab.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"'
 
-$(O)/%.o: %.c
+# uf_version()'s commit: the stamp is rewritten only when the commit (or
+# a dirty tree) changes, so version.o is rebuilt then and only then.
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+$(O)/git-commit: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+$(O)/engine/version.o $(O)/ext/engine/version.o: $(O)/git-commit
+$(O)/engine/version.o $(O)/ext/engine/version.o: \
+	CFLAGS += -DUF_GIT_COMMIT='"$(GIT_COMMIT)"'
+
+$(O)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -131,7 +148,7 @@ $(O)/libuflush.so: $(LIB_OBJS)
 
 # Example policy plugins: their engine symbols resolve in the loading
 # process (-rdynamic on our executables).
-$(O)/plugins/%.so: policies/examples/%.c
+$(O)/plugins/%.so: policies/examples/%.c | deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -shared -o $@ $< $(LDSAN)
 
@@ -151,12 +168,12 @@ $(SQLITE_LIB): $(O)/clients/sqlite/uflush_sqlite.o
 # exports only its entry points.
 SQLITE_EXT_OBJS := $(LIB_SRCS:%.c=$(O)/ext/%.o)
 
-$(O)/ext/%.o: %.c
+$(O)/ext/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (extension)")
 	$(Q)$(CC) $(CFLAGS) -DUF_NO_JEMALLOC -MMD -MP -c $< -o $@
 
-$(O)/clients/sqlite/uflush_sqlite-ext.o: clients/sqlite/uflush_sqlite.c
+$(O)/clients/sqlite/uflush_sqlite-ext.o: clients/sqlite/uflush_sqlite.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (extension)")
 	$(Q)$(CC) $(CFLAGS) -DUF_SQLITE_EXT -fvisibility=hidden -MMD -MP \
@@ -183,9 +200,6 @@ build-fuzz/uflush-api-fuzz: $(FUZZ_OBJS) $(O)/libuflush.a
 	$(Q)$(CC) -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_OBJS) \
 		$(O)/libuflush.a -pthread $(LIBS)
 
-$(O)/uflush.pc: uflush.pc.in Makefile
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
-
 # The suite needs root for loop devices; without it those tests skip.
 # CRITERION_JOBS bounds the parallel workers (timing tests dislike crowds).
 CRITERION_JOBS ?= 2
@@ -193,6 +207,7 @@ test: deps
 	$(Q)scripts/check-layers
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory check
+	$(Q)$(MAKE) --no-print-directory install-check
 
 # Under SANITIZE=thread only uflush-stress runs: the criterion binary
 # aborts at start under TSan ("Could not initialize inheritable arena").
@@ -208,7 +223,7 @@ check: $(TESTBIN) $(STRESSBIN)
 endif
 
 # The include lines keep to the layers DESIGN.md draws.
-layers:
+layers: deps
 	$(Q)scripts/check-layers
 
 # STRESS_ARGS="--filter engine" runs a subset; uflush-stress --list.
@@ -224,8 +239,9 @@ sqlite-crash: deps
 
 RUN_DIR := $(O)/run
 
+# The demo runs uflush-bench only: build that, not the test suite.
 run: deps
-	$(Q)$(MAKE) --no-print-directory build
+	$(Q)$(MAKE) --no-print-directory $(O)/uflush-bench
 	$(Q)mkdir -p $(RUN_DIR)
 	$(Q)$(O)/uflush-bench ab --matrix demo --reps 2 --dev-size 256M \
 		--plots $(RUN_DIR)/plots --json $(RUN_DIR)/ab.json $(RUN_ARGS)
@@ -236,7 +252,7 @@ run: deps
 
 # One benchmark, RUN_ARGS going to it: make run-io, run-hits, run-idle.
 run-io run-hits run-idle: deps
-	$(Q)$(MAKE) --no-print-directory build
+	$(Q)$(MAKE) --no-print-directory $(O)/uflush-bench
 	$(Q)$(O)/uflush-bench $(@:run-%=%) $(RUN_ARGS)
 
 # libFuzzer: clang, and libclang-rt-dev (only recommended by clang).
@@ -257,15 +273,42 @@ crashloop: deps
 	$(Q)$(MAKE) --no-print-directory $(CRASHBIN)
 	$(Q)$(CRASHBIN) $(CRASHLOOP_ARGS)
 
+# The plugin kit: the engine's headers as the tree has them (a plugin
+# includes "mm/backing-dev.h", "policies/policy.h", ...), without the
+# tree-internal ones (uflush-internal.h, io/testdev.h).
+KIT_HEADERS := $(sort $(wildcard engine/kernel/*.h engine/lib/*.h \
+	engine/mm/*.h engine/fs/*.h engine/trace/*.h engine/trace/events/*.h)) \
+	io/io.h policies/policy.h policies/nowait.h policies/requeue.h
+KIT_DIR = $(DESTDIR)$(PREFIX)/include/uflush
+LIBDIR = $(DESTDIR)$(PREFIX)/lib
+
+# The .pc files are written at install time, so that they always name the
+# PREFIX of this install, whatever an earlier build was given.
+PC_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|'
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(O)/libuflush.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(O)/libuflush.so $(DESTDIR)$(PREFIX)/lib/libuflush.so.0
-	ln -sf libuflush.so.0 $(DESTDIR)$(PREFIX)/lib/libuflush.so
-	install -m 644 include/uflush.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(LIBDIR)/pkgconfig $(LIBDIR)/uflush \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/share/uflush/examples
+	install -m 644 $(O)/libuflush.a $(LIBDIR)/
+	install -m 755 $(O)/libuflush.so $(LIBDIR)/libuflush.so.0
+	ln -sf libuflush.so.0 $(LIBDIR)/libuflush.so
+	install -m 644 include/uflush.h clients/sqlite/uflush_sqlite.h \
+		$(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(SQLITE_LIB) $(LIBDIR)/
+	install -m 755 $(SQLITE_EXT) $(LIBDIR)/uflush/
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(O)/uflush.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(Q)for h in $(KIT_HEADERS); do d=$(KIT_DIR)/$$(dirname $${h#engine/}); \
+		install -d $$d && install -m 644 $$h $$d/ || exit 1; done
+	install -m 644 $(PLUGIN_SRCS) $(DESTDIR)$(PREFIX)/share/uflush/examples/
+	$(PC_SUBST) uflush.pc.in > $(LIBDIR)/pkgconfig/uflush.pc
+	$(PC_SUBST) uflush-plugin.pc.in > $(LIBDIR)/pkgconfig/uflush-plugin.pc
+
+# make install into a scratch DESTDIR, then build README's plugin command
+# and a small embedder against what was installed (run by make test).
+install-check: build
+	$(Q)MAKE="$(MAKE)" O=$(O) CC="$(CC)" SANITIZE="$(SANITIZE)" \
+		scripts/test-install
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -536,6 +536,32 @@ int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
 			   uint64_t *value);
 /* ---- end: per-device dirty limits ---- */
 
+/* ---- begin: version (issue 18) ---- */
+/*
+ * The version of this header; uf_version() gives the library's, so an
+ * embedder can check they agree.  Makefile and uflush.pc take theirs from
+ * UFLUSH_VERSION_STRING.
+ */
+#define UFLUSH_VERSION_MAJOR	0
+#define UFLUSH_VERSION_MINOR	1
+#define UFLUSH_VERSION_PATCH	0
+#define UFLUSH_VERSION_STRING	"0.1.0"
+/* One number for comparisons: UFLUSH_VERSION >= UFLUSH_VERSION_NUM(0, 1, 0) */
+#define UFLUSH_VERSION_NUM(major, minor, patch)				\
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define UFLUSH_VERSION							\
+	UFLUSH_VERSION_NUM(UFLUSH_VERSION_MAJOR, UFLUSH_VERSION_MINOR,	\
+			   UFLUSH_VERSION_PATCH)
+
+/*
+ * The library's version: UFLUSH_VERSION_STRING as the library was built,
+ * followed by " (git COMMIT)" when the build knew its git commit (with
+ * "-dirty" if the tree had changes), e.g. "0.1.0 (git 2da84183a1c2)".
+ * A static string; never NULL.
+ */
+const char *uf_version(void);
+/* ---- end: version ---- */
+
 #ifdef __cplusplus
 }
 #endif

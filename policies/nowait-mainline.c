@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * policies/nowait-mainline.c - nowait=mainline: today's wb_writeback
- * (spec/kernel-mainline.md §0.2): nothing written and b_more_io not empty,
+ * (torvalds/linux 2025, fs/fs-writeback.c:wb_writeback): nothing written and b_more_io not empty,
  * sleep once until the oldest b_more_io inode's I_SYNC clears
  * (inode_sleep_on_writeback); if it is not under writeback, go on at once.
  * Mainline never requeue_io()s an inode that made no progress, so its

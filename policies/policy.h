@@ -17,7 +17,7 @@
  *	linux-3.1,nowait=v3b,requeue=p2-v3
  *	linux-3.2,plugin=./my-policy.so
  *
- * Knobs (seed 000 digest names, spec/seed-000-busyloop-requeue.md §0):
+ * Knobs (the patch names of seed 000, docs/seeds.md):
  *   nowait    no-progress handling in wb_writeback:
  *             b0 v3a v3b v4 v4-r7 v4.1 v4.2 mainline
  *   requeue   where writeback_single_inode puts the inode:
@@ -40,7 +40,10 @@
  *   reclaim   what reclaim does with dirty and writeback pages
  *             (mm/vmscan.h): legacy 3.2 pageout mainline
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
- *             hook of the policy resolved so far (see README)
+ *             hook of the policy resolved so far (see README); it must
+ *             export UF_POLICY_PLUGIN_ABI (below).  The resolved spec
+ *             shows each knob whose member it changed as knob=plugin and
+ *             ends with plugin=PATH(knob,...), or plugin=PATH(none)
  *
  * Parsing is strict, so that a typo never runs some other policy: the
  * spec is split on every ',', and an empty item (a leading, trailing or
@@ -178,9 +181,12 @@ struct wb_policy {
  *             searched for by dlopen() in the library path: not loadable
  *             from there is -ENOENT too.
  *   -ENOEXEC  plugin=PATH exists but dlopen() refuses it (not an ELF
- *             shared object, wrong architecture, missing dependency) or
- *             it has no uf_policy_plugin_init(); dlerror()'s text is in
- *             the message
+ *             shared object, wrong architecture, missing dependency), or
+ *             it has no uf_policy_plugin_init() (dlerror()'s text is in
+ *             the message), or no uf_policy_abi_version (built without
+ *             UF_POLICY_PLUGIN_ABI)
+ *   -EPROTO   its uf_policy_abi_version is not UF_POLICY_ABI_VERSION: it
+ *             was built against another uflush; the message gives both
  *   other     uf_policy_plugin_init()'s own negative errno, passed on (a
  *             positive return is -EINVAL)
  * On error *pol holds nothing to release.
@@ -201,6 +207,28 @@ void wb_policy_list(void (*out)(void *priv, const char *line), void *priv);
  */
 typedef int (*uf_policy_plugin_init_t)(struct wb_policy *pol);
 #define UF_POLICY_PLUGIN_SYMBOL	"uf_policy_plugin_init"
+
+/*
+ * The plugin ABI: struct wb_policy's layout, the hooks' prototypes and
+ * the locks they are called with.  Bumped whenever one of them changes,
+ * so that a plugin built against another uflush is refused at load
+ * (-EPROTO) instead of writing its hooks into the wrong members.  A
+ * plugin states the ABI it was built for by putting, at file scope:
+ *
+ *	UF_POLICY_PLUGIN_ABI;
+ */
+#define UF_POLICY_ABI_VERSION	1
+#define UF_POLICY_ABI_SYMBOL	"uf_policy_abi_version"
+#ifdef __cplusplus
+#define UF_POLICY_ABI_LINKAGE	extern "C"
+#else
+#define UF_POLICY_ABI_LINKAGE	extern
+#endif
+#define UF_POLICY_PLUGIN_ABI						\
+	UF_POLICY_ABI_LINKAGE __attribute__((visibility("default")))	\
+	const unsigned int uf_policy_abi_version;			\
+	__attribute__((visibility("default")))				\
+	const unsigned int uf_policy_abi_version = UF_POLICY_ABI_VERSION
 
 /* ---- one variant: a named value of a knob ---- */
 struct wb_variant {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * policies/reclaim-mainline.c - reclaim=mainline: today's mm/vmscan.c
- * (spec/kernel-mainline.md §1.6; torvalds/linux shrink_folio_list,
+ * (torvalds/linux 2025, mm/vmscan.c: shrink_folio_list,
  * shrink_inactive_list, shrink_node, reclaim_throttle):
  *
  *  - a folio under writeback: with PG_reclaim already set and reclaimed

@@ -6,9 +6,9 @@
  *
  * A spec is resolved left to right: the preset sets every knob, each
  * override replaces one (each knob at most once: policy.h has the
- * rules), a plugin may then change any hook.  The resolved
- * spec (every knob=value) is kept in pol->spec so that each run can record
- * exactly what it ran.
+ * rules), a plugin (of this ABI) may then change any hook.  The resolved
+ * spec (every knob=value, knob=plugin where the plugin changed it) is
+ * kept in pol->spec so that each run can record exactly what it ran.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -332,14 +332,64 @@ static int parse_spec(struct wb_policy *pol, struct spec_parse *sp, char *buf)
 }
 
 /*
- * Load a plugin and let it change the policy.  A missing file is
- * -ENOENT; one dlopen() refuses, or without the init symbol, -ENOEXEC;
- * the init's own error is passed on.
+ * The plugin's UF_POLICY_ABI_SYMBOL must be this tree's ABI: a plugin
+ * built against another layout of struct wb_policy would write hooks
+ * into the wrong members.  None: -ENOEXEC; another number: -EPROTO.
  */
-static int load_plugin(struct wb_policy *pol, const char *path)
+static int check_plugin_abi(void *h, const char *path)
+{
+	const unsigned int *abi;
+
+	dlerror();
+	abi = dlsym(h, UF_POLICY_ABI_SYMBOL);
+	if (!abi) {
+		pr_err("policy: plugin %s has no %s: not built with UF_POLICY_PLUGIN_ABI; rebuild it against this uflush (policy ABI %u)",
+		       path, UF_POLICY_ABI_SYMBOL, UF_POLICY_ABI_VERSION);
+		return -ENOEXEC;
+	}
+	if (*abi != UF_POLICY_ABI_VERSION) {
+		pr_err("policy: plugin %s was built for policy ABI %u, this uflush has %u: rebuild it against this uflush",
+		       path, *abi, UF_POLICY_ABI_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Run the plugin's init; a positive return is refused as -EINVAL. */
+static int run_plugin_init(void *h, const char *path, struct wb_policy *pol)
 {
 	uf_policy_plugin_init_t init;
 	const char *why;
+	int ret;
+
+	dlerror();
+	*(void **)&init = dlsym(h, UF_POLICY_PLUGIN_SYMBOL);
+	if (!init) {
+		why = dlerror();
+		pr_err("policy: plugin %s has no %s(): %s", path,
+		       UF_POLICY_PLUGIN_SYMBOL, why ? why : "symbol is NULL");
+		return -ENOEXEC;
+	}
+	ret = init(pol);
+	if (ret > 0) {
+		pr_err("policy: plugin %s: %s() returned %d, not a negative errno",
+		       path, UF_POLICY_PLUGIN_SYMBOL, ret);
+		return -EINVAL;
+	}
+	if (ret)
+		pr_err("policy: plugin %s: %s() failed: %s", path,
+		       UF_POLICY_PLUGIN_SYMBOL, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Load a plugin and let it change the policy.  A missing file is
+ * -ENOENT; one dlopen() refuses, or without the init symbol or the ABI
+ * symbol, -ENOEXEC; another ABI, -EPROTO; the init's own error is passed
+ * on.
+ */
+static int load_plugin(struct wb_policy *pol, const char *path)
+{
 	struct stat st;
 	void *h;
 	int ret;
@@ -357,24 +407,9 @@ static int load_plugin(struct wb_policy *pol, const char *path)
 		/* without a '/' it was searched for in the library path */
 		return strchr(path, '/') ? -ENOEXEC : -ENOENT;
 	}
-	dlerror();
-	*(void **)&init = dlsym(h, UF_POLICY_PLUGIN_SYMBOL);
-	if (!init) {
-		why = dlerror();
-		pr_err("policy: plugin %s has no %s(): %s", path,
-		       UF_POLICY_PLUGIN_SYMBOL, why ? why : "symbol is NULL");
-		dlclose(h);
-		return -ENOEXEC;
-	}
-	ret = init(pol);
-	if (ret > 0) {
-		pr_err("policy: plugin %s: %s() returned %d, not a negative errno",
-		       path, UF_POLICY_PLUGIN_SYMBOL, ret);
-		ret = -EINVAL;
-	} else if (ret) {
-		pr_err("policy: plugin %s: %s() failed: %s", path,
-		       UF_POLICY_PLUGIN_SYMBOL, strerror(-ret));
-	}
+	ret = check_plugin_abi(h, path);
+	if (!ret)
+		ret = run_plugin_init(h, path, pol);
 	if (ret) {
 		dlclose(h);
 		return ret;
@@ -385,24 +420,68 @@ static int load_plugin(struct wb_policy *pol, const char *path)
 	return 0;
 }
 
-static void write_spec(struct wb_policy *pol, const char **choice,
-		       const char *plugin)
+/*
+ * Which knobs' members differ between @a (before the plugin) and @b:
+ * set[k] for knob k.  Each member of struct wb_policy belongs to one knob.
+ */
+static void knobs_changed(const struct wb_policy *a, const struct wb_policy *b,
+			  bool *set)
 {
-	size_t i, n;
+#define DIFF(knob, member)						\
+	do {								\
+		if (a->member != b->member)				\
+			set[knob_index(knob, strlen(knob))] = true;	\
+	} while (0)
+	DIFF("nowait", no_progress);
+	DIFF("requeue", requeue);
+	DIFF("skipped", pages_skipped);
+	DIFF("sbbusy", super_busy);
+	DIFF("cutoff", cutoff);
+	DIFF("kupdate", kupdate_early);
+	DIFF("progress", return_total_progress);
+	DIFF("bgthresh", bgthresh_bdi);
+	DIFF("chunk", chunk_fixed);
+	DIFF("skipcount", skipcount_mainline);
+	DIFF("wcpcap", wcp_cap);
+	DIFF("bdp", balance_dirty_pages);
+	DIFF("reclaim", reclaim);
+#undef DIFF
+}
+
+/*
+ * "preset: knob=value ...", a knob the plugin changed as knob=plugin, and
+ * last plugin=PATH(knob,...) naming them ("(none)": it changed nothing).
+ */
+static void write_spec(struct wb_policy *pol, const char **choice,
+		       const char *plugin, const bool *by_plugin)
+{
+	size_t i, n, nr = 0;
 
 	n = (size_t)snprintf(pol->spec, sizeof(pol->spec), "%s:", pol->name);
 	for (i = 0; i < NR_KNOBS && n < sizeof(pol->spec); i++)
 		n += (size_t)snprintf(pol->spec + n, sizeof(pol->spec) - n,
-				      " %s=%s", knobs[i], choice[i]);
-	if (plugin && n < sizeof(pol->spec))
-		snprintf(pol->spec + n, sizeof(pol->spec) - n, " plugin=%s",
-			 plugin);
+				      " %s=%s", knobs[i],
+				      by_plugin[i] ? "plugin" : choice[i]);
+	if (!plugin || n >= sizeof(pol->spec))
+		return;
+	n += (size_t)snprintf(pol->spec + n, sizeof(pol->spec) - n,
+			      " plugin=%s(", plugin);
+	for (i = 0; i < NR_KNOBS && n < sizeof(pol->spec); i++)
+		if (by_plugin[i])
+			n += (size_t)snprintf(pol->spec + n,
+					      sizeof(pol->spec) - n, "%s%s",
+					      nr++ ? "," : "", knobs[i]);
+	if (n < sizeof(pol->spec))
+		snprintf(pol->spec + n, sizeof(pol->spec) - n, "%s)",
+			 nr ? "" : "none");
 }
 
 int wb_policy_resolve(const char *spec, struct wb_policy *pol)
 {
 	struct spec_parse sp = { 0 };
+	bool by_plugin[NR_KNOBS] = { false };
 	char buf[WB_POLICY_SPEC_LEN];
+	struct wb_policy before;
 	int ret;
 
 	if (!pol)
@@ -416,13 +495,17 @@ int wb_policy_resolve(const char *spec, struct wb_policy *pol)
 	}
 	strcpy(buf, sp.spec);
 	ret = parse_spec(pol, &sp, buf);
-	if (!ret && sp.plugin)
+	if (!ret && sp.plugin) {
+		before = *pol;
 		ret = load_plugin(pol, sp.plugin);
+		if (!ret)
+			knobs_changed(&before, pol, by_plugin);
+	}
 	if (ret) {
 		wb_policy_release(pol);
 		return ret;
 	}
-	write_spec(pol, sp.choice, sp.plugin);
+	write_spec(pol, sp.choice, sp.plugin, by_plugin);
 	return 0;
 }
 
@@ -455,5 +538,5 @@ void wb_policy_list(void (*out)(void *priv, const char *line), void *priv)
 			 variants[i]->source);
 		out(priv, line);
 	}
-	out(priv, "  plugin=PATH    a shared object exporting uf_policy_plugin_init()");
+	out(priv, "  plugin=PATH    a shared object exporting uf_policy_plugin_init() and UF_POLICY_PLUGIN_ABI");
 }

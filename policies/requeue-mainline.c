@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * policies/requeue-mainline.c - requeue=mainline: today's requeue_inode()
- * (Jan Kara, "Separate inode requeueing after writeback", v3.5;
- * spec/kernel-mainline.md §1.2 table):
+ * (Jan Kara, "writeback: Separate inode requeueing after writeback",
+ * Linux 3.5; fs/fs-writeback.c:requeue_inode):
  *
  *   still dirty under sync/tagged → dirtied_when = now, then on
  *   pages skipped                 → redirty_tail (if dirty) or off

@@ -2,7 +2,8 @@
 /*
  * tests/test_fs_writeback.c - engine/fs/fs-writeback.c under the base policy:
  * the dirty inode lists and the work loop of the 3.1/3.2 kernel, one test
- * per rule of spec/seed-000-busyloop-requeue.md §1, §2 ([base]) and §6.
+ * per rule of the base (3.1/3.2) lists and loop that seed 000 starts from
+ * (docs/seeds.md).
  *
  * Description: each test opens a cache on the virtual clock and a device
  * without a flusher (UF_DEV_NO_FLUSHER), dirties files through the public

@@ -158,7 +158,11 @@ Test(policy, plugin_replaces_the_hook)
 	cr_assert_eq(wb_policy_resolve(spec, &pol), 0);
 	cr_assert_neq(pol.no_progress, base.no_progress);
 	cr_assert_eq(pol.requeue, base.requeue);
-	cr_assert_not_null(strstr(pol.spec, "plugin="));
+	/* the resolved spec names the hook it replaced, and only that one */
+	cr_assert_not_null(strstr(pol.spec, " nowait=plugin "), "%s", pol.spec);
+	cr_assert_not_null(strstr(pol.spec, " requeue=p2-v4 "), "%s", pol.spec);
+	snprintf(spec, sizeof(spec), " plugin=%s(nowait)", path);
+	cr_assert_not_null(strstr(pol.spec, spec), "%s", pol.spec);
 	wb_policy_release(&pol);
 	cr_assert_null(pol.plugin_handle);
 }

@@ -8,11 +8,15 @@
  * same spec string as before the parser was made strict.  plugin=PATH:
  * a missing file is -ENOENT, a file that is not a loadable shared object
  * or lacks uf_policy_plugin_init() is -ENOEXEC with dlerror()'s text
- * logged, and an init that fails passes its errno on.  The shared objects
+ * logged, one without the ABI symbol -ENOEXEC and one of another ABI
+ * -EPROTO (its init never runs), and an init that fails passes its errno
+ * on.  The shared objects
  * are built here from tiny sources with the system C compiler, in /tmp.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,26 +84,46 @@ static void write_file(const char *path, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* The source tree: the test binary is in build/ (or build-asan/, ...). */
+static void source_dir(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	cr_assert_gt(n, 0);
+	exe[n] = '\0';
+	snprintf(buf, len, "%s", dirname(dirname(exe)));
+}
+
 /*
- * Build tmpdir/NAME.so from @src with $CC (or cc) into @so.  No compiler:
- * the test is skipped (after removing tmpdir: a skip runs no .fini).
+ * Build tmpdir/NAME.so from @src with $CC (or cc) into @so; it may include
+ * "policies/policy.h".  No compiler: the test is skipped (after removing
+ * tmpdir: a skip runs no .fini).
  */
 static void build_so(const char *name, const char *src, char *so, size_t len)
 {
 	const char *cc = getenv("CC");
-	char c[128], cmd[512];
+	char c[128], src_dir[PATH_MAX], cmd[PATH_MAX + 512];
 
 	snprintf(c, sizeof(c), "%s/%s.c", tmpdir, name);
 	snprintf(so, len, "%s/%s.so", tmpdir, name);
 	write_file(c, src);
-	snprintf(cmd, sizeof(cmd), "%s -shared -fPIC -o '%s' '%s' 2>&1",
-		 cc && *cc ? cc : "cc", so, c);
+	source_dir(src_dir, sizeof(src_dir));
+	snprintf(cmd, sizeof(cmd),
+		 "%s -shared -fPIC -iquote '%s' -o '%s' '%s' 2>&1",
+		 cc && *cc ? cc : "cc", src_dir, so, c);
 	if (system(cmd) || access(so, R_OK)) {
 		spec_fini();
 		cr_skip_test("cannot build a test shared object with \"%s\"",
 			     cmd);
 	}
 }
+
+/* What UF_POLICY_PLUGIN_ABI defines, for the tiny plugins built here. */
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+#define ABI_LINE(n)	"const unsigned int uf_policy_abi_version = " n ";\n"
+#define ABI_OK		ABI_LINE(STR(UF_POLICY_ABI_VERSION))
 
 /* Resolve @spec; return what it returned, the log in logbuf. */
 static int resolve(const char *spec)
@@ -326,7 +350,8 @@ Test(policy_spec, plugin_without_init_symbol_is_enoexec, .init = spec_init,
 	char so[128], spec[256];
 
 	make_tmpdir();
-	build_so("nosym", "int uflush_test_not_the_init(void) { return 0; }\n",
+	build_so("nosym", ABI_OK
+		 "int uflush_test_not_the_init(void) { return 0; }\n",
 		 so, sizeof(so));
 	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
 	cr_assert_eq(resolve(spec), -ENOEXEC, "log: %s", logbuf);
@@ -342,14 +367,14 @@ Test(policy_spec, plugin_init_error_passes_through, .init = spec_init,
 	char so[128], spec[256];
 
 	make_tmpdir();
-	build_so("eperm", "int uf_policy_plugin_init(void *pol)\n"
+	build_so("eperm", ABI_OK "int uf_policy_plugin_init(void *pol)\n"
 		 "{ (void)pol; return -1; /* -EPERM */ }\n", so, sizeof(so));
 	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
 	cr_assert_eq(resolve(spec), -EPERM, "log: %s", logbuf);
 	cr_assert_not_null(strstr(logbuf, "failed"), "%s", logbuf);
 
 	/* not a negative errno: refused as -EINVAL, not returned as is */
-	build_so("positive", "int uf_policy_plugin_init(void *pol)\n"
+	build_so("positive", ABI_OK "int uf_policy_plugin_init(void *pol)\n"
 		 "{ (void)pol; return 3; }\n", so, sizeof(so));
 	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
 	cr_assert_eq(resolve(spec), -EINVAL, "log: %s", logbuf);
@@ -363,12 +388,88 @@ Test(policy_spec, plugin_that_succeeds_loads, .init = spec_init,
 	struct wb_policy pol;
 
 	make_tmpdir();
-	build_so("ok", "int uf_policy_plugin_init(void *pol)\n"
+	build_so("ok", ABI_OK "int uf_policy_plugin_init(void *pol)\n"
 		 "{ (void)pol; return 0; }\n", so, sizeof(so));
 	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
 	cr_assert_eq(wb_policy_resolve(spec, &pol), 0, "log: %s", logbuf);
-	snprintf(want, sizeof(want), " plugin=%s", so);
+	/* it changed nothing, and the resolved spec says so */
+	snprintf(want, sizeof(want), " plugin=%s(none)", so);
 	cr_assert_not_null(strstr(pol.spec, want), "%s", pol.spec);
 	cr_assert_not_null(pol.plugin_handle);
+	wb_policy_release(&pol);
+}
+
+/*
+ * The plugin ABI (policy.h): no uf_policy_abi_version is -ENOEXEC, another
+ * number -EPROTO, and in both cases the init never runs (it would write
+ * into a struct wb_policy of another layout).  The init here would fail
+ * with -EPERM, so a run init shows as -EPERM.
+ */
+#define INIT_EPERM "int uf_policy_plugin_init(void *pol)\n" \
+		   "{ (void)pol; return -1; }\n"
+
+Test(policy_spec, plugin_without_abi_is_enoexec, .init = spec_init,
+     .fini = spec_fini)
+{
+	char so[128], spec[256];
+
+	make_tmpdir();
+	build_so("noabi", INIT_EPERM, so, sizeof(so));
+	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
+	cr_assert_eq(resolve(spec), -ENOEXEC, "log: %s", logbuf);
+	cr_assert_not_null(strstr(logbuf, "has no " UF_POLICY_ABI_SYMBOL),
+			   "%s", logbuf);
+	cr_assert_not_null(strstr(logbuf, "UF_POLICY_PLUGIN_ABI"), "%s",
+			   logbuf);
+}
+
+Test(policy_spec, plugin_of_another_abi_is_eproto, .init = spec_init,
+     .fini = spec_fini)
+{
+	char so[128], spec[256], want[128];
+
+	make_tmpdir();
+	build_so("abi999", ABI_LINE("999") INIT_EPERM, so, sizeof(so));
+	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
+	cr_assert_eq(resolve(spec), -EPROTO, "log: %s", logbuf);
+	/* the message gives both numbers */
+	snprintf(want, sizeof(want), "built for policy ABI 999, this uflush has %u",
+		 UF_POLICY_ABI_VERSION);
+	cr_assert_not_null(strstr(logbuf, want), "%s", logbuf);
+	/* one below ours is refused as well: no "newer is fine" */
+	build_so("abi0", ABI_LINE("0") INIT_EPERM, so, sizeof(so));
+	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
+	cr_assert_eq(resolve(spec), -EPROTO, "log: %s", logbuf);
+}
+
+/* A plugin that replaces two hooks and a flag: each knob says plugin. */
+Test(policy_spec, resolved_spec_names_the_replaced_hooks, .init = spec_init,
+     .fini = spec_fini)
+{
+	char so[128], spec[256], want[512];
+	struct wb_policy pol;
+
+	make_tmpdir();
+	build_so("three", "#include <stdbool.h>\n#include \"policies/policy.h\"\n"
+		 "UF_POLICY_PLUGIN_ABI;\n"
+		 "static void rq(struct inode *i, struct bdi_writeback *wb,\n"
+		 "	struct writeback_control *wbc, bool w)\n"
+		 "{ (void)i; (void)wb; (void)wbc; (void)w; }\n"
+		 "static void co(struct bdi_writeback *wb,\n"
+		 "	struct wb_writeback_work *w, struct wb_loop_state *st)\n"
+		 "{ (void)wb; (void)w; (void)st; }\n"
+		 "int uf_policy_plugin_init(struct wb_policy *pol)\n"
+		 "{ pol->requeue = rq; pol->cutoff = co;\n"
+		 "  pol->chunk_fixed = !pol->chunk_fixed; return 0; }\n",
+		 so, sizeof(so));
+	snprintf(spec, sizeof(spec), "linux-3.2,plugin=%s", so);
+	cr_assert_eq(wb_policy_resolve(spec, &pol), 0, "log: %s", logbuf);
+	snprintf(want, sizeof(want), "linux-3.2: nowait=b0 requeue=plugin "
+		 "skipped=redirty sbbusy=redirty cutoff=plugin kupdate=fixed "
+		 "progress=pages bgthresh=bdi chunk=plugin skipcount=3.2 "
+		 "wcpcap=cap bdp=3.2 reclaim=3.2 plugin=");
+	cr_assert_eq(strncmp(pol.spec, want, strlen(want)), 0, "%s", pol.spec);
+	snprintf(want, sizeof(want), "plugin=%s(requeue,cutoff,chunk)", so);
+	cr_assert_str_eq(strstr(pol.spec, " plugin=") + 1, want);
 	wb_policy_release(&pol);
 }

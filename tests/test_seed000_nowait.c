@@ -2,8 +2,8 @@
 /*
  * tests/test_seed000_nowait.c - the no-progress handling of wb_writeback()
  * (the "nowait" knob) pinned to seed 000, "writeback: Improve busyloop
- * prevention" (spec/seed-000-busyloop-requeue.md §0, §2.4, §2.5, §3 B0, B1,
- * B4a, B5, §6 I5-I9, I20, I21).
+ * prevention" (labels of docs/seeds.md: B0, B1, B4a, B5; invariants
+ * I5-I9, I20, I21).
  *
  * Description: each test opens a cache on the virtual clock with a policy
  * spec, a device without a flusher (UF_DEV_NO_FLUSHER) and a metadata-only

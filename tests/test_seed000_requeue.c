@@ -5,9 +5,9 @@
  * prevention" / "Replace some redirty_tail() calls with requeue_io()",
  * Jan Kara / Wu Fengguang 2011) pinned to the seed.
  *
- * Description: one test per bug of spec/seed-000-busyloop-requeue.md §3
- * (B2, B3, B4b, B6, B7, B8, B9, B10) and per column of the §2.2 requeue
- * table, each run under the variant that had the bug and under the one
+ * Description: one test per problem labelled in docs/seeds.md (B2, B3,
+ * B4b, B6, B7, B8, B9, B10) and per case of writeback_single_inode's
+ * requeue decision in each P2 variant, each run under the variant that had the bug and under the one
  * that fixed it (or its neighbour on one knob), asserting the different
  * outcomes; plus the registry's refusals and override order.
  *
@@ -21,7 +21,7 @@
  * uf_file_ops hooks (run with no uflush lock held) decline kinds of
  * writeback (writepages_veto, as btrfs declined kupdate), fail write_inode
  * with -EAGAIN while a "lock" is held (XFS), redirty, or move the clock.
- * Seed lines are "Lnnn" of shared/seeds/000_c09f24fe54f676db.txt.
+ * Seed lines "Lnnn" are seed 000's: docs/seeds.md maps them to the mails.
  */
 #include <errno.h>
 #include <limits.h>
