@@ -131,8 +131,8 @@ GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
 $(O)/git-commit: FORCE
 	@mkdir -p $(dir $@)
 	$(Q)echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
-$(O)/engine/version.o $(O)/ext/engine/version.o: $(O)/git-commit
-$(O)/engine/version.o $(O)/ext/engine/version.o: \
+$(O)/engine/api/version.o $(O)/ext/engine/api/version.o: $(O)/git-commit
+$(O)/engine/api/version.o $(O)/ext/engine/api/version.o: \
 	CFLAGS += -DUF_GIT_COMMIT='"$(GIT_COMMIT)"'
 
 $(O)/%.o: %.c | deps

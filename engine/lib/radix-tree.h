@@ -20,6 +20,7 @@
 #define UF_RADIX_TREE_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #include "kernel/seqlock.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * engine/version.c - uf_version(): the library's version and, when the
+ * engine/api/version.c - uf_version(): the library's version and, when the
  * build knew it, its git commit (the Makefile passes UF_GIT_COMMIT, and
  * rebuilds this file when the commit changes).
  */
