@@ -26,6 +26,7 @@
 #include "policies/policy.h"
 #include "fixture.h"
 #include "testutil.h"
+#include "uflush-internal.h"
 #include "uflush.h"
 
 /* A page added through the LRU path, clean and unlocked; with batching
@@ -429,6 +430,69 @@ Test(reclaim, kswapd_reclaims_to_the_high_watermark, .timeout = 60,
 	cr_assert_geq(st.nr_free, 48, "kswapd stopped at %lu free", st.nr_free);
 	cr_assert_eq(st.nr_oom, 0);
 	free(buf);
+	cr_assert_eq(uf_file_close(file), 0);
+	cr_assert_eq(uf_dev_close(dev), 0);
+	cr_assert_eq(uf_cache_close(cache), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* PAGEREF_RECLAIM_CLEAN                                               */
+
+/*
+ * reclaim=legacy (3.1: every dirty page goes to pageout()), no flusher.
+ * Eight pages written (so referenced: block_write_end marks them
+ * accessed) and one page read after them (clean, referenced).  A reclaim
+ * of one page takes all nine in one batch: the clean page is freed, and
+ * the referenced dirty ones are kept for a round (3.1 vmscan.c:868,
+ * page_check_references cleared their PG_referenced), not written.  The
+ * next reclaim finds them unreferenced and writes them from reclaim.
+ */
+Test(reclaim, referenced_dirty_page_kept_a_round, .timeout = 60,
+     .fini = tu_fini)
+{
+	const char *path = tu_dev(TU_FILE, 8ull << 20);
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	struct uf_cache *c;
+	char buf[PAGE_SIZE];
+	unsigned long n;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cfg.policy = "linux-3.1";
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	c = uf_cache_obj(cache);
+	cr_assert_eq(cache_reclaim_policy(c), &reclaim_legacy);
+	dev = tu_cache_dev(cache, path, UF_DEV_NO_FLUSHER);
+	file = tu_file_open(dev, 1, 0, 1 << 20, NULL, NULL);
+	for (int i = 0; i < 8; i++) {
+		tu_fill(buf, sizeof(buf), (uint64_t)i * PAGE_SIZE, 5);
+		cr_assert_eq(uf_pwrite(file, buf, sizeof(buf),
+				       (uint64_t)i * PAGE_SIZE),
+			     (ssize_t)sizeof(buf));
+	}
+	cr_assert_eq(uf_pread(file, buf, sizeof(buf), 8 * PAGE_SIZE),
+		     (ssize_t)sizeof(buf));
+
+	lru_add_drain();	/* pages in a pagevec are not counted */
+	cr_assert_eq(lru_count(&c->pool, false), 9);
+	n = try_to_free_pages(c, 1);
+	cr_assert_eq(n, 1, "freed %lu, not the clean page", n);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert_eq(st.nr_pageout, 0,
+		     "%lu referenced dirty pages written on first sight",
+		     st.nr_pageout);
+	cr_assert_eq(st.nr_dirty, 8);
+
+	try_to_free_pages(c, 1);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert_eq(st.nr_pageout, 8, "second round: %lu written",
+		     st.nr_pageout);
+	cr_assert_eq(uf_fsync(file), 0);
+	tu_raw_expect(path, 0, 8 * PAGE_SIZE, 5, "written by reclaim");
 	cr_assert_eq(uf_file_close(file), 0);
 	cr_assert_eq(uf_dev_close(dev), 0);
 	cr_assert_eq(uf_cache_close(cache), 0);
