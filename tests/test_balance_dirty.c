@@ -1090,3 +1090,58 @@ Test(balance_dirty, think_time_mainline_no_pause, .fini = bx_fini)
 {
 	cr_assert_eq(think_case("mainline"), 40 * (ssize_t)PAGE_SIZE);
 }
+
+/* ------------------------------------------------------------------ */
+/* Who is charged for a rewrite                                        */
+
+/*
+ * Write page 0 once, then rewrite it, still dirty, @nr times.  Mainline
+ * charges the writer in folio_account_dirtied(), only when the page turns
+ * dirty: after 100 rewrites its nr_dirtied and bdp_ratelimits are still 1
+ * (a throttle call entered would have reset nr_dirtied to 0, one that saw
+ * bdp_ratelimits reach ratelimit_pages (16 here) too).  3.2.41
+ * (balance_dirty_pages_ratelimited_nr:1245) and 3.1 charge every page
+ * written, rewrites too: 10 rewrites (below the 16 that would enter the
+ * throttle and reset the count) make 11.  Returns the thread's count.
+ */
+static int rewrite_case(const char *policy, int nr, bool v31)
+{
+	char buf[PAGE_SIZE];
+	int i, n;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	current->nr_dirtied = 0;
+	current->bdp_ratelimits = 0;
+	memset(buf, 'r', sizeof(buf));
+	for (i = 0; i <= nr; i++)
+		cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf), 0),
+			     (ssize_t)sizeof(buf));
+	cr_assert_eq(vm(NR_FILE_DIRTY), 1);
+	cr_assert_eq(vm(NR_DIRTIED), 1, "one page turned dirty");
+	n = v31 ? current->bdp_ratelimits : current->nr_dirtied;
+	uf_clock_set_real();
+	return n;
+}
+
+Test(balance_dirty, rewrite_of_a_dirty_page_mainline, .fini = bx_fini)
+{
+	int n = rewrite_case("mainline", 100, false);
+
+	cr_assert_eq(n, 1, "mainline: nr_dirtied %d after 100 rewrites", n);
+	cr_assert_eq(current->bdp_ratelimits, 1);
+}
+
+Test(balance_dirty, rewrite_of_a_dirty_page_v32, .fini = bx_fini)
+{
+	int n = rewrite_case("linux-3.2", 10, false);
+
+	cr_assert_eq(n, 11, "3.2.41 charges every page written: %d", n);
+}
+
+Test(balance_dirty, rewrite_of_a_dirty_page_v31, .fini = bx_fini)
+{
+	int n = rewrite_case("linux-3.1", 10, true);
+
+	cr_assert_eq(n, 11, "3.1 counts every page written: %d", n);
+}

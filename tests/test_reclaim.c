@@ -26,6 +26,7 @@
 #include "policies/policy.h"
 #include "fixture.h"
 #include "testutil.h"
+#include "uflush-internal.h"
 #include "uflush.h"
 
 /* A page added through the LRU path, clean and unlocked; with batching
@@ -432,4 +433,179 @@ Test(reclaim, kswapd_reclaims_to_the_high_watermark, .timeout = 60,
 	cr_assert_eq(uf_file_close(file), 0);
 	cr_assert_eq(uf_dev_close(dev), 0);
 	cr_assert_eq(uf_cache_close(cache), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* PAGEREF_RECLAIM_CLEAN                                               */
+
+/*
+ * reclaim=legacy (3.1: every dirty page goes to pageout()), no flusher.
+ * Eight pages written (so referenced: block_write_end marks them
+ * accessed) and one page read after them (clean, referenced).  A reclaim
+ * of one page takes all nine in one batch: the clean page is freed, and
+ * the referenced dirty ones are kept for a round (3.1 vmscan.c:868,
+ * page_check_references cleared their PG_referenced), not written.  The
+ * next reclaim finds them unreferenced and writes them from reclaim.
+ */
+Test(reclaim, referenced_dirty_page_kept_a_round, .timeout = 60,
+     .fini = tu_fini)
+{
+	const char *path = tu_dev(TU_FILE, 8ull << 20);
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	struct uf_cache *c;
+	char buf[PAGE_SIZE];
+	unsigned long n;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cfg.policy = "linux-3.1";
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	c = uf_cache_obj(cache);
+	cr_assert_eq(cache_reclaim_policy(c), &reclaim_legacy);
+	dev = tu_cache_dev(cache, path, UF_DEV_NO_FLUSHER);
+	file = tu_file_open(dev, 1, 0, 1 << 20, NULL, NULL);
+	for (int i = 0; i < 8; i++) {
+		tu_fill(buf, sizeof(buf), (uint64_t)i * PAGE_SIZE, 5);
+		cr_assert_eq(uf_pwrite(file, buf, sizeof(buf),
+				       (uint64_t)i * PAGE_SIZE),
+			     (ssize_t)sizeof(buf));
+	}
+	cr_assert_eq(uf_pread(file, buf, sizeof(buf), 8 * PAGE_SIZE),
+		     (ssize_t)sizeof(buf));
+
+	lru_add_drain();	/* pages in a pagevec are not counted */
+	cr_assert_eq(lru_count(&c->pool, false), 9);
+	n = try_to_free_pages(c, 1);
+	cr_assert_eq(n, 1, "freed %lu, not the clean page", n);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert_eq(st.nr_pageout, 0,
+		     "%lu referenced dirty pages written on first sight",
+		     st.nr_pageout);
+	cr_assert_eq(st.nr_dirty, 8);
+
+	try_to_free_pages(c, 1);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert_eq(st.nr_pageout, 8, "second round: %lu written",
+		     st.nr_pageout);
+	cr_assert_eq(uf_fsync(file), 0);
+	tu_raw_expect(path, 0, 8 * PAGE_SIZE, 5, "written by reclaim");
+	cr_assert_eq(uf_file_close(file), 0);
+	cr_assert_eq(uf_dev_close(dev), 0);
+	cr_assert_eq(uf_cache_close(cache), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The allocator's flusher wakeup                                      */
+
+struct freer {
+	struct hand *h;
+	struct page *page;
+};
+
+/* Once the stalled allocator has been through two rounds of reclaim at
+ * least (a round scans 13 x 8 pages here), one page turns clean (as if
+ * written). */
+static void *freer_fn(void *arg)
+{
+	struct freer *f = arg;
+	unsigned long *scanned = &f->h->c.pool.rstat.nr_scanned;
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (__atomic_load_n(scanned, __ATOMIC_RELAXED) > 2 * 13 * 8)
+			break;
+		usleep(10000);
+	}
+	lock_page(f->page);
+	ClearPageDirty(f->page);
+	ClearPageReclaim(f->page);
+	unlock_page(f->page);
+	mod_vm_state(&f->h->c, NR_FILE_DIRTY, -1);
+	pool_reclaim_event(&f->h->c.pool);
+	return NULL;
+}
+
+/*
+ * Every frame of the pool is a dirty page of an inode on its device's
+ * b_dirty; an allocation stalls until a page turns clean.  Counts the
+ * flusher works reason try_to_free_pages queued meanwhile (@min_nr: the
+ * smallest nr_pages among them), then drops every work.
+ */
+static unsigned int alloc_stall_works(const struct reclaim_policy *rp,
+				      long *min_nr)
+{
+	struct hand *h = hand_with(8, 64, rp);
+	struct wb_writeback_work *work, *next;
+	struct freer f = { .h = h };
+	struct page *p[8], *page;
+	unsigned int i, n = 0;
+	pthread_t t;
+
+	INIT_LIST_HEAD(&h->bdi.wb.b_dirty);
+	INIT_LIST_HEAD(&h->bdi.wb.b_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io_wait);
+	list_add(&h->inode.i_wb_list, &h->bdi.wb.b_dirty);
+	list_add(&h->bdi.bdi_list, &h->c.bdi_list);
+	for (i = 0; i < 8; i++) {
+		p[i] = cache_page(h, i);
+		SetPageDirty(p[i]);
+	}
+	mod_vm_state(&h->c, NR_FILE_DIRTY, 8);
+	f.page = p[3];
+	cr_assert_eq(pthread_create(&t, NULL, freer_fn, &f), 0);
+	page = alloc_page(&h->c);
+	cr_assert_not_null(page);
+	pthread_join(t, NULL);
+	put_page(&h->c, page);
+
+	*min_nr = LONG_MAX;
+	list_for_each_entry_safe(work, next, &h->bdi.work_list, list) {
+		list_del(&work->list);
+		if (work->reason == WB_REASON_TRY_TO_FREE_PAGES) {
+			n++;
+			if (work->nr_pages < *min_nr)
+				*min_nr = work->nr_pages;
+		}
+		if (work->inode)
+			iput(work->inode);
+		wb_work_free(work);
+	}
+	list_del(&h->inode.i_wb_list);
+	list_del(&h->bdi.bdi_list);
+	for (i = 0; i < 8; i++) {
+		if (i == 3)
+			continue;
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
+	mod_vm_state(&h->c, NR_FILE_DIRTY, -7);
+	hand_free(h);
+	return n;
+}
+
+/* Seed 003 removes do_try_to_free_pages' flusher wakeup (S003:L579-586),
+ * and the allocator has none of its own: no try_to_free_pages work. */
+Test(reclaim, pageout_stall_wakes_no_flusher, .timeout = 60)
+{
+	long min_nr;
+	unsigned int n = alloc_stall_works(&reclaim_pageout, &min_nr);
+
+	cr_assert_eq(n, 0, "%u try_to_free_pages works (smallest %ld pages)",
+		     n, min_nr);
+}
+
+/* 3.2.41 do_try_to_free_pages:2341: only past total_scanned > 1.5 x
+ * nr_to_reclaim (48), for total_scanned pages: never a 32-page work. */
+Test(reclaim, v32_stall_wakes_flushers_as_do_try_to_free_pages, .timeout = 60)
+{
+	long min_nr;
+	unsigned int n = alloc_stall_works(&reclaim_32, &min_nr);
+
+	cr_assert_gt(n, 0, "3.2 reclaim woke no flusher");
+	cr_assert_gt(min_nr, 48, "a %ld-page work: not 3.2's wakeup", min_nr);
 }

@@ -1482,6 +1482,9 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
 		return balance_dirty_pages_32(mapping, nr, flags, pause);
 	}
 
+	/* 3.2.41 balance_dirty_pages_ratelimited_nr:1245 charges every
+	 * page written, a rewrite of a dirty page too (later kernels
+	 * charge it in account_page_dirtied, as mainline does here) */
 	t->nr_dirtied++;
 	if ((unsigned long)t->nr_dirtied >= ratelimit) {
 		t->bdp_ratelimits = 0;
@@ -1969,12 +1972,9 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 						    pause);
 	}
 
-	/*
-	 * The kernel counts these in folio_account_dirtied(), for newly
-	 * dirtied folios; here, as 3.2 did, for each page written.
-	 */
-	t->nr_dirtied++;
-	t->bdp_ratelimits++;
+	/* nr_dirtied and bdp_ratelimits were charged by
+	 * account_page_dirtied() when a page turned dirty (mainline
+	 * folio_account_dirtied): a rewrite of a dirty page adds nothing */
 	if (t->nr_dirtied >= ratelimit) {
 		t->bdp_ratelimits = 0;
 	} else if ((unsigned long)t->bdp_ratelimits >= rl_pages) {
@@ -2085,6 +2085,16 @@ static inline bool mapping_cap_account_dirty(struct address_space *mapping)
 	return mapping->backing_dev_info != NULL;
 }
 
+/* The cache's throttle is @fn (3.2's when it has none). */
+static bool cache_bdp_is(struct uf_cache *c, bdp_ratelimited_fn *fn)
+{
+	bdp_ratelimited_fn *cur = c->policy && c->policy->balance_dirty_pages ?
+				  c->policy->balance_dirty_pages :
+				  balance_dirty_pages_ratelimited_32;
+
+	return cur == fn;
+}
+
 /* A page became dirty: count it.  Caller holds mapping->tree_lock. */
 void account_page_dirtied(struct page *page, struct address_space *mapping)
 {
@@ -2099,9 +2109,21 @@ void account_page_dirtied(struct page *page, struct address_space *mapping)
 	inc_bdi_stat(bdi, BDI_RECLAIMABLE);
 	inc_bdi_stat(bdi, BDI_DIRTIED);
 	/* 3.1's per-task share (task_dirty_limit); only 3.1 reads it */
-	if (c->policy && c->policy->balance_dirty_pages ==
-			 balance_dirty_pages_ratelimited_31)
+	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_31))
 		task_dirty_inc();
+	/*
+	 * mainline folio_account_dirtied() charges the dirtier here, once
+	 * per clean -> dirty page (since "writeback: fix dirtied pages
+	 * accounting on sub-page writes", Wu Fengguang, 4 Sep 2011, merged
+	 * after 3.2).  3.1 and 3.2.41 count in the ratelimited call, per
+	 * page written (3.2.41 balance_dirty_pages_ratelimited_nr:1245).
+	 */
+	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
+		struct task_struct *t = bdp_task();
+
+		t->nr_dirtied++;
+		t->bdp_ratelimits++;
+	}
 }
 
 /**

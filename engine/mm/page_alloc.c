@@ -14,7 +14,8 @@
  *  - NR_FREE_PAGES accounting and the "bad page" checks of
  *    free_pages_check() at free time;
  *  - the allocator's slow path (__alloc_pages_slowpath): direct reclaim,
- *    waking the flushers for dirty pages, waiting for writeback to end.
+ *    whose variant has the flushers write dirty pages, and waiting for
+ *    writeback to end.
  *    Without an OOM killer, the OOM decision is the caller's -ENOMEM, and
  *    it is taken only when it is certain: every frame is pinned by a page
  *    holder (uf_page_get), so no reclaim or writeback could ever free one.
@@ -310,8 +311,9 @@ static struct page *alloc_waiter_dequeue(struct uf_cache *c,
  * of by all but the page cache, a writeback ended) or @timeout.  The
  * timeout is a safety net only: it catches what has no event, a page
  * holder taking the last unpinned frame (so that we see "all pinned"
- * within a tenth of a second) and a flusher that needs another kick.
- * Returns false on timeout.
+ * within a tenth of a second) and dirty pages that only another round of
+ * reclaim (its variant's flusher wakeup) gets written.  Returns false on
+ * timeout.
  */
 static bool alloc_wait_event(struct uf_cache *c, struct alloc_waiter *w,
 			     unsigned long seq, long timeout)
@@ -326,20 +328,6 @@ static bool alloc_wait_event(struct uf_cache *c, struct alloc_waiter *w,
 		left = io_schedule_timeout(timeout);
 	finish_wait(&pool->free_wait, &wait);
 	return left > 0;
-}
-
-/*
- * Dirty pages can only be freed once written: have the flushers write
- * (wakeup_flusher_threads, reason try_to_free_pages), once per stall, as
- * the kernel's do_try_to_free_pages() does once per reclaim.
- */
-static void alloc_kick_writeback(struct uf_cache *c, bool *kicked)
-{
-	if (*kicked || !global_page_state(c, NR_FILE_DIRTY))
-		return;
-	wakeup_flusher_threads(c, (long)SWAP_CLUSTER_MAX,
-			       WB_REASON_TRY_TO_FREE_PAGES);
-	*kicked = true;
 }
 
 /* warn_alloc(): say why an allocation failed, at most once a second. */
@@ -434,8 +422,8 @@ static void oom_domain(struct uf_cache *c)
 /*
  * __alloc_pages_slowpath(): the free list was empty.  Queue for the next
  * freed frame, and until one comes: reclaim (try_to_free_pages: clean
- * pages are freed, in queue order, to the waiters), kick the flushers if
- * dirty pages are in the way, and sleep until something changes.  The
+ * pages are freed, in queue order, to the waiters; the reclaim variant
+ * gets dirty pages written), and sleep until something changes.  The
  * only way out without a frame is that every frame is pinned by a page
  * holder: then nothing that reclaim or writeback does can free one, and
  * waiting for the holders is not ours to decide (they may be the caller).
@@ -450,7 +438,6 @@ static struct page *__alloc_pages_slowpath(struct uf_cache *c)
 	int no_progress = 0;
 	struct alloc_waiter w;
 	unsigned long seq;
-	bool kicked = false;
 	struct page *page;
 
 	wakeup_kswapd(c);
@@ -482,9 +469,18 @@ static struct page *__alloc_pages_slowpath(struct uf_cache *c)
 		case CHARGE_WAIT:
 			break;
 		}
-		alloc_kick_writeback(c, &kicked);
-		if (!alloc_wait_event(c, &w, seq, timeout))
-			kicked = false;	/* nothing happened: kick again */
+		/*
+		 * No flusher wakeup of our own: 3.1's and 3.2.41's
+		 * __alloc_pages_slowpath only naps (wait_iff_congested,
+		 * HZ/50: 3.1 page_alloc.c:2216, 3.2.41 :2247) before
+		 * reclaiming again; the wakeup is the
+		 * variant's, under its kernel's conditions (3.1/3.2.41
+		 * do_try_to_free_pages: total_scanned > 1.5 x
+		 * nr_to_reclaim; mainline shrink_inactive_list: a batch all
+		 * unqueued dirty), and seed 003 removes it for pageout works
+		 * (S003:L579-586).  The next round reclaims again.
+		 */
+		alloc_wait_event(c, &w, seq, timeout);
 		warn_alloc_stall(start, &stall_warn);
 retry:
 		if (alloc_waiter_page(&w))

@@ -194,6 +194,23 @@ enum pageout_t pageout(struct uf_cache *c, struct page *page,
 	return PAGE_SUCCESS;
 }
 
+enum page_references { PAGEREF_RECLAIM, PAGEREF_RECLAIM_CLEAN };
+
+/*
+ * page_check_references() for an unmapped file page, the only kind here:
+ * 3.1 (vmscan.c:734), 3.2.41 (:732), 3.3 (seed 003's base) and mainline
+ * folio_check_references() agree once there are no page-table references
+ * (no PAGEREF_KEEP or PAGEREF_ACTIVATE, no VM_LOCKED or lumpy case): the
+ * PG_referenced bit is tested and cleared, and a referenced page may be
+ * freed if clean but is not written by reclaim this round.
+ */
+static enum page_references page_check_references(struct page *page)
+{
+	if (TestClearPageReferenced(page))
+		return PAGEREF_RECLAIM_CLEAN;
+	return PAGEREF_RECLAIM;
+}
+
 /*
  * shrink_page_list(): try to free each isolated page; the ones kept stay on
  * @page_list.  Returns the number freed; @rb gets the batch's counts.
@@ -210,6 +227,8 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 	struct page *page;
 
 	while (!list_empty(page_list)) {
+		enum page_references references;
+
 		page = lru_to_page(page_list);
 		list_del(&page->lru);
 
@@ -225,9 +244,7 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 			list_add(&page->lru, page_list);
 			continue;
 		}
-		/* page_check_references() for an unmapped file page: one
-		 * recent access does not save a clean page */
-		ClearPageReferenced(page);
+		references = page_check_references(page);
 		if (PageDirty(page)) {
 			rb->nr_dirty++;
 			if (!PageReclaim(page))
@@ -240,6 +257,11 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 			case RECLAIM_PAGEOUT:
 				break;
 			}
+			/* a referenced dirty page gets a round for the
+			 * flusher before reclaim writes it (3.1 vmscan.c:868,
+			 * 3.2.41 :888, mainline shrink_folio_list) */
+			if (references == PAGEREF_RECLAIM_CLEAN)
+				goto keep_locked;
 			if (!sc->may_writepage)
 				goto keep_locked;
 			switch (pageout(c, page, sc)) {
