@@ -89,7 +89,11 @@ struct uf_cache_config {
 				 * (today's kernel); "linux-3.2" etc. name
 				 * the historical kernels (README) */
 	unsigned int hz;		/* jiffies per second (1000); see below */
-	unsigned int max_io_pages;	/* pages merged into one write (256) */
+	unsigned int max_io_pages;	/* most pages merged into one write;
+				 * 0 (default): as many as the device
+				 * queue takes unsplit (max_sectors_kb,
+				 * max_segments), 256 for a file; at
+				 * most 1024 */
 
 	unsigned int dirty_ratio;		/* 20 */
 	unsigned int dirty_background_ratio;	/* 10 */

@@ -47,6 +47,7 @@ struct uf_bdev {
 	uint64_t size;
 	unsigned int lbs;
 	unsigned int max_pages;		/* per request, 0: no known limit */
+	struct uf_bdev_limits lim;	/* the queue's, 0s for a file */
 	struct uf_io_queue q;
 };
 
@@ -350,23 +351,40 @@ static unsigned long queue_limit(dev_t rdev, const char *name)
 	return v;
 }
 
-/*
- * The most 4 KiB frames one request can carry without the block layer
- * splitting it: one segment each (frames are not contiguous in memory),
- * and no more than max_sectors_kb.  A request it must split cannot be
- * issued without blocking, so io_uring hands it to an io-wq worker
- * (and a worker, once started, wakes the process every 5 s for good).
- * The kernel's mpage_writepages stops a bio at the same limits.
- */
-static unsigned int queue_max_pages(dev_t rdev)
+static unsigned int clamp_uint(unsigned long v)
 {
-	unsigned long segs = queue_limit(rdev, "max_segments");
-	unsigned long kb = queue_limit(rdev, "max_sectors_kb");
-	unsigned long n = segs;
+	return v > UINT_MAX ? UINT_MAX : (unsigned int)v;
+}
 
-	if (kb / 4 && (!n || kb / 4 < n))
-		n = kb / 4;
-	return n > UINT_MAX ? UINT_MAX : (unsigned int)n;
+/*
+ * The limits the block layer splits a request by (blk_queue_split():
+ * max_sectors_kb, max_segments, max_segment_size) and the queue's
+ * nr_requests, the depth at which a submitter blocks for a tag.  A
+ * request it must split cannot be issued without blocking, so io_uring
+ * hands it to an io-wq worker (and a worker, once started, wakes the
+ * process every 5 s for good).
+ */
+static void queue_limits(dev_t rdev, struct uf_bdev_limits *lim)
+{
+	lim->max_pages = clamp_uint(queue_limit(rdev, "max_sectors_kb") / 4);
+	lim->max_segments = clamp_uint(queue_limit(rdev, "max_segments"));
+	lim->max_segment_size =
+		clamp_uint(queue_limit(rdev, "max_segment_size"));
+	lim->nr_requests = clamp_uint(queue_limit(rdev, "nr_requests"));
+}
+
+/*
+ * The most 4 KiB frames one request carries unsplit when every frame is
+ * a segment of its own (frames not known to be contiguous in memory):
+ * no more than max_segments, nor max_sectors_kb.
+ */
+static unsigned int queue_max_pages(const struct uf_bdev_limits *lim)
+{
+	unsigned int n = lim->max_segments;
+
+	if (lim->max_pages && (!n || lim->max_pages < n))
+		n = lim->max_pages;
+	return n;
 }
 
 static int open_blockdev(struct uf_bdev *b, const struct stat *st,
@@ -394,7 +412,8 @@ static int open_blockdev(struct uf_bdev *b, const struct stat *st,
 	}
 	b->lbs = (unsigned int)lbs;
 	b->is_blk = true;
-	b->max_pages = queue_max_pages(st->st_rdev);
+	queue_limits(st->st_rdev, &b->lim);
+	b->max_pages = queue_max_pages(&b->lim);
 	return fd;
 }
 
@@ -423,6 +442,7 @@ static int open_regular(struct uf_bdev *b, const struct stat *st)
 	b->size = (uint64_t)st->st_size;
 	b->lbs = file_dio_align(fd);
 	b->is_blk = false;
+	memset(&b->lim, 0, sizeof(b->lim));
 	return fd;
 }
 
@@ -430,7 +450,14 @@ static int setup_queue(struct uf_bdev *b, int fd,
 		       const struct uf_io_engine *e,
 		       const struct uf_bdev_config *cfg)
 {
-	unsigned int qd = cfg->queue_depth ? cfg->queue_depth : UF_DEFAULT_QD;
+	unsigned int qd = cfg->queue_depth;
+
+	/* the kernel's submitter blocks when the queue's nr_requests tags
+	 * are taken: as many requests in flight here (a file: 64) */
+	if (!qd)
+		qd = b->lim.nr_requests ? b->lim.nr_requests : UF_DEFAULT_QD;
+	if (qd > UF_MAX_QD)
+		qd = UF_MAX_QD;
 
 	memset(&b->q, 0, sizeof(b->q));
 	if (!b->shaped)
@@ -493,7 +520,6 @@ static void bdev_slot_put(struct uf_bdev *b)
 void uf_bdev_config_init(struct uf_bdev_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->queue_depth = UF_DEFAULT_QD;
 }
 
 static int check_config(const char *path, const struct uf_bdev_config *cfg)
@@ -644,6 +670,24 @@ int uf_bdev_max_pages(struct uf_bdev *b, unsigned int *pages)
 
 	if (!ret)
 		*pages = b->max_pages;
+	return ret;
+}
+
+int uf_bdev_limits(struct uf_bdev *b, struct uf_bdev_limits *lim)
+{
+	int ret = bdev_arg(b, lim);
+
+	if (!ret)
+		*lim = b->lim;
+	return ret;
+}
+
+int uf_bdev_queue_depth(struct uf_bdev *b, unsigned int *depth)
+{
+	int ret = bdev_arg(b, depth);
+
+	if (!ret)
+		*depth = b->q.depth;
 	return ret;
 }
 

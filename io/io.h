@@ -221,7 +221,8 @@ struct uf_bdev;
 
 struct uf_bdev_config {
 	const char *engine;		/* NULL = "io_uring" */
-	unsigned int queue_depth;	/* 0 = 64 */
+	unsigned int queue_depth;	/* 0 = the device queue's nr_requests
+					 * (64 for a file) */
 	unsigned int flags;		/* UF_BDEV_* */
 	const struct uf_io_shape *shape; /* initial shape (implies SHAPED) */
 };
@@ -240,6 +241,21 @@ int uf_bdev_block_size(struct uf_bdev *bdev, unsigned int *lbs);
 /* Pages one request can carry unsplit (the device queue's limits); 0 if
  * none is known (a regular file). */
 int uf_bdev_max_pages(struct uf_bdev *bdev, unsigned int *pages);
+/*
+ * The device queue's limits (/sys/block/X/queue), all 0 for a file: what
+ * the block layer splits a request by and how many it takes at once.  A
+ * run of frames contiguous in physical memory is one segment, as
+ * bio_add_page() merges them.
+ */
+struct uf_bdev_limits {
+	unsigned int max_pages;		/* max_sectors_kb, in 4 KiB pages */
+	unsigned int max_segments;
+	unsigned int max_segment_size;	/* bytes */
+	unsigned int nr_requests;
+};
+int uf_bdev_limits(struct uf_bdev *bdev, struct uf_bdev_limits *lim);
+/* Requests in flight at most (the queue depth the device was opened with). */
+int uf_bdev_queue_depth(struct uf_bdev *bdev, unsigned int *depth);
 const char *uf_bdev_engine_name(struct uf_bdev *bdev);
 const char *uf_bdev_path(struct uf_bdev *bdev);
 bool uf_bdev_is_blockdev(struct uf_bdev *bdev);

@@ -135,7 +135,7 @@ Test(api, config_init, .fini = ax_fini)
 	cr_assert_eq(cfg.nr_pages, 65536);
 	cr_assert_null(cfg.policy);
 	cr_assert_eq(cfg.hz, 1000);
-	cr_assert_eq(cfg.max_io_pages, 256);
+	cr_assert_eq(cfg.max_io_pages, 0);	/* the device queue's limits */
 	cr_assert_eq(cfg.dirty_ratio, 20);
 	cr_assert_eq(cfg.dirty_background_ratio, 10);
 	cr_assert_eq(cfg.dirty_bytes, 0);
@@ -203,7 +203,10 @@ static void cfg_bg_ratio(struct uf_cache_config *c)
 static void cfg_policy(struct uf_cache_config *c) { c->policy = "no-such"; }
 static void cfg_policy_empty(struct uf_cache_config *c) { c->policy = ""; }
 static void cfg_hz_0(struct uf_cache_config *c) { c->hz = 0; }
-static void cfg_max_io_0(struct uf_cache_config *c) { c->max_io_pages = 0; }
+static void cfg_max_io_big(struct uf_cache_config *c)
+{
+	c->max_io_pages = 1025;
+}
 
 Test(api, cache_open_bad_configs, .fini = ax_fini)
 {
@@ -215,7 +218,7 @@ Test(api, cache_open_bad_configs, .fini = ax_fini)
 	bad_config(cfg_policy, "an unknown policy");
 	bad_config(cfg_policy_empty, "an empty policy name");
 	bad_config(cfg_hz_0, "hz 0");
-	bad_config(cfg_max_io_0, "max_io_pages 0");
+	bad_config(cfg_max_io_big, "max_io_pages 1025");
 
 	/* nothing was claimed: a cache with another hz opens, and the
 	 * named default policy is accepted */

@@ -11,7 +11,6 @@
  *    to wake an idle process every 5 s.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,33 +138,6 @@ Test(uring, a_buffer_outside_the_pool_goes_unregistered, .fini = fixed_fini)
 	free(pool);
 }
 
-/* The process's io_uring worker threads (io-wq: "iou-wrk-PID"). */
-static unsigned int nr_iou_workers(void)
-{
-	char path[300], comm[32];
-	unsigned int n = 0;
-	struct dirent *e;
-	DIR *dir;
-	FILE *f;
-
-	dir = opendir("/proc/self/task");
-	cr_assert(dir);
-	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
-			n++;
-		fclose(f);
-	}
-	closedir(dir);
-	return n;
-}
-
 Test(uring, a_flush_leaves_no_io_wq_worker_behind, .fini = fixed_fini)
 {
 	struct uf_bdev *b;
@@ -173,9 +145,9 @@ Test(uring, a_flush_leaves_no_io_wq_worker_behind, .fini = fixed_fini)
 
 	tu_dev(TU_LOOP, 4UL << 20);
 	b = tu_open("io_uring", 8, 0, NULL);
-	cr_assert_eq(nr_iou_workers(), 0, "a worker before any flush");
+	cr_assert_eq(tu_nr_iou_workers(), 0, "a worker before any flush");
 	for (i = 0; i < 4; i++)
 		cr_assert_eq(uf_bdev_flush(b), 0);
-	cr_expect_eq(nr_iou_workers(), 0,
+	cr_expect_eq(tu_nr_iou_workers(), 0,
 		     "a flush started an io-wq worker (it would wake every 5 s)");
 }

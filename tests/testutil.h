@@ -24,6 +24,7 @@
 #define UF_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -691,6 +692,33 @@ static inline void tu_io_init_writes(struct tu_io *ios,
 		if (reqs)
 			reqs[i] = &ios[i].req;
 	}
+}
+
+/* The process's io_uring worker threads (io-wq: "iou-wrk-PID"). */
+static inline unsigned int tu_nr_iou_workers(void)
+{
+	char path[300], comm[32];
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc/self/task");
+	cr_assert(dir);
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
 }
 
 #endif /* UF_TESTUTIL_H */

@@ -16,7 +16,7 @@ int uf_cache_config_init(struct uf_cache_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->nr_pages = 65536;
 	cfg->hz = 1000;
-	cfg->max_io_pages = 256;
+	cfg->max_io_pages = 0;	/* the device queue's limits */
 	cfg->dirty_ratio = 20;
 	cfg->dirty_background_ratio = 10;
 	cfg->dirty_expire_centisecs = 3000;
@@ -30,7 +30,7 @@ static int check_cache_config(const struct uf_cache_config *cfg)
 		return -EINVAL;
 	if (cfg->hz < 100 || cfg->hz > 10000)
 		return -EINVAL;
-	if (cfg->max_io_pages < 1 || cfg->max_io_pages > 1024)
+	if (cfg->max_io_pages > 1024)
 		return -EINVAL;
 	if (cfg->dirty_ratio > 100 || cfg->dirty_background_ratio > 100)
 		return -EINVAL;

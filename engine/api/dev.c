@@ -42,7 +42,7 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 		     const struct uf_dev_config *cfg)
 {
 	struct uf_bdev_config bcfg;
-	unsigned int lim;
+	struct uf_bdev_limits lim;
 	char name[32];
 	dev_t devt;
 	int ret;
@@ -65,10 +65,15 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	devt = dev_number(path, d);
 	snprintf(name, sizeof(name), "%u:%u", major(devt), minor(devt));
 	bdi_init(&d->bdi, c, d->bdev, name);
-	/* a request the block layer would split goes no further unsplit */
-	if (!uf_bdev_max_pages(d->bdev, &lim) && lim &&
-	    lim < d->bdi.max_io_pages)
-		d->bdi.max_io_pages = lim;
+	/* requests stay within the queue's limits: one the block layer
+	 * would split cannot be issued without blocking */
+	if (!uf_bdev_limits(d->bdev, &lim)) {
+		if (lim.max_pages && (!d->bdi.max_io_pages ||
+				      lim.max_pages < d->bdi.max_io_pages))
+			d->bdi.max_io_pages = lim.max_pages;
+		d->bdi.max_segments = lim.max_segments;
+		d->bdi.max_segment_pages = lim.max_segment_size >> PAGE_SHIFT;
+	}
 	sb_init(&d->sb, d, devt);
 	d->bdi.sb = &d->sb;
 	pthread_mutex_init(&d->files_lock, NULL);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 
 #define BIT(nr)		(1UL << (nr))
+#define BITS_PER_LONG	(8 * (int)sizeof(long))
+#define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
 static inline void set_bit(int nr, unsigned long *addr)
 {

@@ -88,6 +88,11 @@ struct backing_dev_info {
 	struct uf_bdev *bdev;
 	struct super_block *sb;
 	unsigned int max_io_pages;	/* cap of one merged write request */
+	/* the device queue's segment limits (0: none known), as
+	 * bio_add_page() keeps a bio within them: a request is one segment
+	 * per physically contiguous run of frames */
+	unsigned int max_segments;
+	unsigned int max_segment_pages;
 	long write_errors;
 	long works_done;
 	long wcp_scanned;		/* pages write_cache_pages looked at */

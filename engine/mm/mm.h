@@ -190,8 +190,11 @@ struct task_struct;
 /* The frame pool: mm/page_alloc.c's free list and the LRU of file pages. */
 struct page_pool {
 	struct page *pages;		/* descriptors */
-	unsigned char *frames;		/* nr * PAGE_SIZE, page aligned */
+	unsigned char *frames;		/* nr * PAGE_SIZE, 2 MiB aligned */
 	unsigned long nr;
+	/* bit i: frame i follows frame i - 1 in physical memory (NULL: none
+	 * known to); page_alloc.c */
+	unsigned long *phys_contig;
 	spinlock_t lock;		/* free_list */
 	struct list_head free_list;
 	spinlock_t lru_lock;		/* lru lists (zone->lru_lock) */
@@ -287,6 +290,18 @@ void page_pool_free(struct uf_cache *c, struct page *page);
 static inline void *page_address(struct uf_cache *c, const struct page *p)
 {
 	return c->pool.frames + (size_t)(p - c->pool.pages) * PAGE_SIZE;
+}
+
+/* @p's frame continues @prev's in physical memory: one bio segment. */
+static inline bool page_phys_follows(struct uf_cache *c,
+				     const struct page *prev,
+				     const struct page *p)
+{
+	size_t i = (size_t)(p - c->pool.pages);
+
+	return c->pool.phys_contig && p == prev + 1 &&
+	       test_bit((int)(i % BITS_PER_LONG),
+			&c->pool.phys_contig[i / BITS_PER_LONG]);
 }
 
 /*

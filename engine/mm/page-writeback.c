@@ -2310,6 +2310,9 @@ struct wb_request {
 	unsigned long first_index;
 	unsigned int nr_pages;
 	unsigned int max_pages;
+	unsigned int nr_iov;		/* segments: physically contiguous */
+	unsigned int max_segments;	/* 0: no limit */
+	unsigned int max_segment_pages;	/* 0: no limit */
 	struct page **pages;		/* after iov[max_pages] */
 	struct iovec iov[];
 };
@@ -2383,17 +2386,47 @@ static void wb_request_init(struct wb_request *wr,
 	wr->first_index = index;
 	wr->nr_pages = 0;
 	wr->max_pages = max_pages;
+	wr->nr_iov = 0;
+	wr->max_segments = 0;
+	wr->max_segment_pages = 0;
 	wr->pages = (struct page **)(void *)&wr->iov[max_pages];
+}
+
+/* @page's frame extends the request's last segment (bio_add_page()'s
+ * merge into the last bvec, within max_segment_size). */
+static bool wb_request_merges(struct wb_request *wr, struct page *page,
+			      struct uf_cache *c)
+{
+	if (!wr->nr_iov ||
+	    !page_phys_follows(c, wr->pages[wr->nr_pages - 1], page))
+		return false;
+	return !wr->max_segment_pages || wr->iov[wr->nr_iov - 1].iov_len <
+		(size_t)wr->max_segment_pages * PAGE_SIZE;
+}
+
+/* Room for @page: a page, and a segment unless it merges. */
+static bool wb_request_fits(struct wb_request *wr, struct page *page,
+			    struct uf_cache *c)
+{
+	if (wr->nr_pages == wr->max_pages)
+		return false;
+	return !wr->max_segments || wr->nr_iov < wr->max_segments ||
+	       wb_request_merges(wr, page, c);
 }
 
 static void wb_request_add(struct wb_request *wr, struct page *page,
 			   struct uf_cache *c)
 {
-	unsigned int i = wr->nr_pages++;
+	unsigned int i = wr->nr_pages;
 
+	if (i && wb_request_merges(wr, page, c)) {
+		wr->iov[wr->nr_iov - 1].iov_len += PAGE_SIZE;
+	} else {
+		wr->iov[wr->nr_iov].iov_base = page_address(c, page);
+		wr->iov[wr->nr_iov++].iov_len = PAGE_SIZE;
+	}
 	wr->pages[i] = page;
-	wr->iov[i].iov_base = page_address(c, page);
-	wr->iov[i].iov_len = PAGE_SIZE;
+	wr->nr_pages++;
 	page->private = wr;
 }
 
@@ -2472,7 +2505,7 @@ static void wb_request_prep(struct wb_request *wr)
 	wr->req.offset = inode->dev_offset +
 			 ((uint64_t)wr->first_index << PAGE_SHIFT);
 	wr->req.iov = wr->iov;
-	wr->req.nr_iov = wr->nr_pages;
+	wr->req.nr_iov = wr->nr_iov;
 	wr->req.end_io = end_wb_request;
 	wr->req.private = wr;
 }
@@ -2544,8 +2577,11 @@ static struct wb_request *wb_request_start(struct mpage_data *mpd,
 		max = 1;
 		wr = kmalloc(wb_request_size(max));
 	}
-	if (wr)
+	if (wr) {
 		wb_request_init(wr, mpd->mapping, index, max);
+		wr->max_segments = mpd->bdi->max_segments;
+		wr->max_segment_pages = mpd->bdi->max_segment_pages;
+	}
 	return wr;
 }
 
@@ -2616,7 +2652,8 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 	struct wb_request *wr = mpd->wr;
 
 	(void)wbc;
-	if (wr && page->index != wr->first_index + wr->nr_pages)
+	if (wr && (page->index != wr->first_index + wr->nr_pages ||
+		   !wb_request_fits(wr, page, mpd->cache)))
 		mpage_flush(mpd);
 	if (!mpd->wr) {
 		mpd->wr = wb_request_start(mpd, page->index);

@@ -32,13 +32,28 @@
  * then take would otherwise lose every race, and did: a 54-page write to
  * a 32-page cache came back short after 16 fruitless rounds in under 1 ms.
  *
- * Frames are LIFO (freed to and taken from the head) for cache warmth, as
- * the kernel's per-cpu hot lists are.
+ * Frames are FIFO (freed to the tail, taken from the head).  The kernel's
+ * per-cpu lists are LIFO for cache warmth, but a page-cache frame here is
+ * filled by the device or by streaming stores, and the pool recycles all
+ * the time (it is the memory limit): reclaim frees the LRU's oldest pages
+ * in the order they were allocated, FIFO hands them out in that order, so
+ * a file's consecutive pages get consecutive frames and the frames of a
+ * write request are contiguous, as the buddy allocator's blocks give the
+ * kernel (LIFO reversed each freed batch, and no request merged).
+ *
+ * The pool is backed by transparent huge pages where the kernel gives them
+ * (MADV_HUGEPAGE), so frames are contiguous in physical memory too; which
+ * ones are is read once from /proc/self/pagemap (pool->phys_contig), for
+ * the block layer's segment count (one segment per physically contiguous
+ * run, bio_add_page()'s merge).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mm/mm.h"
 #include "mm/pagemap.h"
@@ -56,6 +71,97 @@ static struct uf_cache *pool_cache(struct page_pool *pool)
 	return container_of(pool, struct uf_cache, pool);
 }
 
+#define POOL_HUGE_SIZE	(2ul << 20)	/* a transparent huge page */
+
+/*
+ * The frames: 2 MiB-aligned, huge pages asked for, then populated (the
+ * pool is the cache's memory, taken at open so a shortage shows there
+ * rather than as a fault under load).  NULL if there is no memory.
+ */
+static void *pool_map(size_t len)
+{
+	size_t span = len + POOL_HUGE_SIZE;
+	uintptr_t base, start;
+	unsigned char *p;
+	size_t off;
+	void *m;
+
+	m = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	base = (uintptr_t)m;
+	start = (base + POOL_HUGE_SIZE - 1) & ~(POOL_HUGE_SIZE - 1);
+	if (start > base)
+		munmap(m, start - base);
+	if (span - (start - base) > len)
+		munmap((void *)(start + len), span - (start - base) - len);
+	p = (unsigned char *)start;
+	madvise(p, len, MADV_HUGEPAGE);	/* best effort: THP may be off */
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return p;
+	if (errno == ENOMEM) {
+		munmap(p, len);
+		return NULL;
+	}
+#endif
+	for (off = 0; off < len; off += PAGE_SIZE)	/* before Linux 5.14 */
+		p[off] = 0;
+	return p;
+}
+
+/*
+ * Bit i set: frame i follows frame i - 1 in physical memory (and in the
+ * same huge page, so that a merged segment never straddles a 2 MiB
+ * boundary, nor one of io_uring's registered buffers).  From
+ * /proc/self/pagemap, whose frame numbers only CAP_SYS_ADMIN may read;
+ * without them nothing is known contiguous and every frame counts as a
+ * segment of its own.  Pinned by io_uring's registration, the frames do
+ * not move afterwards; otherwise a migration only costs a split request.
+ */
+static unsigned long *pool_phys_contig(const unsigned char *frames,
+				       unsigned long nr)
+{
+	unsigned long *bits, i, chunk = 4096, j, n;
+	uint64_t *pfn, prev = 0;
+	ssize_t got;
+	bool any = false;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	bits = calloc(BITS_TO_LONGS(nr), sizeof(long));
+	pfn = malloc(chunk * sizeof(*pfn));
+	for (i = 0; bits && pfn && i < nr; i += n) {
+		n = nr - i < chunk ? nr - i : chunk;
+		got = pread(fd, pfn, n * sizeof(*pfn),
+			    (off_t)(((uintptr_t)frames >> PAGE_SHIFT) + i) * 8);
+		if (got != (ssize_t)(n * sizeof(*pfn)))
+			break;
+		for (j = 0; j < n; j++) {
+			uint64_t f = pfn[j] >> 63 ? pfn[j] & ((1ull << 55) - 1)
+						  : 0;
+
+			if (f && prev && f == prev + 1 &&
+			    ((i + j) << PAGE_SHIFT) % POOL_HUGE_SIZE) {
+				set_bit((int)((i + j) % BITS_PER_LONG),
+					&bits[(i + j) / BITS_PER_LONG]);
+				any = true;
+			}
+			prev = f;
+		}
+	}
+	close(fd);
+	free(pfn);
+	if (!any) {
+		free(bits);
+		return NULL;
+	}
+	return bits;
+}
+
 int page_pool_init(struct page_pool *pool, unsigned long nr)
 {
 	struct page *pages;
@@ -64,11 +170,8 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 
 	if (!nr || nr > (SIZE_MAX >> PAGE_SHIFT) / 2)
 		return -EINVAL;
-	/* MAP_POPULATE: the pool is the cache's memory, taken at open so a
-	 * shortage shows there rather than as a fault under load. */
-	frames = mmap(NULL, nr << PAGE_SHIFT, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (frames == MAP_FAILED)
+	frames = pool_map(nr << PAGE_SHIFT);
+	if (!frames)
 		return -ENOMEM;
 	pages = calloc(nr, sizeof(struct page));
 	if (!pages) {
@@ -91,6 +194,7 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 	pool->pages = pages;
 	pool->frames = frames;
 	pool->nr = nr;
+	pool->phys_contig = pool_phys_contig(frames, nr);
 	for (i = 0; i < nr; i++)
 		list_add_tail(&pool->pages[i].lru, &pool->free_list);
 	mod_vm_state(pool_cache(pool), NR_FREE_PAGES, (long)nr);
@@ -109,6 +213,8 @@ void page_pool_exit(struct page_pool *pool)
 	mod_vm_state(c, NR_FREE_PAGES, -(long)(pool->nr + pool->nr_outside));
 	pool->nr_outside = 0;
 	munmap(pool->frames, pool->nr << PAGE_SHIFT);
+	free(pool->phys_contig);
+	pool->phys_contig = NULL;
 	free(pool->pages);
 	pool->pages = NULL;
 	pool->frames = NULL;
@@ -187,7 +293,7 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->page, page, __ATOMIC_RELEASE);
 	} else {
-		list_add(&page->lru, &pool->free_list);
+		list_add_tail(&page->lru, &pool->free_list);	/* FIFO */
 	}
 	spin_unlock(&pool->lock);
 	if (w)
