@@ -76,24 +76,31 @@ struct preset {
 	const char *name;
 	const char *what;
 	const char *knobs;	/* values in the order of knobs[] */
+	const char *tree;	/* the source it was checked against */
+	const char *alias_of;	/* an alias: that preset's knobs */
 };
 
 /*
- * Each kernel preset was checked knob by knob against that kernel's
- * source: fs/fs-writeback.c (wb_writeback, writeback_sb_inodes,
+ * Each kernel preset was checked knob by knob against the source its
+ * .tree names: fs/fs-writeback.c (wb_writeback, writeback_sb_inodes,
  * __writeback_inodes_wb, writeback_single_inode / requeue_inode,
  * over_bground_thresh / wb_over_bg_thresh, writeback_chunk_size) and
  * mm/page-writeback.c (write_cache_pages / writeback_iter,
- * redirty_page_for_writepage / folio_redirty_for_writepage): Linux
- * 3.1.10, 3.2.41, 3.3 and mainline (torvalds/linux, 2025).  wcpcap is
+ * redirty_page_for_writepage / folio_redirty_for_writepage).  wcpcap is
  * ext4's (seed 004, 2.6.34): every kernel named here has the cap.
  * The patch-series presets follow the seed lines they cite.
  * reclaim: 3.2.41 mm/vmscan.c (shrink_page_list, shrink_inactive_list,
  * do_try_to_free_pages) for linux-3.2; linux-3.1 is the pageout() path
  * before Mel Gorman's 2011 series (policies/reclaim-legacy.c); linux-3.3
  * and the patch series take 3.2's (not checked against 3.3's source);
- * mainline per policies/reclaim-mainline.c.
+ * linux-6.18 per policies/reclaim-mainline.c.  linux-6.18 was checked
+ * function by function: docs/linux-6.18.md lists what differs.
  */
+#define TREE_31		"Linux 3.1.10 (kernel.org release tarball; no public git tree located)"
+#define TREE_32		"Linux 3.2.41: GitHub nydw/linux-3.2 @0c8b528238e2, files under source/"
+#define TREE_33		"Linux 3.3.0: GitHub SleepyRabbit/arm-linux-3.3 @6378de370416, files under linux-3.3-fa/"
+#define TREE_618	"Linux 6.18.35: GitHub leftymods/linux-6.18.y @40a9e9f43d44 (2026-06-29; mm/ and fs/ as imported in 02ebe6b2e)"
+
 static const struct preset presets[] = {
 	/*
 	 * 3.1.10: wb_writeback (older_than_this moved for kupdate only; no
@@ -107,13 +114,13 @@ static const struct preset presets[] = {
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1"
-	  ",reclaim=legacy" },
+	  ",reclaim=legacy", TREE_31, NULL },
 	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
 	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2" },
+	  ",reclaim=3.2", TREE_32, NULL },
 	/*
 	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff.
 	 * bdp=3.2 is a deviation: 3.3's balance_dirty_pages added the think
@@ -123,36 +130,40 @@ static const struct preset presets[] = {
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2" },
+	  ",reclaim=3.2", TREE_33, NULL },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
 	  "cutoff=v4.2,kupdate=fixed,progress=pages,bgthresh=global,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2" },
+	  ",reclaim=3.2", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
 	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2" },
+	  ",reclaim=3.2", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
 	/*
-	 * mainline (torvalds/linux 2025): wb_writeback (bg-all,
-	 * inode_sleep_on_writeback), requeue_inode, writeback_sb_inodes (no
-	 * pages_skipped block; wrote less pages_skipped), trylock_super ->
-	 * redirty_tail, wb_over_bg_thresh, writeback_chunk_size,
-	 * writeback_iter + folio_redirty_for_writepage.
+	 * 6.18.35: wb_writeback (bg-all, inode_sleep_on_writeback),
+	 * requeue_inode, writeback_sb_inodes (no pages_skipped block; wrote
+	 * less pages_skipped), super_trylock_shared -> redirty_tail,
+	 * wb_over_bg_thresh, writeback_chunk_size, writeback_iter +
+	 * folio_redirty_for_writepage.  bdp=mainline and reclaim=mainline
+	 * are older than 6.18 in places: docs/linux-6.18.md, "to do".
 	 */
-	{ "mainline", "today's requeue_inode and inode_sleep_on_writeback",
+	{ "linux-6.18", "6.18.35 requeue_inode, inode_sleep_on_writeback, wb_ throttle (differences: docs/linux-6.18.md)",
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline"
-	  ",reclaim=mainline" },
+	  ",reclaim=mainline", TREE_618, NULL },
+	/* the newest checked version; a newer one moves the alias */
+	{ "mainline", "alias of linux-6.18, the newest kernel checked",
+	  NULL, NULL, "linux-6.18" },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
 
 const char *const wb_policy_presets[] = {
 	"linux-3.1", "linux-3.2", "linux-3.3", "kara-v4.2", "wu-riw",
-	"mainline", NULL,
+	"linux-6.18", "mainline", NULL,
 };
 
 static const struct wb_variant *find_variant(const char *knob,
@@ -175,6 +186,12 @@ static const struct preset *find_preset(const char *name)
 		if (!strcmp(presets[i].name, name))
 			return &presets[i];
 	return NULL;
+}
+
+/* The preset whose knobs @p stands for: itself, or what it is an alias of. */
+static const struct preset *preset_target(const struct preset *p)
+{
+	return p->alias_of ? find_preset(p->alias_of) : p;
 }
 
 /* plugin= counts as a knob for the "given twice" rule: slot NR_KNOBS. */
@@ -238,8 +255,9 @@ static void apply_preset(struct wb_policy *pol, struct spec_parse *sp,
 	char buf[WB_POLICY_SPEC_LEN], *item, *eq, *save = NULL;
 	const struct wb_variant *v;
 
+	/* an alias keeps its own name in the spec: "mainline: ..." */
 	snprintf(pol->name, sizeof(pol->name), "%s", p->name);
-	snprintf(buf, sizeof(buf), "%s", p->knobs);
+	snprintf(buf, sizeof(buf), "%s", preset_target(p)->knobs);
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
 		eq = strchr(item, '=');
@@ -258,7 +276,7 @@ static int parse_preset(struct wb_policy *pol, struct spec_parse *sp,
 
 	if (!p)
 		return bad_item(sp, 1, item,
-				"unknown preset (valid: linux-3.1 linux-3.2 linux-3.3 kara-v4.2 wu-riw mainline)");
+				"unknown preset (valid: linux-3.1 linux-3.2 linux-3.3 kara-v4.2 wu-riw linux-6.18 mainline)");
 	apply_preset(pol, sp, p);
 	return 0;
 }
@@ -524,11 +542,15 @@ void wb_policy_list(void (*out)(void *priv, const char *line), void *priv)
 
 	out(priv, "presets:");
 	for (i = 0; i < NR_PRESETS; i++) {
+		const struct preset *t = preset_target(&presets[i]);
+
 		snprintf(line, sizeof(line), "  %-10s %s", presets[i].name,
 			 presets[i].what);
 		out(priv, line);
-		snprintf(line, sizeof(line), "             %s",
-			 presets[i].knobs);
+		snprintf(line, sizeof(line), "             %s", t->knobs);
+		out(priv, line);
+		snprintf(line, sizeof(line), "             checked against: %s",
+			 t->tree);
 		out(priv, line);
 	}
 	out(priv, "knobs:");

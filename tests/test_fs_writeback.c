@@ -1084,3 +1084,54 @@ Test(fs_writeback, written_data_reaches_device_byte_for_byte,
 	tf_expect_on_dev(f1, 3, 2, 15, "F1 pages 3-4 (rewritten)");
 	tf_expect_on_dev(f1, 5, 5, 11, "F1 pages 5-9");
 }
+
+/*
+ * 6.18's include/trace/events/writeback.h ends writeback_work_class
+ * (writeback_start...), writeback_queue_io and writeback_single_inode
+ * with cgroup_ino; 3.x has none.  One work of one file under each.
+ */
+static void run_one_traced(const char *spec)
+{
+	struct tf *t;
+
+	FX_SETUP(.start = 13000000, .policy = spec, .trace = true);
+	t = tf_open(1, 2);
+	tf_dirty(t, 0, 2, 1);
+	advance(1);
+	cr_assert_eq(run_kind(W_NONE), 2, "%s", spec);
+}
+
+Test(fs_writeback, trace_fields_618_end_with_cgroup_ino, .fini = fx_fini,
+     .timeout = 60)
+{
+	static const char *const ev[] = {
+		"writeback_start", "writeback_written",
+		"writeback_queue_io", "writeback_single_inode",
+	};
+	size_t i;
+
+	run_one_traced("linux-6.18");
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		cr_assert_eq(trace_count(ev[i], " cgroup_ino=0"),
+			     trace_count(ev[i], NULL),
+			     "linux-6.18: every %s has cgroup_ino", ev[i]);
+	cr_assert_gt(trace_count("writeback_single_inode", " cgroup_ino=0"), 0);
+	cr_assert_gt(trace_count("writeback_queue_io", " cgroup_ino=0"), 0);
+}
+
+Test(fs_writeback, trace_fields_3x_have_no_cgroup_ino, .fini = fx_fini,
+     .timeout = 60)
+{
+	static const char *const ev[] = {
+		"writeback_start", "writeback_written",
+		"writeback_queue_io", "writeback_single_inode",
+	};
+	size_t i;
+
+	run_one_traced("linux-3.2");
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		cr_assert_gt(trace_count(ev[i], NULL), 0, "no %s", ev[i]);
+		cr_assert_eq(trace_count(ev[i], "cgroup_ino"), 0,
+			     "3.2's %s has a cgroup_ino", ev[i]);
+	}
+}

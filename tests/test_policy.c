@@ -61,6 +61,78 @@ Test(policy, presets_resolve_to_their_knobs)
 		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
 }
 
+/*
+ * mainline is an alias of linux-6.18 (docs/linux-6.18.md): the same knob
+ * values, under its own name in the spec, and the default.
+ */
+Test(policy, mainline_is_an_alias_of_linux_618)
+{
+	struct wb_policy a, b;
+
+	expect_spec("linux-6.18", "linux-6.18: nowait=mainline "
+		    "requeue=mainline skipped=removed sbbusy=redirty "
+		    "cutoff=bg-all kupdate=fixed progress=pages"
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
+	cr_assert_eq(wb_policy_resolve("linux-6.18", &a), 0);
+	cr_assert_eq(wb_policy_resolve("mainline", &b), 0);
+	cr_assert_str_eq(strchr(a.spec, ':'), strchr(b.spec, ':'),
+			 "mainline \"%s\" is not linux-6.18 \"%s\"", b.spec,
+			 a.spec);
+	cr_assert_eq(a.no_progress, b.no_progress);
+	cr_assert_eq(a.requeue, b.requeue);
+	cr_assert_eq(a.balance_dirty_pages, b.balance_dirty_pages);
+	cr_assert_eq(a.reclaim, b.reclaim);
+	wb_policy_release(&a);
+	wb_policy_release(&b);
+}
+
+struct preset_lines {
+	char preset[16][64];
+	unsigned int nr_presets, nr_checked, nr_commits;
+	bool in_presets;
+};
+
+static void scan_preset_line(void *priv, const char *line)
+{
+	struct preset_lines *pl = priv;
+	char name[64];
+
+	if (!strcmp(line, "presets:")) {
+		pl->in_presets = true;
+		return;
+	}
+	if (!strcmp(line, "knobs:"))
+		pl->in_presets = false;
+	if (!pl->in_presets)
+		return;
+	if (!strncmp(line, "             checked against: ", 30)) {
+		pl->nr_checked++;
+		/* a tree with a commit: "@" and at least 12 hex digits */
+		if (strchr(line, '@') &&
+		    strspn(strchr(line, '@') + 1, "0123456789abcdef") >= 12)
+			pl->nr_commits++;
+		return;
+	}
+	if (line[2] != ' ' && sscanf(line, " %63s", name) == 1 &&
+	    pl->nr_presets < 16)
+		snprintf(pl->preset[pl->nr_presets++], 64, "%s", name);
+}
+
+/* Every preset says what it was checked against; the git trees, a commit. */
+Test(policy, every_preset_names_its_source)
+{
+	struct preset_lines pl = { .nr_presets = 0 };
+
+	wb_policy_list(scan_preset_line, &pl);
+	cr_assert_eq(pl.nr_presets, 7, "%u presets listed", pl.nr_presets);
+	cr_assert_eq(pl.nr_checked, pl.nr_presets,
+		     "%u of %u presets name their source", pl.nr_checked,
+		     pl.nr_presets);
+	/* 3.2.41, 3.3, 6.18 and its alias name a git commit */
+	cr_assert_geq(pl.nr_commits, 4, "%u sources name a commit",
+		      pl.nr_commits);
+}
+
 Test(policy, overrides_apply_in_order)
 {
 	expect_spec("linux-3.3,nowait=v3b,requeue=p2-v3",

@@ -25,12 +25,36 @@ static void sb_dev(struct super_block *sb, unsigned int *maj,
 				   ((sb->s_dev >> 12) & ~0xffu)) : 0;
 }
 
+/*
+ * The cache runs mainline's throttle: print mainline's field lists.  6.18
+ * (include/trace/events/writeback.h) ends writeback_work_class,
+ * writeback_class, writeback_queue_io and writeback_single_inode with
+ * cgroup_ino (cgroup writeback, 4.2): always 0 here, one wb per device.
+ */
+static bool trace_mainline(const struct uf_cache *c)
+{
+	return c->policy && c->policy->balance_dirty_pages ==
+			    balance_dirty_pages_ratelimited_mainline;
+}
+
 void __trace_writeback_work(const char *event, struct backing_dev_info *bdi,
 			    struct wb_writeback_work *work)
 {
 	unsigned int maj, min;
 
 	sb_dev(work->sb, &maj, &min);
+	if (trace_mainline(bdi->cache)) {
+		/* ino= offset= (a pageout work's) are uflush's, after 6.18's */
+		trace_emit(bdi->cache, event,
+			   "bdi %s: sb_dev %u:%u nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s cgroup_ino=0 ino=%lu offset=%lu",
+			   bdi->name, maj, min, work->nr_pages,
+			   (int)work->sync_mode, work->for_kupdate,
+			   work->range_cyclic, work->for_background,
+			   wb_reason_name[work->reason],
+			   work->inode ? work->inode->i_ino : 0UL,
+			   work->offset);
+		return;
+	}
 	trace_emit(bdi->cache, event,
 		   "bdi %s: sb_dev %u:%u nr_pages=%ld sync_mode=%d kupdate=%d range_cyclic=%d background=%d reason=%s ino=%lu offset=%lu",
 		   bdi->name, maj, min, work->nr_pages, (int)work->sync_mode,
@@ -46,6 +70,8 @@ void __trace_writeback_queue_io(struct bdi_writeback *wb,
 	unsigned long now = jiffies;
 
 	trace_emit(wb->bdi->cache, "writeback_queue_io",
+		   trace_mainline(wb->bdi->cache) ?
+		   "bdi %s: older=%lu age=%ld enqueue=%d reason=%s cgroup_ino=0" :
 		   "bdi %s: older=%lu age=%ld enqueue=%d reason=%s",
 		   wb->bdi->name, older ? *older : 0UL,
 		   older ? (long)jiffies_to_msecs(now - *older) : -1L, moved,
@@ -88,6 +114,8 @@ void __trace_writeback_single_inode(const char *event, struct inode *inode,
 
 	inode_state_str(inode->i_state, state, sizeof(state));
 	trace_emit(inode_cache(inode), event,
+		   trace_mainline(inode_cache(inode)) ?
+		   "bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu index=%lu to_write=%ld wrote=%lu cgroup_ino=0" :
 		   "bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu index=%lu to_write=%ld wrote=%lu",
 		   inode->i_sb->s_bdi->name, inode->i_ino, state,
 		   inode->dirtied_when,
@@ -104,14 +132,9 @@ void __trace_writeback_pages_written(struct uf_cache *c, long pages)
 
 void __trace_writeback_class(const char *event, struct backing_dev_info *bdi)
 {
-	trace_emit(bdi->cache, event, "bdi %s", bdi->name);
-}
-
-/* The cache runs mainline's throttle: print mainline's field lists. */
-static bool trace_mainline(const struct uf_cache *c)
-{
-	return c->policy && c->policy->balance_dirty_pages ==
-			    balance_dirty_pages_ratelimited_mainline;
+	trace_emit(bdi->cache, event,
+		   trace_mainline(bdi->cache) ? "bdi %s: cgroup_ino=0" :
+		   "bdi %s", bdi->name);
 }
 
 /*
