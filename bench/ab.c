@@ -1199,11 +1199,23 @@ static int ab_plots(struct ab_bench *b)
 	return 0;
 }
 
+/* A run's window: the case's time, or X's --secs; unknown for an amount. */
+static double ab_est_secs(void *priv, unsigned int k)
+{
+	const struct ab_bench *b = priv;
+	const struct ab_case *c = &b->ci[k / b->sides].c;
+
+	if (c->amount)
+		return 0;
+	return c->secs ? c->secs : b->o.secs;
+}
+
 static int ab_go(struct ab_bench *b)
 {
 	struct bench_sched s = {
 		.cases = b->cases, .run = ab_run_one, .priv = b,
 		.nr_cases = b->sides * b->nr, .reps = b->o.reps,
+		.est_secs = ab_est_secs, .cmd = "ab",
 	};
 	struct bench_report rep = ab_report;
 	unsigned int i, k;
@@ -1225,12 +1237,12 @@ static int ab_go(struct ab_bench *b)
 					  b->cases[b->sides * i + k].why);
 				err = -EIO;
 			}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&rep, &b->env, &b->t[0], b->o.json, b,
 				   b->nr + 1);
-	if (!err && b->o.trace_dir)
+	if (!err && !bench_stop && b->o.trace_dir)
 		printf("\ntraces:  %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
-	if (!err && b->o.plot_dir)
+	if (!err && !bench_stop && b->o.plot_dir)
 		err = ab_plots(b);
 	return err;
 }

@@ -113,8 +113,11 @@ static struct hit_bench hits = {
 static const struct bench_opt hit_opts[] = {
 	BENCH_SIZE("size", &hits.o.size, 1ull << 20, 4ull << 30, 1ull << 20,
 		   "the working set of a thread (one file); 64M"),
-	BENCH_UINT("ms", "MS", &hits.o.ms, 10, 60000, NULL,
-		   "each timed window; 300"),
+	{ .name = "secs", .arg = "SEC", .type = BENCH_OPT_UINT,
+	  .dest = &hits.o.ms, .min = 1, .max = 60, .scale = 1000,
+	  .help = "each timed window in seconds; 0.3 (--ms 300)" },
+	{ .name = "ms", .arg = "MS", .type = BENCH_OPT_UINT, .dest = &hits.o.ms,
+	  .min = 10, .max = 60000, .now = "secs", .help = "" },
 	BENCH_OPT_REPS(&hits.cm.reps, "repetitions of every case; 5"),
 	{ .name = "cases", .arg = "LIST", .type = BENCH_OPT_LIST,
 	  .dest = hits.o.pick, .names = hit_keys, .nr = NR_HIT_CASES,
@@ -594,7 +597,7 @@ int bench_hits_main(int argc, char **argv)
 		err = bench_sched_run(&s);
 		hit_loadavg(b);
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&hits_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_HIT_CASES);
 	if (b->cache)

@@ -573,7 +573,7 @@ int bench_idle_main(int argc, char **argv)
 			.reps = b->cm.reps, .run = idle_run_one, .priv = b,
 		});
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&idle_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_STATES);
 	bench_target_close(&b->cm.t);

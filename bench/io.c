@@ -5,7 +5,7 @@
  *
  * For each pattern (seq: 1 MiB writes at QD 32; rand: aligned 4 KiB random
  * writes at QD 64) and engine (io_uring, libaio, psync), the benchmark runs
- * a closed loop through uf_bdev_submit() for --runtime seconds, then fio
+ * a closed loop through uf_bdev_submit() for --secs seconds, then fio
  * with the same pattern, engine, depth and byte range, and repeats the pair
  * --reps times (the repetition loop is the outer one, so that a drift of
  * the machine hits every row alike).  The table shows medians, min-max
@@ -1015,8 +1015,9 @@ static const struct bench_report io_report = {
 /* Options                                                             */
 
 static const struct bench_opt io_opts[] = {
-	BENCH_UINT("runtime", "SEC", &io_bench.o.runtime, 1, 3600,
+	BENCH_UINT("secs", "SEC", &io_bench.o.runtime, 1, 3600,
 		   "1..3600 seconds", "seconds per run (default 3)"),
+	BENCH_OLD_NAME("runtime", "secs"),
 	BENCH_OPT_REPS(&io_bench.o.reps,
 		       "repetitions of each uflush/fio pair (default 3)"),
 	{ .name = "size", .arg = "SIZE", .type = BENCH_OPT_SIZE,

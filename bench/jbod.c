@@ -424,11 +424,21 @@ static int jbod_targets(struct jbod_bench *b)
 	return 0;
 }
 
+/* A run: a second of warm-up and --secs measured. */
+static double jbod_est_secs(void *priv, unsigned int c)
+{
+	const struct jbod_bench *b = priv;
+
+	(void)c;
+	return 1 + b->o.secs;
+}
+
 int bench_jbod_main(int argc, char **argv)
 {
 	struct jbod_bench *b = &jbod;
 	struct bench_sched s = {
 		.cases = b->cases, .run = jbod_run_one, .priv = b,
+		.est_secs = jbod_est_secs, .cmd = "jbod",
 	};
 	unsigned int i, k;
 	int err;
@@ -475,7 +485,7 @@ int bench_jbod_main(int argc, char **argv)
 				  b->cases[i].name, b->cases[i].why);
 			err = -EIO;
 		}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&jbod_report, &b->env, &b->t[0], b->o.json,
 				   b, nr_rows(b));
 	for (i = 0; i < b->o.devs; i++)

@@ -588,6 +588,8 @@ int bench_report(const struct bench_report *r, const struct bench_env *env,
 	bench_table_init(&table, r->cols, r->nr_cols);
 	for (i = 0; i < nr; i++)
 		r->row(&table, priv, i);
+	if (bench_stop)
+		printf("INTERRUPTED: partial results, of the runs completed before the signal\n");
 	r->header(priv);
 	bench_table_print(&table, stdout);
 	r->notes(priv);
@@ -600,8 +602,9 @@ int bench_report(const struct bench_report *r, const struct bench_env *env,
 int bench_exit_code(const char *cmd, int err)
 {
 	if (bench_stop) {
-		bench_err(cmd, "interrupted");
-		return 130;
+		bench_err(cmd, "interrupted by %s: the results above are partial",
+			  bench_stop == SIGTERM ? "SIGTERM" : "SIGINT");
+		return 128 + bench_stop;	/* 130, 143: as a shell says */
 	}
 	return err ? 1 : 0;
 }

@@ -325,7 +325,7 @@ int bench_wcpcap_main(int argc, char **argv)
 		bench_err("wcpcap", "no case could run");
 		err = -EIO;
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&wcp_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_CASES);
 	bench_target_close(&b->cm.t);

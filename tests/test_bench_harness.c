@@ -13,7 +13,9 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,9 @@ struct test_opts {
 	bool force, size_given;
 	const char *json;
 	bool colour[3];
+	uint64_t dev_size;
+	unsigned int secs;
+	struct bench_strv devs;
 };
 
 static struct test_opts to;
@@ -216,6 +221,12 @@ static const struct bench_opt test_opt_table[] = {
 		   "which ones"),
 	BENCH_OPT_FORCE(&to.force),
 	BENCH_OPT_JSON(&to.json),
+	BENCH_SIZE("dev-size", &to.dev_size, 64ull << 20, 64ull << 30,
+		   1ull << 20, "each device's size"),
+	BENCH_UINT("secs", "SEC", &to.secs, 1, 3600, NULL, "seconds"),
+	BENCH_OLD_NAME("runtime", "secs"),
+	{ .name = "devs", .arg = "PATH", .type = BENCH_OPT_STRV,
+	  .dest = &to.devs, .help = "devices" },
 	BENCH_OPT_END,
 };
 
@@ -654,4 +665,252 @@ Test(bench_harness, threads_stop_joins_all_and_keeps_the_first_error)
 					-EINVAL, "a writer", why, sizeof(why)),
 		     -EINVAL);
 	cr_assert_str_eq(why, "before");
+}
+
+/* ------------------------------------------------------------------ */
+/* Issue 18: progress, interruption, one vocabulary                    */
+
+Test(bench_harness, dev_size_too_small_says_the_minimum)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--dev-size", "1M", NULL),
+		     -EINVAL);
+	cr_assert_str_eq(msg, "uflush-bench test: bad --dev-size '1M' (want a size from 64M to 64G, a multiple of 1M)\n");
+	cr_assert_eq(parse(msg, sizeof(msg), "--dev-size", "100M", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.dev_size, 100ull << 20);
+}
+
+Test(bench_harness, old_option_name_works_with_a_note)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--runtime", "7", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.secs, 7);
+	cr_assert_str_eq(msg, "uflush-bench test: note: --runtime is now --secs (the old name still works)\n");
+	cr_assert_eq(parse(msg, sizeof(msg), "--runtime", "0", NULL), -EINVAL);
+	cr_assert(strstr(msg, "bad --secs '0' (want 1..3600)"), "%s", msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--secs", "9", NULL), 0);
+	cr_assert_str_empty(msg);
+}
+
+Test(bench_harness, help_hides_old_names_and_offers_quiet)
+{
+	char *argv[] = { "test", "--help", NULL };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert_eq(bench_opts_parse(&test_cl, 2, argv, out, stderr), 1);
+	fclose(out);
+	cr_assert_null(strstr(text, "--runtime"), "%s", text);
+	cr_assert(strstr(text, "\n  --quiet            no progress lines on stderr\n"), "%s", text);
+	free(text);
+}
+
+Test(bench_harness, quiet_is_taken_everywhere)
+{
+	char msg[256];
+
+	bench_quiet = false;
+	cr_assert_eq(parse(msg, sizeof(msg), "--quiet", NULL, NULL), 0, "%s",
+		     msg);
+	cr_assert(bench_quiet);
+}
+
+Test(bench_harness, dev_lists_repeat_and_split_on_commas)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--devs", "/dev/a,/dev/b",
+			   "--devs=/dev/c"), 0, "%s", msg);
+	cr_assert_eq(to.devs.n, 3);
+	cr_assert_str_eq(to.devs.v[0], "/dev/a");
+	cr_assert_str_eq(to.devs.v[1], "/dev/b");
+	cr_assert_str_eq(to.devs.v[2], "/dev/c");
+	cr_assert_eq(parse(msg, sizeof(msg), "--devs", "/dev/a,,/dev/b", NULL),
+		     -EINVAL);
+	cr_assert(strstr(msg, "want PATH[,PATH...]"), "%s", msg);
+}
+
+Test(bench_harness, eta_from_the_rate_or_the_estimate)
+{
+	char buf[24];
+
+	cr_assert_float_eq(bench_eta(10, 2, 6, false), 20, 1e-9);
+	cr_assert(isnan(bench_eta(3, 0, 6, false)), "no rate yet, no guess");
+	cr_assert_float_eq(bench_eta(3, 0, 60, true), 57, 1e-9);
+	cr_assert_float_eq(bench_eta(90, 0, 60, true), 0, 1e-9);
+	bench_fmt_secs(buf, sizeof(buf), 45.2);
+	cr_assert_str_eq(buf, "45s");
+	bench_fmt_secs(buf, sizeof(buf), 125);
+	cr_assert_str_eq(buf, "2m05s");
+	bench_fmt_secs(buf, sizeof(buf), 3725);
+	cr_assert_str_eq(buf, "1h02m");
+	bench_fmt_secs(buf, sizeof(buf), NAN);
+	cr_assert_str_eq(buf, "?");
+}
+
+static int slow_run(void *priv, unsigned int c, unsigned int rep)
+{
+	(void)priv;
+	(void)c;
+	(void)rep;
+	usleep(120 * 1000);
+	return 0;
+}
+
+static double two_secs(void *priv, unsigned int c)
+{
+	(void)priv;
+	(void)c;
+	return 2;
+}
+
+Test(bench_harness, progress_lines_while_a_schedule_runs)
+{
+	struct bench_case cases[2] = { { 0 } };
+	struct bench_sched s = {
+		.nr_cases = 2, .cases = cases, .reps = 2, .run = slow_run,
+		.est_secs = two_secs, .cmd = "test",
+	};
+	char *text = NULL;
+	size_t len = 0;
+
+	bench_progress_file = open_memstream(&text, &len);
+	bench_progress_ms = 50;
+	cr_assert_eq(bench_sched_run(&s), 0);
+	fclose(bench_progress_file);
+	cr_assert(!strncmp(text, "uflush-bench test: 4 runs (2 reps of 2), ETA 8s (", 49),
+		  "the estimate up front: %s", text);
+	cr_assert(strstr(text, " elapsed, run "), "%s", text);
+	cr_assert(strstr(text, ", ETA "), "%s", text);
+	free(text);
+	text = NULL;
+	bench_quiet = true;
+	bench_progress_file = open_memstream(&text, &len);
+	memset(cases, 0, sizeof(cases));
+	cr_assert_eq(bench_sched_run(&s), 0);
+	fclose(bench_progress_file);
+	cr_assert_str_empty(text, "--quiet: %s", text);
+	free(text);
+	bench_progress_file = NULL;
+}
+
+static int stop_at_third(void *priv, unsigned int c, unsigned int rep)
+{
+	unsigned int *n = priv;
+
+	(void)c;
+	(void)rep;
+	if (++*n == 3)
+		bench_stop = SIGTERM;	/* the signal comes mid-run */
+	return 0;
+}
+
+Test(bench_harness, sched_stops_on_a_signal_and_keeps_what_ran)
+{
+	struct bench_case cases[2] = { { 0 } };
+	unsigned int n = 0;
+	struct bench_sched s = {
+		.nr_cases = 2, .cases = cases, .reps = 3, .run = stop_at_third,
+		.priv = &n,
+	};
+
+	bench_quiet = true;
+	bench_stop = 0;
+	cr_assert_eq(bench_sched_run(&s), 0);
+	cr_assert_eq(n, 3, "no run after the signal");
+	cr_assert_eq(cases[0].runs, 1, "the run cut short is not counted");
+	cr_assert_eq(cases[1].runs, 1);
+	cr_assert_eq(bench_exit_code("test", 0), 143);
+	bench_stop = SIGINT;
+	cr_assert_eq(bench_exit_code("test", -EIO), 130);
+	bench_stop = 0;
+	cr_assert_eq(bench_exit_code("test", -EIO), 1);
+}
+
+static const char *const fake_cols[] = { "case", ">n" };
+
+static void fake_header(const void *priv) { (void)priv; }
+static void fake_notes(const void *priv) { (void)priv; }
+
+static void fake_row(struct bench_table *t, const void *priv, unsigned int i)
+{
+	const struct bench_case *c = priv;
+	int row = bench_table_row(t);
+
+	bench_table_set(t, row, 0, "%s", c[i].name);
+	bench_table_set(t, row, 1, "%u", c[i].runs);
+}
+
+static void fake_json_config(struct bench_json *j, const void *priv)
+{
+	(void)priv;
+	bench_json_str(j, "config", "fake");
+}
+
+static void fake_json_case(struct bench_json *j, const void *priv,
+			   unsigned int i)
+{
+	const struct bench_case *c = priv;
+
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "case", c[i].name);
+	bench_json_u64(j, "runs", c[i].runs);
+	bench_json_end(j);
+}
+
+static const struct bench_report fake_report = BENCH_REPORT_OF(fake);
+
+static char *slurp_fd(int fd)
+{
+	char *s = calloc(1, 65536);
+
+	cr_assert(s);
+	lseek(fd, 0, SEEK_SET);
+	cr_assert_geq(read(fd, s, 65535), 0);
+	return s;
+}
+
+/* `--json -`: the JSON alone on stdout, the table on stderr. */
+Test(bench_harness, json_dash_goes_to_stdout_and_the_table_to_stderr)
+{
+	char *argv[] = { "test", "--json", "-", NULL };
+	struct bench_case cases[2] = { { .name = "one", .runs = 1 },
+				       { .name = "two", .runs = 0 } };
+	struct bench_env env = { .cmd = "test" };
+	struct bench_target t = { .path = "/dev/null" };
+	char out_path[] = "/tmp/uflush-json-out.XXXXXX";
+	char err_path[] = "/tmp/uflush-json-err.XXXXXX";
+	int out = mkstemp(out_path), errfd = mkstemp(err_path);
+	char *o, *e;
+
+	cr_assert(out >= 0 && errfd >= 0);
+	unlink(out_path);
+	unlink(err_path);
+	fflush(stdout);
+	fflush(stderr);
+	cr_assert_geq(dup2(out, STDOUT_FILENO), 0);
+	cr_assert_geq(dup2(errfd, STDERR_FILENO), 0);
+	memset(&to, 0, sizeof(to));
+	cr_assert_eq(bench_opts_parse(&test_cl, 3, argv, stdout, stderr), 0);
+	bench_stop = SIGINT;
+	cr_assert_eq(bench_report(&fake_report, &env, &t, to.json, cases, 2),
+		     0);
+	bench_stop = 0;
+	fflush(stdout);
+	fflush(stderr);
+	o = slurp_fd(out);
+	e = slurp_fd(errfd);
+	cr_assert_eq(o[0], '{', "only JSON on stdout: %s", o);
+	cr_assert(strstr(o, "\"interrupted\": true"), "%s", o);
+	cr_assert(strstr(o, "\"case\": \"two\",\n      \"runs\": 0"), "%s", o);
+	cr_assert_null(strstr(o, "INTERRUPTED"), "%s", o);
+	cr_assert(strstr(e, "INTERRUPTED: partial results"), "%s", e);
+	cr_assert(strstr(e, "one   1"), "the table on stderr: %s", e);
+	free(o);
+	free(e);
 }
