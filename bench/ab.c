@@ -133,6 +133,8 @@ const struct bench_cmdline bench_ab_cmdline = {
 	.cmd = "ab",
 	.about = "Arguments: POLICY_A POLICY_B (specs, as --policy elsewhere), then\n"
 		 "CASE... (or --matrix NAME, which also gives the policies).\n"
+		 "A word that parses as a case is a case, any other a policy\n"
+		 "(so 'mainline,plugin=./x.so' is a policy).\n"
 		 "Each case under both policies on the same devices, A B A B,\n"
 		 "repeated; the seeds' table: before, change, after, case.\n"
 		 "A case: [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-\n"
@@ -143,6 +145,7 @@ const struct bench_cmdline bench_ab_cmdline = {
 		  "overlap).  Devices: scratch loop devices unless --dev.\n"
 		  "Environment: UFLUSH_TESTDIR = where the scratch files go.\n",
 	.rest = &ab_rest,
+	.args = "[POLICY_A POLICY_B] [CASE...]",
 };
 
 /* ------------------------------------------------------------------ */
@@ -1104,6 +1107,8 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 {
 	const struct ab_matrix *m = NULL;
 	int i = ab_rest, err;
+	unsigned int np;
+	char why[320];
 
 	if (b->o.matrix) {
 		m = ab_matrix_find(b->o.matrix);
@@ -1113,10 +1118,15 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (argc - i >= 2 && !strchr(argv[i], '/') &&
-	    !strchr(argv[i + 1], '/')) {
-		b->spec[0] = argv[i++];
-		b->spec[1] = argv[i++];
+	err = ab_split_args(argv + i, (unsigned int)(argc - i), b->spec, &np,
+			    why, sizeof(why));
+	if (err) {
+		bench_err("ab", "%s", why);
+		return err;
+	}
+	i += (int)np;
+	if (np) {
+		/* the policies given win over the matrix's */
 	} else if (m) {
 		b->spec[0] = m->policy_a;
 		b->spec[1] = m->policy_b;

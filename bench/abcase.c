@@ -132,9 +132,12 @@ static int parse_len(const char *s, struct ab_case *c, char *why,
 		return 0;
 	c->secs = 0;
 	p = s;
-	if (!take_size(&p, '\0', &c->amount))
+	/* "-2" is not 2 bytes to write: an amount is at least 1M */
+	if (!take_size(&p, '\0', &c->amount) && c->amount >= (1u << 20))
 		return 0;
-	return bad(why, len, "length '%s': X, <n>s (seconds) or a size", s);
+	c->amount = 0;
+	return bad(why, len, "length '%s': X, <n>s (seconds, 1..86400) or a size of at least 1M",
+		   s);
 }
 
 static int parse_limit(const char **s, struct ab_case *c, char *why,
@@ -244,6 +247,39 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 unsigned int ab_case_devs(const struct ab_case *c)
 {
 	return c->jbod ? c->jbod : 1;
+}
+
+int ab_split_args(char *const *args, unsigned int n, const char **spec,
+		  unsigned int *nr_spec, char *why, size_t len)
+{
+	char cwhy[160], resolved[1024];
+	struct ab_case c;
+	unsigned int i, np = 0;
+	bool cases = false;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!ab_case_parse(args[i], &c, cwhy, sizeof(cwhy))) {
+			cases = true;
+			continue;
+		}
+		err = uf_policy_resolve(args[i], resolved, sizeof(resolved));
+		if (err)
+			return bad(why, len, "'%s' is neither a case (%s) nor a policy (%s)",
+				   args[i], cwhy, strerror(-err));
+		if (cases)
+			return bad(why, len, "policy '%s' after a case: give POLICY_A POLICY_B first",
+				   args[i]);
+		if (np == 2)
+			return bad(why, len, "a third policy '%s': give two, POLICY_A POLICY_B",
+				   args[i]);
+		spec[np++] = args[i];
+	}
+	if (np == 1)
+		return bad(why, len, "one policy ('%s'): give two, POLICY_A POLICY_B",
+			   spec[0]);
+	*nr_spec = np;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -81,6 +81,18 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len);
 /* How many devices the case runs on (1 or the JBOD count). */
 unsigned int ab_case_devs(const struct ab_case *c);
 
+/*
+ * Sort `ab`'s positionals args[0..n-1]: a word that parses as a case
+ * (ab_case_parse) is a case, any other must resolve as a policy spec
+ * (uf_policy_resolve: "mainline,plugin=./x.so" has a '/' and is still a
+ * policy).  The policies come first, two of them or none: spec[0..1] and
+ * *nr_spec (0 or 2); the cases are args[*nr_spec..].  -EINVAL with why
+ * set for a word that is neither, a policy after a case, or one policy
+ * or more than two.
+ */
+int ab_split_args(char *const *args, unsigned int n, const char **spec,
+		  unsigned int *nr_spec, char *why, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Built-in matrices                                                   */
 

@@ -246,6 +246,83 @@ Test(ab, total_sums_medians)
 }
 
 /* ------------------------------------------------------------------ */
+/* The positionals (issue 18)                                           */
+
+#define NARGS(a) (sizeof(a) / sizeof((a)[0]))
+
+Test(ab, positionals_are_sorted_by_parsing_not_by_slashes)
+{
+	const char *plugin = "build/plugins/congestion-wait.so";
+	char spec[256], why[320];
+	char *args[] = { "mainline", spec,
+			 "thresh=4M/loop-1dd-4k-1p-32M-4M:10-2s" };
+	const char *p[2] = { NULL, NULL };
+	unsigned int np = 9;
+
+	if (access(plugin, R_OK))
+		cr_skip_test("no %s (run from the repository after make build)",
+			     plugin);
+	snprintf(spec, sizeof(spec), "mainline,plugin=./%s", plugin);
+	cr_assert_eq(ab_split_args(args, NARGS(args), p, &np, why,
+				   sizeof(why)), 0, "%s", why);
+	cr_assert_eq(np, 2);
+	cr_assert_str_eq(p[0], "mainline");
+	cr_assert_str_eq(p[1], spec, "a spec with a '/' is a policy");
+}
+
+Test(ab, positionals_without_policies_are_all_cases)
+{
+	char *args[] = { "thresh=4M/loop-1dd-4k-1p-32M-4M:10-2s",
+			 "loop-2dd-4k-1p-32M-20:10-X" };
+	const char *p[2] = { NULL, NULL };
+	unsigned int np = 9;
+	char why[320];
+
+	cr_assert_eq(ab_split_args(args, NARGS(args), p, &np, why,
+				   sizeof(why)), 0, "%s", why);
+	cr_assert_eq(np, 0);
+}
+
+Test(ab, positionals_out_of_place_are_refused_clearly)
+{
+	char *one[] = { "mainline", "loop-2dd-4k-1p-32M-20:10-X" };
+	char *late[] = { "mainline", "linux-3.1", "loop-2dd-4k-1p-32M-20:10-X",
+			 "linux-3.2" };
+	char *three[] = { "mainline", "linux-3.1", "linux-3.2" };
+	char *neither[] = { "mainline", "linux-3.1", "lop-2dd-4k-1p-32M-20:10-X" };
+	const char *p[2];
+	unsigned int np;
+	char why[320];
+
+	cr_assert_eq(ab_split_args(one, NARGS(one), p, &np, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "one policy ('mainline'): give two"), "%s", why);
+	cr_assert_eq(ab_split_args(late, NARGS(late), p, &np, why,
+				   sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "policy 'linux-3.2' after a case"), "%s", why);
+	cr_assert_eq(ab_split_args(three, NARGS(three), p, &np, why,
+				   sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "a third policy 'linux-3.2'"), "%s", why);
+	cr_assert_eq(ab_split_args(neither, NARGS(neither), p, &np, why,
+				   sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "'lop-2dd-4k-1p-32M-20:10-X' is neither a case (device: loop, hdd or ssd) nor a policy ("),
+		  "%s", why);
+}
+
+Test(ab, a_bare_number_is_no_length)
+{
+	struct ab_case c;
+	char why[160];
+
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-1p-32M-4M:10-2", &c, why,
+				   sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "a size of at least 1M"), "%s", why);
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-1p-32M-4M:10-64M", &c, why,
+				   sizeof(why)), 0, "%s", why);
+	cr_assert_eq(c.amount, 64ull << 20);
+}
+
+/* ------------------------------------------------------------------ */
 /* A real run                                                          */
 
 static char *slurp(const char *path)
