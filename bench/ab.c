@@ -518,17 +518,45 @@ static void lat_merge(const struct ab_state *s, bool fsync, double *p50,
 	free(v);
 }
 
-static void dev_counters(const struct ab_bench *b, unsigned int nd,
+/* The devices' sysfs counters; false if one has none (a file). */
+static bool dev_counters(const struct ab_bench *b, unsigned int nd,
 			 uint64_t *ios, uint64_t *sectors)
 {
 	uint64_t i1, s1;
 	unsigned int i;
+	bool all = true;
 
 	*ios = *sectors = 0;
 	for (i = 0; i < nd; i++)
 		if (bench_target_counters(&b->t[i], &i1, &s1)) {
 			*ios += i1;
 			*sectors += s1;
+		} else {
+			all = false;
+		}
+	return all;
+}
+
+/*
+ * Where a target has no sysfs counters (a file): everything written back
+ * now (uf_sync), so that uflush's own counts of the write requests it
+ * completed hold the run's, as the closing writeback would add them to
+ * a block device's.  Fresh devices in each run: they count from 0.
+ */
+static void lib_counters(const struct ab_case *c, const struct ab_state *s,
+			 uint64_t *ios, uint64_t *sectors)
+{
+	struct uf_dev_stats st;
+	unsigned int i;
+
+	*ios = *sectors = 0;
+	if (!s->cache)
+		return;
+	uf_sync(s->cache);
+	for (i = 0; i < ab_case_devs(c); i++)
+		if (s->dev[i] && !uf_dev_stats(s->dev[i], &st)) {
+			*ios += st.write_ios;
+			*sectors += st.write_bytes / 512;
 		}
 }
 
@@ -575,6 +603,7 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	const struct ab_case *c = &b->ci[ci].c;
 	struct ab_state *s = calloc(1, sizeof(*s));
 	uint64_t i0, s0, i1, s1;
+	bool counted;
 	int err;
 
 	if (!s)
@@ -584,7 +613,7 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 		free(s);
 		return -ENOMEM;
 	}
-	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	counted = dev_counters(b, ab_case_devs(c), &i0, &s0);
 	pin_cpus(s, c->cpus);
 	err = ab_open(b, c, side, trace, ci, s, why, len);
 	if (!err)
@@ -595,10 +624,15 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	err = stop_writers(s, err, why, len);
 	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
 	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
+	if (!counted) {
+		i0 = s0 = 0;
+		lib_counters(c, s, &i1, &s1);
+	}
 	err = bench_cache_close(s->cache, err, why, len);
 	if (s->pinned)
 		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
-	dev_counters(b, ab_case_devs(c), &i1, &s1);
+	if (counted)
+		dev_counters(b, ab_case_devs(c), &i1, &s1);
 	r->dev_writes = (double)(i1 - i0);
 	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
 	free(s->w);
@@ -728,6 +762,7 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 	uint64_t i0, s0, i1, s1;
 	struct ab_state *s;
 	unsigned int i;
+	bool counted;
 	int err;
 
 	if (c->dev != AB_DEV_LOOP) {
@@ -751,7 +786,7 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 		free(s);
 		return BENCH_SKIP;
 	}
-	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	counted = dev_counters(b, ab_case_devs(c), &i0, &s0);
 	pin_cpus(s, c->cpus);
 	err = kern_run(b, c, s, fds, r, why, len);
 	vm_restore(old);
@@ -763,8 +798,9 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 		if (fds[i] >= 0)
 			close(fds[i]);
 	dev_counters(b, ab_case_devs(c), &i1, &s1);
-	r->dev_writes = (double)(i1 - i0);
-	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	r->dev_writes = counted ? (double)(i1 - i0) : NAN;
+	r->dev_write_kb = counted && i1 > i0 ?
+			  (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
 	r->flusher_cpu = r->written_mb = r->busy = r->oom = NAN;
 	free(s->w);
 	free(s);
@@ -970,7 +1006,8 @@ static void ab_notes(const void *priv)
 	bench_table_print(t, stdout);
 	printf("\nfsync: latency of uf_fsync (fsync writers); pause: time in one write call\n"
 	       "(the dirty throttle's pauses); dev writes: write requests the devices\n"
-	       "completed, the closing writeback included; written: pages written back\n"
+	       "completed, the closing writeback included (a file: those uflush\n"
+	       "completed, counted after a uf_sync); written: pages written back\n"
 	       "during the timed window; busy%%: of the window, the devices' io_ticks;\n"
 	       "oom: allocations that failed with -ENOMEM (a memcg= domain's OOM).\n");
 	if (b->sides == AB_SIDES)
@@ -1079,11 +1116,30 @@ static void ab_list(void)
 	}
 }
 
+/* The machine's memory in bytes; 0 if unknown. */
+static uint64_t machine_mem(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
+/* The CPUs this process may run on (pin_cpus picks among them). */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	return (unsigned int)CPU_COUNT(&set);
+}
+
 static int add_case(struct ab_bench *b, const char *name)
 {
 	struct ab_cinfo *ci;
 	char why[160];
 	unsigned int k;
+	int err;
 
 	if (b->nr == AB_MAX_CASES) {
 		bench_err("ab", "at most %d cases", AB_MAX_CASES);
@@ -1094,6 +1150,15 @@ static int add_case(struct ab_bench *b, const char *name)
 		bench_err("ab", "bad case '%s': %s", name, why);
 		return -EINVAL;
 	}
+	err = ab_case_fit(&ci->c, machine_mem(), usable_cpus(), why,
+			  sizeof(why));
+	if (err < 0) {
+		bench_err("ab", "case '%s' cannot run here: %s", name, why);
+		return err;
+	}
+	if (err)
+		bench_err("ab", "note: case '%s': %s (the table names it as run)",
+			  name, why);
 	ab_case_format(&ci->c, ci->name, sizeof(ci->name));
 	for (k = 0; k < b->sides; k++)
 		b->cases[b->sides * b->nr + k].name = ci->name;

@@ -202,10 +202,13 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
 	return parse_len(s, c, why, len);
 }
 
-/* Sizes of the body in M when they are whole M (the seeds' 4096M). */
+/*
+ * Sizes of the body in M when they are whole M (the seeds' 4096M, 16384M),
+ * up to 64G; larger ones in their largest whole unit (1000G, not 1024000M).
+ */
 static void fmt_mb(char *buf, size_t len, uint64_t v)
 {
-	if (v >= (1u << 20) && !(v % (1u << 20)))
+	if (v >= (1u << 20) && v < (64ull << 30) && !(v % (1u << 20)))
 		snprintf(buf, len, "%lluM", (unsigned long long)(v >> 20));
 	else
 		bench_fmt_size(buf, len, v);
@@ -247,6 +250,27 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 unsigned int ab_case_devs(const struct ab_case *c)
 {
 	return c->jbod ? c->jbod : 1;
+}
+
+int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
+		char *why, size_t len)
+{
+	char have[24], want[24];
+
+	if (mem && c->mem > mem) {
+		fmt_mb(want, sizeof(want), c->mem);
+		snprintf(have, sizeof(have), "%.1fG", mem / 1073741824.0);
+		snprintf(why, len, "its cache of %s is more than this machine's memory (%s)",
+			 want, have);
+		return -ENOMEM;
+	}
+	if (cpus && c->cpus > cpus) {
+		snprintf(why, len, "%up capped to %up: this process may run on %u CPU%s",
+			 c->cpus, cpus, cpus, cpus == 1 ? "" : "s");
+		c->cpus = cpus;
+		return 1;
+	}
+	return 0;
 }
 
 int ab_split_args(char *const *args, unsigned int n, const char **spec,

@@ -82,6 +82,15 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len);
 unsigned int ab_case_devs(const struct ab_case *c);
 
 /*
+ * Hold a case to the machine before any device is made: -ENOMEM if its
+ * cache (mem) is larger than mem bytes of memory; 1 if it asks for more
+ * CPUs than the cpus this process may run on, which it is capped to
+ * (c->cpus = cpus); else 0.  why says which (0 for either: not checked).
+ */
+int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
+		char *why, size_t len);
+
+/*
  * Sort `ab`'s positionals args[0..n-1]: a word that parses as a case
  * (ab_case_parse) is a case, any other must resolve as a policy spec
  * (uf_policy_resolve: "mainline,plugin=./x.so" has a '/' and is still a

@@ -322,6 +322,34 @@ Test(ab, a_bare_number_is_no_length)
 	cr_assert_eq(c.amount, 64ull << 20);
 }
 
+Test(ab, big_sizes_print_back_as_given)
+{
+	round_trip("loop-1dd-4k-1p-1000G-20:10-X");
+	round_trip("loop-1dd-4k-1p-64G-20:10-X");
+	round_trip("loop-1dd-4k-1p-65535M-20:10-X");
+	round_trip("thresh=100G/loop-1dd-1M-1p-2000G-100G:10-3T");
+}
+
+Test(ab, a_case_is_held_to_the_machine)
+{
+	struct ab_case c;
+	char why[160];
+
+	cr_assert_eq(ab_case_parse("loop-1dd-4k-24p-1000G-20:10-X", &c, NULL,
+				   0), 0);
+	cr_assert_eq(ab_case_fit(&c, 8ull << 30, 2, why, sizeof(why)),
+		     -ENOMEM);
+	cr_assert_str_eq(why, "its cache of 1000G is more than this machine's memory (8.0G)");
+	cr_assert_eq(c.cpus, 24, "refused: left as it was");
+	c.mem = 1ull << 30;
+	cr_assert_eq(ab_case_fit(&c, 8ull << 30, 2, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "24p capped to 2p: this process may run on 2 CPUs");
+	cr_assert_eq(c.cpus, 2);
+	cr_assert_eq(ab_case_fit(&c, 8ull << 30, 2, why, sizeof(why)), 0);
+	cr_assert_eq(ab_case_fit(&c, 0, 0, why, sizeof(why)), 0,
+		     "unknown machine: not checked");
+}
+
 /* ------------------------------------------------------------------ */
 /* A real run                                                          */
 
@@ -386,6 +414,44 @@ Test(ab, short_real_run_reports_both_sides, .timeout = 120)
 	cr_assert_eq(count(s, "\"mb_per_sec\": ["), 4, "%s", s);
 	cr_assert_eq(count(s, "\"fsync_p99_ms_median\": null"), 2,
 		     "the dd case has no fsyncs, the fsync case has: %s", s);
+	free(s);
+}
+
+/* A file as --dev: no sysfs counters, uflush's own count of its writes. */
+Test(ab, file_target_counts_its_device_writes, .timeout = 120)
+{
+	char json[] = "/tmp/uflush-ab-file.XXXXXX";
+	char img[] = "/var/tmp/uflush-ab-dev.XXXXXX";
+	char *argv[] = {
+		"ab", "--quiet", "linux-3.1", "linux-3.2",
+		"loop-1dd-4k-1p-32M-20:10-1s", "--reps", "1", "--dev", img,
+		"--json", json, NULL,
+	};
+	int fd, rc;
+	const char *p;
+	char *s;
+
+	fd = mkstemp(img);
+	if (fd < 0)
+		cr_skip_test("cannot make a file in /var/tmp: %s",
+			     strerror(errno));
+	cr_assert_eq(ftruncate(fd, 64 << 20), 0);
+	close(fd);
+	fd = mkstemp(json);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	rc = bench_ab_main(11, argv);
+	s = slurp(json);
+	unlink(json);
+	unlink(img);
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(s);
+	p = strstr(s, "\"dev_writes_median\": ");
+	cr_assert_not_null(p, "%s", s);
+	cr_assert_gt(atof(p + 21), 0, "A's dev writes: %s", s);
+	p = strstr(p + 1, "\"dev_writes_median\": ");
+	cr_assert_not_null(p, "%s", s);
+	cr_assert_gt(atof(p + 21), 0, "B's dev writes: %s", s);
 	free(s);
 }
 
