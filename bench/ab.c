@@ -1234,7 +1234,7 @@ static int ab_targets(struct ab_bench *b)
 	}
 	for (i = 0; i < b->nr_devs; i++) {
 		if (bench_target_open(&b->t[i], "ab", b->o.dev,
-				      b->o.dev ? 0 : b->o.dev_size))
+				      b->o.dev ? 0 : b->o.dev_size, b->o.force))
 			return -ENODEV;
 		b->t[i].force = b->o.force;
 		b->t[i].range = b->o.dev ? b->t[i].size : b->o.dev_size;

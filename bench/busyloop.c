@@ -1467,7 +1467,8 @@ static int set_up(struct bl_bench *b)
 		return -ENOMEM;
 	err = make_fifo(b);
 	if (!err)
-		err = bench_target_open(&b->t, "busyloop", b->o.dev, size);
+		err = bench_target_open(&b->t, "busyloop", b->o.dev, size,
+						b->o.force);
 	if (err)
 		return err;
 	b->t.range = size;

@@ -1046,7 +1046,8 @@ int bench_cache_main(int argc, char **argv)
 		return 2;
 	if (!b->env.have_fio)
 		skip_fio_cases(b);
-	if (bench_target_open(&b->t, "cache", b->o.dev, b->o.size))
+	if (bench_target_open(&b->t, "cache", b->o.dev, b->o.size,
+			      b->o.force))
 		return 1;
 	b->t.range = b->o.size;
 	b->t.force = b->o.force;

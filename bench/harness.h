@@ -564,11 +564,21 @@ struct bench_target {
 /*
  * The device a scenario writes to: with dev NULL a scratch device of size
  * bytes, else dev, which must have at least size bytes (0: any) and whose
- * data is overwritten (a warning says so).  Says why on stderr if it
- * fails.  A scratch device is removed by bench_target_close() or at exit.
+ * data is overwritten (a warning says so).  A block device that is
+ * mounted (saying where) or held exclusively by another is refused with
+ * -EBUSY unless force (which t->force keeps for bench_dev_open).  Says
+ * why on stderr if it fails.  A scratch device is removed by
+ * bench_target_close() or at exit.
  */
 int bench_target_open(struct bench_target *t, const char *cmd,
-		      const char *dev, uint64_t size);
+		      const char *dev, uint64_t size, bool force);
+/*
+ * Whether block device major:minor is mounted, per mountinfo (NULL:
+ * /proc/self/mountinfo, where a mounted partition of it counts too):
+ * 1 and the first mount point in where, 0, or -errno.
+ */
+int bench_mounted_at(const char *mountinfo, unsigned int major,
+		     unsigned int minor, char *where, size_t len);
 void bench_target_close(struct bench_target *t);
 /*
  * Write [0, range) once with O_DIRECT in chunk-byte writes (untimed), so

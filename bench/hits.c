@@ -581,7 +581,8 @@ int bench_hits_main(int argc, char **argv)
 	b->ws = bench_random_buffer(b->o.size);
 	if (!b->ws)
 		return 1;
-	err = bench_target_open(&b->cm.t, "hits", b->cm.dev, 2 * b->o.size);
+	err = bench_target_open(&b->cm.t, "hits", b->cm.dev, 2 * b->o.size,
+				b->cm.force);
 	if (err)
 		goto out_free;
 	b->cm.t.range = 2 * b->o.size;

@@ -560,7 +560,8 @@ int bench_idle_main(int argc, char **argv)
 		return 1;
 	}
 	b->buf = bench_random_buffer(1u << 20);
-	err = b->buf ? bench_target_open(&b->cm.t, "idle", b->cm.dev, IDLE_FILE) :
+	err = b->buf ? bench_target_open(&b->cm.t, "idle", b->cm.dev,
+					 IDLE_FILE, b->cm.force) :
 		       -ENOMEM;
 	if (!err) {
 		b->cm.t.range = IDLE_FILE;

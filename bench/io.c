@@ -1124,7 +1124,7 @@ int bench_io_main(int argc, char **argv)
 	if (bench_env_init(&b->env, "io", !b->o.no_fio))
 		return 1;
 	if (bench_target_open(&b->t, "io", b->o.dev,
-			      b->o.dev ? 0 : b->o.size))
+			      b->o.dev ? 0 : b->o.size, b->o.force))
 		return 1;
 	if (!bench_stop)
 		err = bench_io_run(b);

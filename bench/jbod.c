@@ -415,7 +415,8 @@ static int jbod_targets(struct jbod_bench *b)
 	unsigned int i;
 
 	for (i = 0; i < b->o.devs; i++) {
-		if (bench_target_open(&b->t[i], "jbod", NULL, b->o.dev_size))
+		if (bench_target_open(&b->t[i], "jbod", NULL, b->o.dev_size,
+				      false))
 			return -ENODEV;
 		b->t[i].range = b->o.dev_size;
 		b->t[i].shaped = true;

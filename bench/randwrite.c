@@ -523,7 +523,7 @@ int bench_randwrite_main(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	err = rw_setup(b);
 	if (!err && !bench_target_open(&b->t, "randwrite", b->o.dev,
-				       b->o.file_size)) {
+				       b->o.file_size, b->o.force)) {
 		b->t.range = b->o.file_size;
 		b->t.force = b->o.force;
 		err = bench_stop ? 0 : rw_run_all(b);

@@ -360,7 +360,8 @@ int bench_reclaim_main(int argc, char **argv)
 	b->buf = bench_random_buffer((size_t)b->o.bs);
 	if (!b->buf)
 		return 1;
-	if (bench_target_open(&b->t, "reclaim", b->o.dev, 2 * b->o.data)) {
+	if (bench_target_open(&b->t, "reclaim", b->o.dev, 2 * b->o.data,
+			      b->o.force)) {
 		free(b->buf);
 		return 1;
 	}

@@ -633,7 +633,8 @@ int bench_sqlite_main(int argc, char **argv)
 	}
 	if (bench_env_init(&b->env, "sqlite", false))
 		return 1;
-	if (bench_target_open(&b->t, "sqlite", b->o.dev, b->o.size))
+	if (bench_target_open(&b->t, "sqlite", b->o.dev, b->o.size,
+			      b->o.force))
 		return 1;
 	b->t.range = b->t.size;
 	b->t.force = b->o.force;

@@ -240,10 +240,82 @@ static int target_scratch(struct bench_target *t, uint64_t size)
 	return 0;
 }
 
+/* Is the sysfs node of mnt (maj:min) below the one of ours (a partition)? */
+static bool sysfs_below(const char *mnt, unsigned int major,
+			unsigned int minor)
+{
+	char p[96], ours[PATH_MAX], theirs[PATH_MAX];
+	size_t n;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major, minor);
+	if (!realpath(p, ours))
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%s", mnt);
+	if (!realpath(p, theirs))
+		return false;
+	n = strlen(ours);
+	return !strncmp(theirs, ours, n) && theirs[n] == '/';
+}
+
+int bench_mounted_at(const char *mountinfo, unsigned int major,
+		     unsigned int minor, char *where, size_t len)
+{
+	char line[4096], devno[32], mnt[PATH_MAX], want[32];
+	int found = 0;
+	FILE *f;
+
+	f = fopen(mountinfo ? mountinfo : "/proc/self/mountinfo", "r");
+	if (!f)
+		return -errno;
+	snprintf(want, sizeof(want), "%u:%u", major, minor);
+	/* id parent maj:min root mount-point ...: the 3rd and 5th fields */
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", devno, mnt) != 2)
+			continue;
+		if (!strcmp(devno, want) ||
+		    (!mountinfo && sysfs_below(devno, major, minor))) {
+			snprintf(where, len, "%s", mnt);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A block device that is mounted, or that another holds open
+ * exclusively (a filesystem, md, dm, swap), is refused before any run
+ * unless --force: the library would refuse it in the first run anyway.
+ */
+static int target_check_free(struct bench_target *t, const char *dev,
+			     const struct stat *st)
+{
+	char where[PATH_MAX];
+	int fd;
+
+	if (t->force)
+		return 0;
+	if (bench_mounted_at(NULL, major(st->st_rdev), minor(st->st_rdev),
+			     where, sizeof(where)) > 0) {
+		bench_err(t->cmd, "%s is mounted on %s (/proc/self/mountinfo): refusing to overwrite it; --force uses it anyway",
+			  dev, where);
+		return -EBUSY;
+	}
+	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY) {
+		bench_err(t->cmd, "%s is in use (another holds it open exclusively: md, dm, swap?): refusing; --force uses it anyway",
+			  dev);
+		return -EBUSY;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 {
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	t->path = dev;
 	if (stat(dev, &st)) {
@@ -251,6 +323,9 @@ static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 		return -errno;
 	}
 	if (S_ISBLK(st.st_mode)) {
+		err = target_check_free(t, dev, &st);
+		if (err)
+			return err;
 		fd = open(dev, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			t->size = (uint64_t)lseek(fd, 0, SEEK_END);
@@ -280,11 +355,12 @@ static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 }
 
 int bench_target_open(struct bench_target *t, const char *cmd,
-		      const char *dev, uint64_t size)
+		      const char *dev, uint64_t size, bool force)
 {
 	memset(t, 0, sizeof(*t));
 	t->cmd = cmd;
 	t->dio = -1;
+	t->force = force;
 	return dev ? target_dev(t, dev, size) : target_scratch(t, size);
 }
 

@@ -309,7 +309,8 @@ int bench_wcpcap_main(int argc, char **argv)
 	b->buf = bench_random_buffer(1u << 20);
 	if (!b->buf)
 		return 1;
-	if (bench_target_open(&b->cm.t, "wcpcap", b->cm.dev, b->o.size)) {
+	if (bench_target_open(&b->cm.t, "wcpcap", b->cm.dev, b->o.size,
+			      b->cm.force)) {
 		free(b->buf);
 		return 1;
 	}

@@ -527,7 +527,7 @@ Test(bench_harness, scratch_target_is_a_dio_loop_device_and_goes_away)
 
 	if (geteuid())
 		cr_skip_test("needs root for a loop device");
-	cr_assert_eq(bench_target_open(&t, "test", NULL, 64u << 20), 0);
+	cr_assert_eq(bench_target_open(&t, "test", NULL, 64u << 20, false), 0);
 	if (!t.td.is_loop) {
 		bench_target_close(&t);
 		cr_skip_test("no loop device here: %s", t.td.why_not_loop);
@@ -913,4 +913,82 @@ Test(bench_harness, json_dash_goes_to_stdout_and_the_table_to_stderr)
 	cr_assert(strstr(e, "one   1"), "the table on stderr: %s", e);
 	free(o);
 	free(e);
+}
+
+Test(bench_harness, mountinfo_names_where_a_device_is_mounted)
+{
+	char path[] = "/tmp/uflush-mountinfo.XXXXXX", where[256] = "";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+		   "29 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+		   "40 29 8:17 /data /srv/data rw - xfs /dev/sdb1 rw\n");
+	fclose(f);
+	cr_assert_eq(bench_mounted_at(path, 8, 17, where, sizeof(where)), 1);
+	cr_assert_str_eq(where, "/srv/data");
+	cr_assert_eq(bench_mounted_at(path, 254, 0, where, sizeof(where)), 1);
+	cr_assert_str_eq(where, "/");
+	cr_assert_eq(bench_mounted_at(path, 8, 16, where, sizeof(where)), 0);
+	unlink(path);
+	cr_assert_eq(bench_mounted_at(path, 8, 16, where, sizeof(where)),
+		     -ENOENT);
+}
+
+/* The root filesystem's block device, if it has one in /dev. */
+static bool root_block_device(char *dev, size_t len)
+{
+	char line[1024], devno[32], mnt[512], sys[96], name[64];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %31s %*s %511s", devno, mnt) == 2 &&
+		    !strcmp(mnt, "/"))
+			found = true;
+	fclose(f);
+	if (!found)
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%s/uevent", devno);
+	f = fopen(sys, "r");
+	if (!f)
+		return false;
+	found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "DEVNAME=%63s", name) == 1;
+	fclose(f);
+	snprintf(dev, len, "/dev/%s", name);
+	return found && !access(dev, F_OK);
+}
+
+/* Only opened to be refused (no --force): nothing is written to it. */
+Test(bench_harness, a_mounted_dev_is_refused_up_front)
+{
+	struct bench_target t;
+	char dev[96], msg[512] = "";
+	FILE *err;
+	int fd, saved;
+
+	if (!root_block_device(dev, sizeof(dev)))
+		cr_skip_test("the root filesystem is on no block device in /dev here");
+	err = tmpfile();
+	cr_assert_not_null(err);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	fd = bench_target_open(&t, "test", dev, 0, false);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(err);
+	cr_assert_geq(fread(msg, 1, sizeof(msg) - 1, err), 0);
+	fclose(err);
+	cr_assert_eq(fd, -EBUSY, "%s: %s", dev, msg);
+	cr_assert(strstr(msg, " is mounted on / (/proc/self/mountinfo)"), "%s", msg);
+	cr_assert(strstr(msg, "--force uses it anyway"), "%s", msg);
 }
