@@ -53,7 +53,7 @@ struct ab_opts {
 	const char *json;
 	const char *trace_dir;
 	const char *plot_dir;
-	const char *dev;
+	struct bench_strv devs;		/* --dev, in the order given */
 	bool force;
 	bool list;
 	bool kernel;
@@ -108,7 +108,10 @@ static const struct bench_opt ab_opt_table[] = {
 		  "are used when none are given"),
 	BENCH_SIZE("dev-size", &ab_o.dev_size, 64ull << 20, 64ull << 30,
 		   1ull << 20, "each scratch device's size; 512M"),
-	BENCH_OPT_DEV(&ab_o.dev),
+	{ .name = "dev", .arg = "PATH", .type = BENCH_OPT_STRV,
+	  .dest = &ab_o.devs,
+	  .help = "use these block devices or files: THEIR DATA IS OVERWRITTEN;\n"
+		  "repeat it or give PATH,PATH,... for a JBOD case's devices" },
 	BENCH_OPT_FORCE(&ab_o.force),
 	BENCH_STR("trace", "DIR", &ab_o.trace_dir,
 		  "write each case's first run's tracepoints (ftrace text)\n"
@@ -392,6 +395,18 @@ static struct ab_writer *writer_init(const struct ab_bench *b,
 	return w;
 }
 
+/* The smallest of the first nd devices (--dev ones may differ). */
+static uint64_t min_range(const struct ab_bench *b, unsigned int nd)
+{
+	uint64_t r = b->t[0].range;
+	unsigned int i;
+
+	for (i = 1; i < nd; i++)
+		if (b->t[i].range < r)
+			r = b->t[i].range;
+	return r;
+}
+
 static int open_files(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, char *why, size_t len)
 {
@@ -400,11 +415,11 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 	uint64_t fsize, unit = c->bs > 4096 ? c->bs : 4096;
 	int err;
 
-	fsize = b->t[0].range / per_dev / unit * unit;
+	fsize = min_range(b, nd) / per_dev / unit * unit;
 	if (fsize < unit) {
 		snprintf(why, len, "%u writers of %llu-byte writes do not fit in %llu bytes",
 			 per_dev, (unsigned long long)c->bs,
-			 (unsigned long long)b->t[0].range);
+			 (unsigned long long)min_range(b, nd));
 		return -ENOSPC;
 	}
 	for (i = 0; i < c->writers; i++) {
@@ -702,7 +717,7 @@ static int kern_files(struct ab_bench *b, const struct ab_case *c,
 	unsigned int i, nd = ab_case_devs(c);
 	unsigned int per_dev = (c->writers + nd - 1) / nd;
 	uint64_t unit = c->bs > 4096 ? c->bs : 4096;
-	uint64_t fsize = b->t[0].range / per_dev / unit * unit;
+	uint64_t fsize = min_range(b, nd) / per_dev / unit * unit;
 
 	for (i = 0; i < nd; i++) {
 		fds[i] = open(b->t[i].path, O_RDWR | O_CLOEXEC);
@@ -1168,6 +1183,31 @@ static int add_case(struct ab_bench *b, const char *name)
 	return 0;
 }
 
+/*
+ * --dev: enough devices for every case (a JBOD-<n>HDD case needs n), none
+ * twice; said before any device is opened or made.
+ */
+static int ab_devs_check(const struct ab_bench *b)
+{
+	unsigned int i;
+
+	if (!b->o.devs.n)
+		return 0;
+	for (i = 0; i < b->nr; i++)
+		if (ab_case_devs(&b->ci[i].c) > b->o.devs.n) {
+			bench_err("ab", "case '%s' needs %u devices; --dev gave %u (repeat --dev, or --dev A,B,...)",
+				  b->ci[i].name, ab_case_devs(&b->ci[i].c),
+				  b->o.devs.n);
+			return -EINVAL;
+		}
+	if (bench_devs_distinct("ab", &b->o.devs))
+		return -EINVAL;
+	if (b->o.devs.n > b->nr_devs)
+		bench_err("ab", "note: the cases use %u of the %u --dev devices (the first)",
+			  b->nr_devs, b->o.devs.n);
+	return 0;
+}
+
 static int ab_args(struct ab_bench *b, int argc, char **argv)
 {
 	const struct ab_matrix *m = NULL;
@@ -1215,6 +1255,8 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		bench_err("ab", "no cases: name some, or --matrix NAME");
 		return -EINVAL;
 	}
+	if (ab_devs_check(b))
+		return -EINVAL;
 	if (bench_check_policy("ab", b->spec[0], b->policy[0],
 			       sizeof(b->policy[0])) ||
 	    bench_check_policy("ab", b->spec[1], b->policy[1],
@@ -1225,19 +1267,15 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 
 static int ab_targets(struct ab_bench *b)
 {
+	const char *dev;
 	unsigned int i;
 
-	if (b->o.dev && b->nr_devs > 1) {
-		bench_err("ab", "--dev gives one device; a JBOD case needs %u",
-			  b->nr_devs);
-		return -EINVAL;
-	}
 	for (i = 0; i < b->nr_devs; i++) {
-		if (bench_target_open(&b->t[i], "ab", b->o.dev,
-				      b->o.dev ? 0 : b->o.dev_size, b->o.force))
+		dev = b->o.devs.n ? b->o.devs.v[i] : NULL;
+		if (bench_target_open(&b->t[i], "ab", dev,
+				      dev ? 0 : b->o.dev_size, b->o.force))
 			return -ENODEV;
-		b->t[i].force = b->o.force;
-		b->t[i].range = b->o.dev ? b->t[i].size : b->o.dev_size;
+		b->t[i].range = dev ? b->t[i].size : b->o.dev_size;
 	}
 	if (b->o.plot_dir && !b->o.trace_dir)
 		b->o.trace_dir = b->o.plot_dir;

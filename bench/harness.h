@@ -572,6 +572,8 @@ struct bench_target {
  */
 int bench_target_open(struct bench_target *t, const char *cmd,
 		      const char *dev, uint64_t size, bool force);
+/* -EINVAL (and says which) if two --dev paths are the same device. */
+int bench_devs_distinct(const char *cmd, const struct bench_strv *devs);
 /*
  * Whether block device major:minor is mounted, per mountinfo (NULL:
  * /proc/self/mountinfo, where a mounted partition of it counts too):

@@ -354,6 +354,25 @@ static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 	return 0;
 }
 
+int bench_devs_distinct(const char *cmd, const struct bench_strv *devs)
+{
+	struct stat a, b;
+	unsigned int i, k;
+
+	for (i = 0; i < devs->n; i++)
+		for (k = 0; k < i; k++) {
+			if (strcmp(devs->v[i], devs->v[k]) &&
+			    (stat(devs->v[i], &a) || stat(devs->v[k], &b) ||
+			     (S_ISBLK(a.st_mode) ? a.st_rdev != b.st_rdev :
+			      a.st_dev != b.st_dev || a.st_ino != b.st_ino)))
+				continue;
+			bench_err(cmd, "--dev %s and %s are the same device: give each once",
+				  devs->v[k], devs->v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int bench_target_open(struct bench_target *t, const char *cmd,
 		      const char *dev, uint64_t size, bool force)
 {

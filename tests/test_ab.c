@@ -9,6 +9,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +454,107 @@ Test(ab, file_target_counts_its_device_writes, .timeout = 120)
 	p = strstr(p + 1, "\"dev_writes_median\": ");
 	cr_assert_not_null(p, "%s", s);
 	cr_assert_gt(atof(p + 21), 0, "B's dev writes: %s", s);
+	free(s);
+}
+
+/* Issue 18: a JBOD case on devices of one's own, --dev A --dev B. */
+Test(ab, jbod_case_runs_on_the_devices_given, .timeout = 120)
+{
+	char json[] = "/tmp/uflush-ab-jbod.XXXXXX", devs[300], want[160];
+	struct bench_target t[2];
+	char *argv[] = {
+		"ab", "--quiet", "linux-3.1", "linux-3.2",
+		"JBOD-2HDD-hdd-2dd-256k-1p-32M-20:10-1s", "--reps", "1",
+		"--dev", devs, "--json", json, NULL,
+	};
+	int fd, rc;
+	char *s;
+
+	if (geteuid())
+		cr_skip_test("needs root for the scratch loop devices");
+	cr_assert_eq(bench_target_open(&t[0], "test", NULL, 64u << 20, false), 0);
+	cr_assert_eq(bench_target_open(&t[1], "test", NULL, 64u << 20, false), 0);
+	snprintf(devs, sizeof(devs), "%s,%s", t[0].path, t[1].path);
+	fd = mkstemp(json);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	rc = bench_ab_main(11, argv);
+	s = slurp(json);
+	unlink(json);
+	cr_assert_not_null(s);
+	snprintf(want, sizeof(want), "\"path\": \"%s\",\n      \"scratch\": false",
+		 t[0].path);
+	cr_assert(strstr(s, want), "device 1 is ours, not a scratch one: %s", s);
+	snprintf(want, sizeof(want), "\"path\": \"%s\",\n      \"scratch\": false",
+		 t[1].path);
+	cr_assert(strstr(s, want), "device 2: %s", s);
+	bench_target_close(&t[0]);
+	bench_target_close(&t[1]);
+	cr_assert_eq(rc, 0);
+	free(s);
+}
+
+/* Refused before any device is made: too few, or one twice. */
+Test(ab, jbod_case_with_too_few_devices_is_refused)
+{
+	char *few[] = {
+		"ab", "linux-3.1", "linux-3.2",
+		"JBOD-4HDD-hdd-1dd-1M-2p-256M-20:10-X", "--dev",
+		"/dev/null,/dev/zero", NULL,
+	};
+	char *twice[] = {
+		"ab", "linux-3.1", "linux-3.2",
+		"JBOD-2HDD-hdd-1dd-1M-2p-256M-20:10-X", "--dev", "/dev/null",
+		"--dev", "/dev/null", NULL,
+	};
+
+	cr_assert_eq(bench_ab_main(6, few), 2);
+	cr_assert_eq(bench_ab_main(8, twice), 2);
+}
+
+static void *interrupt_later(void *arg)
+{
+	(void)arg;
+	usleep(3500 * 1000);
+	kill(getpid(), SIGINT);
+	return NULL;
+}
+
+/* Issue 18: ^C mid-run gives the runs done so far, marked, and 130. */
+Test(ab, interrupted_run_reports_what_it_completed, .timeout = 120)
+{
+	char json[] = "/tmp/uflush-ab-int.XXXXXX";
+	char *argv[] = {
+		"ab", "--quiet", "linux-3.1", "linux-3.2",
+		"thresh=4M/loop-1dd-4k-1p-32M-4M:10-1s", "--reps", "20",
+		"--dev-size", "64M", "--json", json, NULL,
+	};
+	const char *p, *q;
+	unsigned int n;
+	pthread_t th;
+	int fd, rc;
+	char *s;
+
+	if (geteuid())
+		cr_skip_test("needs root for the scratch loop devices");
+	fd = mkstemp(json);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(pthread_create(&th, NULL, interrupt_later, NULL), 0);
+	rc = bench_ab_main(11, argv);
+	pthread_join(th, NULL);
+	s = slurp(json);
+	unlink(json);
+	cr_assert_eq(rc, 130);
+	cr_assert_not_null(s);
+	cr_assert(strstr(s, "\"interrupted\": true"), "%s", s);
+	p = strstr(s, "\"mb_per_sec\": [");
+	cr_assert_not_null(p, "%s", s);
+	cr_assert_neq(p[15], ']', "A ran at least once before the signal: %s",
+		      s);
+	for (n = 1, q = p + 15; *q && *q != ']'; q++)
+		n += *q == ',';
+	cr_assert_lt(n, 20, "not all 20 reps ran: %s", s);
 	free(s);
 }
 
