@@ -1312,8 +1312,8 @@ static const struct bench_opt bl_opts[] = {
 		   "other files (default 4, at most 16)"),
 	BENCH_SIZE("file-size", &bl_bench.o.file_size, 4096, 1ull << 32, 4096,
 		   "size of each, written round and round (default 8M)"),
-	BENCH_UINT("pages", "N", &bl_bench.o.pages, 256, UINT_MAX, NULL,
-		   "cache frames of 4 KiB (default 16384 = 64 MiB)"),
+	BENCH_OPT_CACHE(&bl_bench.o.pages, 256, 1u << 28,
+			"the cache (default 64M; --pages N: frames)"),
 	BENCH_UINT("expire-cs", "N", &bl_bench.o.expire_cs, 0, 360000, NULL,
 		   "dirty_expire_centisecs (default --secs/3, at most the\n"
 		   "kernel's 3000: the stuck inode expires early in --secs)"),

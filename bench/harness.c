@@ -331,6 +331,13 @@ static int opt_value(const char *cmd, const struct bench_opt *o,
 			return 0;
 		}
 		break;
+	case BENCH_OPT_PAGES:
+		if (!bench_parse_size(arg, &v) && v >= o->min && v <= o->max &&
+		    !(v % 4096) && v / 4096 <= UINT32_MAX) {
+			*(unsigned int *)o->dest = (unsigned int)(v / 4096);
+			return 0;
+		}
+		break;
 	case BENCH_OPT_LIST:
 		if (!bench_parse_list(arg, o->names, o->nr, o->dest, &bad))
 			return 0;

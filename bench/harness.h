@@ -114,6 +114,8 @@ enum bench_opt_type {
 	BENCH_OPT_LIST,		/* bool[nr]: which of names[] were listed */
 	BENCH_OPT_STRV,		/* struct bench_strv: each --opt A,B adds */
 	BENCH_OPT_ALIAS,	/* the option named .now (an old name) */
+	BENCH_OPT_PAGES,	/* a SIZE in [min, max] bytes, a multiple of
+				 * 4k, into an unsigned int of 4 KiB pages */
 };
 
 /* Paths given by a repeatable option (--dev A --dev B, or --dev A,B). */
@@ -164,6 +166,17 @@ struct bench_opt {
  * one, with a note on stderr that --now_ is the name.  Not in --help.
  * (An old option in other units keeps its own entry with .now set.)
  */
+/*
+ * --cache SIZE: a cache of so many bytes, into dest as 4 KiB frames;
+ * --pages N stays as its old name (frames, with a note).
+ */
+#define BENCH_OPT_CACHE(d, lo_pages, hi_pages, h) \
+	{ .name = "cache", .arg = "SIZE", .type = BENCH_OPT_PAGES, \
+	  .dest = (d), .min = (uint64_t)(lo_pages) * 4096, \
+	  .max = (uint64_t)(hi_pages) * 4096, .align = 4096, .help = (h) }, \
+	{ .name = "pages", .arg = "N", .type = BENCH_OPT_UINT, .dest = (d), \
+	  .min = (lo_pages), .max = (hi_pages), .now = "cache", .help = "" }
+
 #define BENCH_OLD_NAME(old, now_) \
 	{ .name = (old), .type = BENCH_OPT_ALIAS, .now = (now_), .help = "" }
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench/hits.c - `uflush-bench hits`: cache hits on resident pages (issue
- * 11, target 3).  Two files of --size bytes each are written in full and
+ * 11, target 3).  Two files of --file-size bytes each are written in full and
  * fsynced (untimed), so that every page is cached and clean; then each
  * case runs for --ms milliseconds over the working set of one file, page
  * after page, wrapping around:
  *
- *   memcpy in/out  a bare 4 KiB memcpy from/to a buffer of --size bytes:
+ *   memcpy in/out  a bare 4 KiB memcpy from/to a buffer of --file-size bytes:
  *                  the baselines of pread and pwrite;
  *   pread, pwrite  4 KiB uf_pread / uf_pwrite (an overwrite: the pages
  *                  become dirty; they are fsynced again after the window);
@@ -111,8 +111,9 @@ static struct hit_bench hits = {
 };
 
 static const struct bench_opt hit_opts[] = {
-	BENCH_SIZE("size", &hits.o.size, 1ull << 20, 4ull << 30, 1ull << 20,
-		   "the working set of a thread (one file); 64M"),
+	BENCH_SIZE("file-size", &hits.o.size, 1ull << 20, 4ull << 30,
+		   1ull << 20, "the working set of a thread (one file); 64M"),
+	BENCH_OLD_NAME("size", "file-size"),
 	{ .name = "secs", .arg = "SEC", .type = BENCH_OPT_UINT,
 	  .dest = &hits.o.ms, .min = 1, .max = 60, .scale = 1000,
 	  .help = "each timed window in seconds; 0.3 (--ms 300)" },

@@ -1020,7 +1020,8 @@ static const struct bench_opt io_opts[] = {
 	BENCH_OLD_NAME("runtime", "secs"),
 	BENCH_OPT_REPS(&io_bench.o.reps,
 		       "repetitions of each uflush/fio pair (default 3)"),
-	{ .name = "size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	BENCH_OLD_NAME("size", "dev-size"),
+	{ .name = "dev-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &io_bench.o.size, .min = 64u << 20, .max = UINT64_MAX,
 	  .given = &io_bench.o.size_set,
 	  .help = "scratch device size, or the range used on --dev\n"

@@ -111,8 +111,9 @@ static const struct bench_opt jbod_opts[] = {
 	BENCH_UINT("secs", "SEC", &jbod.o.secs, 1, 600, NULL,
 		   "measured seconds per run (after 1 s of warm-up); 5"),
 	BENCH_OPT_REPS(&jbod.o.reps, "repetitions of each case; 2"),
-	BENCH_UINT("pages", "N", &jbod.o.pages, 1024, 1u << 22, NULL,
-		   "cache frames (dirty limits are 20%/10% of them); 16384"),
+	BENCH_OPT_CACHE(&jbod.o.pages, 1024, 1u << 22,
+			"the cache (dirty limits are 20%/10% of it); 64M\n"
+			"(--pages N: frames)"),
 	BENCH_STR("policy", "SPEC", &jbod.o.policy,
 		  "the policy both sides start from (bgthresh= is added);\n"
 		  "linux-3.2"),

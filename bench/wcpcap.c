@@ -66,8 +66,9 @@ static struct wcp_bench wcp = {
 };
 
 static const struct bench_opt wcp_opts[] = {
-	BENCH_SIZE("size", &wcp.o.size, 1ull << 20, 4ull << 30, 1ull << 20,
-		   "the file (and the dirty data fsync writes); 1G"),
+	BENCH_SIZE("file-size", &wcp.o.size, 1ull << 20, 4ull << 30,
+		   1ull << 20, "the file (and the dirty data fsync writes); 1G"),
+	BENCH_OLD_NAME("size", "file-size"),
 	BENCH_SIZE("bw", &wcp.o.bw, 0, 1ull << 40, 0,
 		   "shape the device to this many bytes/s, a disk that\n"
 		   "fsync waits for (0: as fast as it is); 200M"),

@@ -207,6 +207,7 @@ struct test_opts {
 	uint64_t dev_size;
 	unsigned int secs;
 	struct bench_strv devs;
+	unsigned int pages;
 };
 
 static struct test_opts to;
@@ -227,6 +228,7 @@ static const struct bench_opt test_opt_table[] = {
 	BENCH_OLD_NAME("runtime", "secs"),
 	{ .name = "devs", .arg = "PATH", .type = BENCH_OPT_STRV,
 	  .dest = &to.devs, .help = "devices" },
+	BENCH_OPT_CACHE(&to.pages, 16, 1u << 28, "the cache"),
 	BENCH_OPT_END,
 };
 
@@ -991,4 +993,21 @@ Test(bench_harness, a_mounted_dev_is_refused_up_front)
 	cr_assert_eq(fd, -EBUSY, "%s: %s", dev, msg);
 	cr_assert(strstr(msg, " is mounted on / (/proc/self/mountinfo)"), "%s", msg);
 	cr_assert(strstr(msg, "--force uses it anyway"), "%s", msg);
+}
+
+Test(bench_harness, cache_takes_a_size_and_pages_stays)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--cache", "256M", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.pages, 65536);
+	cr_assert_str_empty(msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--pages", "1024", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.pages, 1024);
+	cr_assert(strstr(msg, "note: --pages is now --cache"), "%s", msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--cache", "3000", NULL),
+		     -EINVAL);
+	cr_assert_str_eq(msg, "uflush-bench test: bad --cache '3000' (want a size from 64k to 1T, a multiple of 4k)\n");
 }
