@@ -116,7 +116,10 @@ build: $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
 	$(PLUGINS) $(O)/uflush.pc $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) \
 	$(CRASHBIN)
 
-$(O)/bench/ab.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"'
+# The commit a result names (uflush-bench's JSON): as of this build.
+GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(O)/bench/ab.o $(O)/bench/target.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"' \
+	-DUF_BENCH_COMMIT='"$(GIT_COMMIT)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1046,6 +1046,12 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 	bench_json_str(j, "policy_a_resolved", b->policy[0]);
 	bench_json_str(j, "policy_b", b->spec[1]);
 	bench_json_str(j, "policy_b_resolved", b->policy[1]);
+	bench_json_obj(j, "policy_a_files");
+	bench_plugins_json(j, b->spec[0]);
+	bench_json_end(j);
+	bench_json_obj(j, "policy_b_files");
+	bench_plugins_json(j, b->spec[1]);
+	bench_json_end(j);
 	bench_json_u64(j, "reps", b->o.reps);
 	bench_json_u64(j, "default_secs", b->o.secs);
 	bench_json_arr(j, "devices");

@@ -528,6 +528,22 @@ void bench_json_policies(struct bench_json *j, const char *const *names,
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
+/* SHA-256 of data, or of a file's contents, as 64 hex digits. */
+void bench_sha256(const void *data, size_t len, char hex[65]);
+/* 0, or -errno if the file cannot be read. */
+int bench_sha256_file(const char *path, char hex[65]);
+/*
+ * The members every JSON result has beside "kernel": "machine" (CPU
+ * model, CPUs online and usable, memory), "uname" and "uflush" (version
+ * and the git commit it was built from, or "unknown").
+ */
+void bench_machine_json(struct bench_json *j);
+/*
+ * A "plugins" array for a policy spec: each plugin=PATH item's path and
+ * sha256 (or why it could not be read).
+ */
+void bench_plugins_json(struct bench_json *j, const char *spec);
+
 /* ------------------------------------------------------------------ */
 /* The machine                                                         */
 

@@ -264,6 +264,7 @@ static int rc_json(struct rc_bench *b, const struct bench_env *env)
 	if (err)
 		return err;
 	bench_json_str(&j, "kernel", env->kernel);
+	bench_machine_json(&j);
 	bench_json_obj(&j, "device");
 	bench_target_json(&j, &b->t);
 	bench_json_end(&j);

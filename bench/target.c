@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,14 @@
 
 #define BENCH_REOPEN_TIMEOUT_NS	5000000000ull
 
+/* The Makefile passes both; a build without it says so. */
+#ifndef UF_BENCH_VERSION
+#define UF_BENCH_VERSION "unknown"
+#endif
+#ifndef UF_BENCH_COMMIT
+#define UF_BENCH_COMMIT "unknown"
+#endif
+
 /* ------------------------------------------------------------------ */
 /* The machine                                                         */
 
@@ -36,6 +45,91 @@ void bench_kernel_version(char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s %s %s", u.sysname, u.release,
 			 u.machine);
+}
+
+static int read_sysfs(const char *path, char *buf, size_t len);
+
+/* "model name" of the first CPU in /proc/cpuinfo (or the arm "Hardware"). */
+static void cpu_model(char *buf, size_t len)
+{
+	char line[512], *v;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) && strncmp(line, "Hardware", 8))
+			continue;
+		v = strchr(line, ':');
+		if (!v)
+			continue;
+		v += 1 + (v[1] == ' ');
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+void bench_machine_json(struct bench_json *j)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	char model[256];
+	struct utsname u;
+	cpu_set_t set;
+
+	cpu_model(model, sizeof(model));
+	bench_json_obj(j, "machine");
+	bench_json_str(j, "cpu_model", model);
+	bench_json_int(j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		bench_json_int(j, "cpus_usable", CPU_COUNT(&set));
+	bench_json_u64(j, "memory_bytes", pages > 0 && psz > 0 ?
+		       (uint64_t)pages * (uint64_t)psz : 0);
+	bench_json_end(j);
+	if (!uname(&u)) {
+		bench_json_obj(j, "uname");
+		bench_json_str(j, "sysname", u.sysname);
+		bench_json_str(j, "nodename", u.nodename);
+		bench_json_str(j, "release", u.release);
+		bench_json_str(j, "version", u.version);
+		bench_json_str(j, "machine", u.machine);
+		bench_json_end(j);
+	}
+	bench_json_obj(j, "uflush");
+	bench_json_str(j, "version", UF_BENCH_VERSION);
+	bench_json_str(j, "commit", UF_BENCH_COMMIT);
+	bench_json_end(j);
+}
+
+void bench_plugins_json(struct bench_json *j, const char *spec)
+{
+	char path[PATH_MAX], hex[65];
+	const char *p = spec;
+	size_t n;
+	int err;
+
+	bench_json_arr(j, "plugins");
+	while (p && (p = strstr(p, "plugin=")) != NULL) {
+		if (p != spec && p[-1] != ',') {
+			p += 7;
+			continue;
+		}
+		p += 7;
+		n = strcspn(p, ",");
+		snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		p += n;
+		bench_json_obj(j, NULL);
+		bench_json_str(j, "path", path);
+		err = bench_sha256_file(path, hex);
+		if (err)
+			bench_json_str(j, "error", strerror(-err));
+		else
+			bench_json_str(j, "sha256", hex);
+		bench_json_end(j);
+	}
+	bench_json_end(j);
 }
 
 static int read_sysfs(const char *path, char *buf, size_t len)
@@ -470,9 +564,31 @@ void bench_target_print(const struct bench_target *t, const char *extra)
 	       t->scratch ? " (scratch, removed at exit)" : "");
 }
 
+/* The disk's model from sysfs (a partition: its disk's), if it says. */
+static bool target_model(const struct bench_target *t, char *buf,
+			 size_t len)
+{
+	char p[128];
+
+	if (!t->is_blk)
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/device/model", t->major,
+		 t->minor);
+	if (!read_sysfs(p, buf, len) && buf[0])
+		return true;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../device/model",
+		 t->major, t->minor);
+	return !read_sysfs(p, buf, len) && buf[0];
+}
+
 void bench_target_json(struct bench_json *j, const struct bench_target *t)
 {
+	char model[128];
+
 	bench_json_str(j, "path", t->path);
+	bench_json_u64(j, "size_bytes", t->size);
+	if (target_model(t, model, sizeof(model)))
+		bench_json_str(j, "model", model);
 	bench_json_bool(j, "scratch", t->scratch);
 	bench_json_bool(j, "loop", t->dio >= 0);
 	bench_json_int(j, "dio", t->dio);
@@ -653,6 +769,7 @@ static int json_report(const struct bench_report *r,
 	if (err)
 		return err;
 	bench_json_str(&j, "kernel", env->kernel);
+	bench_machine_json(&j);
 	bench_json_obj(&j, "device");
 	bench_target_json(&j, t);
 	bench_json_end(&j);

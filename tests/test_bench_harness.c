@@ -1011,3 +1011,53 @@ Test(bench_harness, cache_takes_a_size_and_pages_stays)
 		     -EINVAL);
 	cr_assert_str_eq(msg, "uflush-bench test: bad --cache '3000' (want a size from 64k to 1T, a multiple of 4k)\n");
 }
+
+/* ------------------------------------------------------------------ */
+/* Self-describing results                                             */
+
+Test(bench_harness, sha256_of_the_standard_vectors)
+{
+	char hex[65];
+
+	bench_sha256("abc", 3, hex);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	bench_sha256("", 0, hex);
+	cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	/* 56 bytes: the length spills into a second padding block */
+	bench_sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		     56, hex);
+	cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static const char *plugin_spec;
+
+static void write_plugins(struct bench_json *j)
+{
+	bench_json_obj(j, NULL);
+	bench_plugins_json(j, plugin_spec);
+	bench_machine_json(j);
+	bench_json_end(j);
+}
+
+Test(bench_harness, results_name_the_plugins_and_the_machine)
+{
+	char path[] = "/tmp/uflush-plugin.XXXXXX", spec[128], *text;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "abc", 3), 3);
+	close(fd);
+	snprintf(spec, sizeof(spec), "mainline,plugin=%s,plugin=/nonexistent.so",
+		 path);
+	plugin_spec = spec;
+	text = json_text(write_plugins);
+	unlink(path);
+	cr_assert(strstr(text, "\"sha256\": \"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\""),
+		  "%s", text);
+	cr_assert(strstr(text, "\"path\": \"/nonexistent.so\",\n      \"error\": \"No such file or directory\""),
+		  "%s", text);
+	cr_assert(strstr(text, "\"cpu_model\": \""), "%s", text);
+	cr_assert(strstr(text, "\"memory_bytes\": "), "%s", text);
+	cr_assert(strstr(text, "\"release\": \""), "%s", text);
+	cr_assert(strstr(text, "\"commit\": \""), "%s", text);
+}
