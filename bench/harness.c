@@ -1188,6 +1188,170 @@ int bench_json_finish(struct bench_json *j, const char *cmd,
 }
 
 /* ------------------------------------------------------------------ */
+/* A JSON navigator (bench/harness.h)                                  */
+
+static const char *ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *skip_value(const char *p, unsigned int depth);
+
+/* p at '{' or '['; returns past the matching close. */
+static const char *skip_container(const char *p, unsigned int depth)
+{
+	char close = *p == '{' ? '}' : ']';
+	bool obj = *p == '{';
+
+	p = ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (obj) {
+			if (*p != '"' || !(p = skip_string(p)))
+				return NULL;
+			p = ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		p = skip_value(ws(p), depth + 1);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+		p = ws(p);
+	}
+}
+
+static const char *skip_value(const char *p, unsigned int depth)
+{
+	if (depth > 64)
+		return NULL;
+	p = ws(p);
+	if (*p == '"')
+		return skip_string(p);
+	if (*p == '{' || *p == '[')
+		return skip_container(p, depth);
+	if (!*p || *p == ',' || *p == '}' || *p == ']')
+		return NULL;
+	while (*p && !strchr(",}] \t\r\n", *p))
+		p++;
+	return p;
+}
+
+/* Past the value at p and the comma after it, if any; NULL if malformed. */
+static const char *next_item(const char *p)
+{
+	p = skip_value(p, 0);
+	if (!p)
+		return NULL;
+	p = ws(p);
+	return *p == ',' ? ws(p + 1) : p;
+}
+
+/* p at an object; the value of member key, or NULL. */
+const char *bench_jget(const char *p, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *k;
+	bool match;
+
+	if (!p || *(p = ws(p)) != '{')
+		return NULL;
+	p = ws(p + 1);
+	while (*p == '"') {
+		k = p + 1;
+		p = skip_string(p);
+		if (!p)
+			return NULL;
+		match = (size_t)(p - 1 - k) == klen && !strncmp(k, key, klen);
+		p = ws(p);
+		if (*p++ != ':')
+			return NULL;
+		p = ws(p);
+		if (match)
+			return p;
+		p = next_item(p);
+		if (!p)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* p at an array; element idx, or NULL. */
+const char *bench_jindex(const char *p, unsigned int idx)
+{
+	if (!p || *(p = ws(p)) != '[')
+		return NULL;
+	p = ws(p + 1);
+	while (*p && *p != ']') {
+		if (!idx--)
+			return p;
+		p = next_item(p);
+		if (!p)
+			return NULL;
+	}
+	return NULL;
+}
+
+int bench_jnum(const char *p, double *v)
+{
+	char *end;
+
+	if (!p)
+		return -ENOENT;
+	p = ws(p);
+	if (!strncmp(p, "null", 4)) {
+		*v = NAN;
+		return 0;
+	}
+	*v = strtod(p, &end);
+	return end == p ? -EINVAL : 0;
+}
+
+int bench_jstr(const char *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!p)
+		return -ENOENT;
+	p = ws(p);
+	if (*p != '"')
+		return -EINVAL;
+	for (p++; *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			if (*p == 'n')
+				buf[n < len - 1 ? n++ : n] = '\n';
+			else if (*p == 't')
+				buf[n < len - 1 ? n++ : n] = '\t';
+			else if (*p == 'u' && p[1] && p[2] && p[3] && p[4])
+				p += 4, buf[n < len - 1 ? n++ : n] = '?';
+			else
+				buf[n < len - 1 ? n++ : n] = *p;
+			continue;
+		}
+		if (n < len - 1)
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return *p == '"' ? 0 : -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
 /* SHA-256 (FIPS 180-4), for the plugins a result names                */
 
 static const uint32_t sha_k[64] = {

@@ -528,6 +528,18 @@ void bench_json_policies(struct bench_json *j, const char *const *names,
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
+/*
+ * A JSON navigator over text, building no tree (fio's report, saved
+ * results): p at a value.  The member key of an object, element idx of
+ * an array: where its value starts, or NULL (missing, malformed).
+ */
+const char *bench_jget(const char *p, const char *key);
+const char *bench_jindex(const char *p, unsigned int idx);
+/* A number (null: NAN); -ENOENT for p NULL, -EINVAL if not a number. */
+int bench_jnum(const char *p, double *v);
+/* A string, unescaped (\\uXXXX as '?'), cut to len; -ENOENT, -EINVAL. */
+int bench_jstr(const char *p, char *buf, size_t len);
+
 /* SHA-256 of data, or of a file's contents, as 64 hex digits. */
 void bench_sha256(const void *data, size_t len, char hex[65]);
 /* 0, or -errno if the file cannot be read. */

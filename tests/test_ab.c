@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -556,6 +557,102 @@ Test(ab, interrupted_run_reports_what_it_completed, .timeout = 120)
 		n += *q == ',';
 	cr_assert_lt(n, 20, "not all 20 reps ran: %s", s);
 	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* compare (issue 18)                                                   */
+
+int bench_compare_main(int argc, char **argv);
+
+static void saved_run(char *path, const char *a, const char *b,
+		      double v1a, double v1b, bool second_case, double v2)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "{\n  \"benchmark\": \"ab\",\n  \"interrupted\": %s,\n"
+		   "  \"policy_a\": \"%s\",\n  \"policy_b\": \"%s\",\n"
+		   "  \"results\": [\n"
+		   "    {\"case\": \"loop-1dd-4k-1p-32M-20:10-X\", \"A\": {\"mb_per_sec\": [1], \"mb_per_sec_median\": %g},\n"
+		   "     \"B\": {\"mb_per_sec_median\": %g}}",
+		second_case ? "false" : "true", a, b, v1a, v1b);
+	if (second_case)
+		fprintf(f, ",\n    {\"case\": \"ssd-2fsync-8k-1p-32M-20:10-X\", \"A\": {\"mb_per_sec_median\": %g}, \"B\": {\"mb_per_sec_median\": null}}",
+			v2);
+	fprintf(f, ",\n    {\"case\": \"TOTAL\", \"a\": 1}\n  ]\n}\n");
+	fclose(f);
+}
+
+static char *run_compare(int argc, char **argv, int *rc)
+{
+	FILE *out = tmpfile();
+	char *text = calloc(1, 8192);
+	int saved;
+
+	cr_assert(out && text);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(out), STDOUT_FILENO);
+	*rc = bench_compare_main(argc, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(out);
+	cr_assert_geq(fread(text, 1, 8191, out), 0);
+	fclose(out);
+	return text;
+}
+
+Test(ab, compare_lines_up_saved_runs_against_the_first)
+{
+	char r1[] = "/tmp/uflush-cmp1.XXXXXX", r2[] = "/tmp/uflush-cmp2.XXXXXX";
+	char *argv[] = { "compare", r1, r2, NULL };
+	char *text;
+	int rc;
+
+	saved_run(r1, "linux-3.1", "linux-3.2", 200, 220, true, 50);
+	saved_run(r2, "linux-3.2", "mainline", 210, 300, false, 0);
+	text = run_compare(3, argv, &rc);
+	unlink(r1);
+	unlink(r2);
+	cr_assert_eq(rc, 0, "%s", text);
+	cr_assert(strstr(text, "[1] /tmp/uflush-cmp1."), "%s", text);
+	cr_assert(strstr(text, " B = mainline (INTERRUPTED: partial)\n"), "%s", text);
+	cr_assert(strstr(text, "200  +10.0%  220   +5.0%  210  +50.0%  300  loop-1dd-4k-1p-32M-20:10-X\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "50.00       -    -       -    -       -    -  ssd-2fsync-8k-1p-32M-20:10-X\n"),
+		  "a case a run lacks: %s", text);
+	cr_assert(strstr(text, "200  +10.0%  220   +5.0%  210  +50.0%  300  TOTAL\n"),
+		  "TOTAL over the cases all have: %s", text);
+	free(text);
+}
+
+Test(ab, compare_refuses_what_it_cannot_read)
+{
+	char r1[] = "/tmp/uflush-cmp3.XXXXXX";
+	char *other[] = { "compare", r1, NULL };
+	char *metric[] = { "compare", "--metric", "bogus", r1, NULL };
+	char *missing[] = { "compare", "/nonexistent.json", NULL };
+	char *none[] = { "compare", NULL };
+	FILE *f;
+	int fd, rc;
+
+	cr_assert_eq(bench_compare_main(1, none), 2);
+	free(run_compare(2, missing, &rc));
+	cr_assert_eq(rc, 1);
+	saved_run(r1, "a", "b", 1, 2, true, 3);
+	free(run_compare(4, metric, &rc));
+	cr_assert_eq(rc, 2, "no such metric");
+	fd = open(r1, O_WRONLY | O_TRUNC);
+	f = fdopen(fd, "w");
+	fprintf(f, "{\"benchmark\": \"jbod\", \"results\": [{\"case\": \"x\", \"A\": {\"mb_per_sec_median\": 1}}]}\n");
+	fclose(f);
+	free(run_compare(2, other, &rc));
+	unlink(r1);
+	cr_assert_eq(rc, 2, "not an ab result");
 }
 
 /* ------------------------------------------------------------------ */

@@ -1061,3 +1061,26 @@ Test(bench_harness, results_name_the_plugins_and_the_machine)
 	cr_assert(strstr(text, "\"release\": \""), "%s", text);
 	cr_assert(strstr(text, "\"commit\": \""), "%s", text);
 }
+
+Test(bench_harness, json_navigator_finds_members_elements_and_values)
+{
+	const char *t = "{\"a\": [1, {\"b\": \"x\\\"y\\n\"}, null],\n"
+			" \"n\": -2.5e1, \"z\": {}}";
+	char buf[16];
+	double v;
+
+	cr_assert_eq(bench_jnum(bench_jget(t, "n"), &v), 0);
+	cr_assert_float_eq(v, -25, 1e-9);
+	cr_assert_eq(bench_jnum(bench_jindex(bench_jget(t, "a"), 0), &v), 0);
+	cr_assert_float_eq(v, 1, 1e-9);
+	cr_assert_eq(bench_jnum(bench_jindex(bench_jget(t, "a"), 2), &v), 0);
+	cr_assert(isnan(v), "null reads as NAN");
+	cr_assert_eq(bench_jstr(bench_jget(bench_jindex(bench_jget(t, "a"), 1),
+					   "b"), buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "x\"y\n");
+	cr_assert_null(bench_jindex(bench_jget(t, "a"), 3));
+	cr_assert_null(bench_jget(t, "missing"));
+	cr_assert_null(bench_jget(bench_jget(t, "z"), "a"));
+	cr_assert_eq(bench_jnum(NULL, &v), -ENOENT);
+	cr_assert_eq(bench_jstr(bench_jget(t, "n"), buf, sizeof(buf)), -EINVAL);
+}
