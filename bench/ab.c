@@ -37,7 +37,6 @@
 #define UF_BENCH_VERSION "unknown"
 #endif
 
-#define AB_MAX_CASES	32
 #define AB_SIDES	3	/* A, B and the kernel baseline */
 #define AB_K		2
 #define SIDE(side)	("ABK"[side])
@@ -57,6 +56,7 @@ struct ab_opts {
 	bool force;
 	bool list;
 	bool kernel;
+	const char *job;
 };
 
 /* What one run of a case under one policy measured. */
@@ -126,6 +126,9 @@ static const struct bench_opt ab_opt_table[] = {
 		   "vm.dirty_* set to the case's for the run and restored after\n"
 		   "(unshaped devices only)"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
+	BENCH_STR("job", "FILE", &ab_o.job,
+		  "read devices, cases, options and the two policies from an\n"
+		  "ini file in fio's style (bench/jobs/); options given here win"),
 	BENCH_OPT_JSON(&ab_o.json),
 	BENCH_OPT_END,
 };
@@ -1042,6 +1045,15 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 	bench_json_str(j, "engine", "io_uring");
 	if (b->o.matrix)
 		bench_json_str(j, "matrix", b->o.matrix);
+	if (b->o.job) {
+		char hex[65];
+
+		bench_json_obj(j, "job");
+		bench_json_str(j, "path", b->o.job);
+		if (!bench_sha256_file(b->o.job, hex))
+			bench_json_str(j, "sha256", hex);
+		bench_json_end(j);
+	}
 	bench_json_str(j, "policy_a", b->spec[0]);
 	bench_json_str(j, "policy_a_resolved", b->policy[0]);
 	bench_json_str(j, "policy_b", b->spec[1]);
@@ -1366,8 +1378,81 @@ static int ab_go(struct ab_bench *b)
 	return err;
 }
 
+/* The FILE of --job FILE or --job=FILE, if given. */
+static const char *job_arg(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--job") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--job=", 6))
+			return argv[i] + 6;
+	}
+	return NULL;
+}
+
+/*
+ * --job FILE: the file's settings as words before the command line's (so
+ * those win), its policies and cases after them as positionals.
+ */
+static int job_expand(const char *file, int *argc, char ***argv)
+{
+	static struct ab_job job;
+	static char *words[AB_JOB_MAX_WORDS + 64 + AB_MAX_CASES + 3];
+	char why[400], *text;
+	unsigned int i, n = 0;
+	FILE *f;
+	long sz;
+	int k;
+
+	f = fopen(file, "r");
+	if (!f) {
+		bench_err("ab", "--job %s: %s", file, strerror(errno));
+		return -errno;
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	rewind(f);
+	text = sz >= 0 && sz < (1 << 20) ? calloc(1, (size_t)sz + 1) : NULL;
+	if (!text || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+		bench_err("ab", "--job %s: cannot read it", file);
+		fclose(f);
+		free(text);
+		return -EIO;
+	}
+	fclose(f);
+	k = ab_job_parse(text, file, ab_opt_table, &job, why, sizeof(why));
+	free(text);
+	if (k) {
+		bench_err("ab", "%s", why);
+		return k;
+	}
+	if (*argc > 64) {
+		bench_err("ab", "too many arguments beside --job");
+		return -E2BIG;
+	}
+	words[n++] = (*argv)[0];
+	for (i = 0; i < job.nr_words; i++)
+		words[n++] = job.words[i];
+	for (k = 1; k < *argc; k++)
+		words[n++] = (*argv)[k];
+	words[n++] = "--";	/* what follows are positionals */
+	for (i = 0; i < 2 && job.spec[0]; i++)
+		words[n++] = (char *)job.spec[i];
+	for (i = 0; i < job.nr_cases; i++)
+		words[n++] = (char *)job.cases[i];
+	words[n] = NULL;
+	*argc = (int)n;
+	*argv = words;
+	return 0;
+}
+
 int bench_ab_main(int argc, char **argv)
 {
+	const char *job = job_arg(argc, argv);
 	struct ab_bench *b;
 	unsigned int i;
 	int err;
@@ -1376,6 +1461,8 @@ int bench_ab_main(int argc, char **argv)
 	ab_o.secs = 5;
 	ab_o.reps = 3;
 	ab_o.dev_size = 512ull << 20;
+	if (job && job_expand(job, &argc, &argv))
+		return 2;
 	err = bench_opts_main(&bench_ab_cmdline, argc, argv);
 	if (err >= 0)
 		return err;

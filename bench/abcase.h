@@ -40,6 +40,7 @@
 #define AB_NAME_LEN		160
 #define AB_MAX_DEVS		16
 #define AB_MAX_WRITERS		256
+#define AB_MAX_CASES		32
 
 /* The shaping of the device kinds (a 2012 SATA disk, a slow SSD). */
 #define BENCH_HDD_BW		(30ull << 20)
@@ -101,6 +102,36 @@ int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
  */
 int ab_split_args(char *const *args, unsigned int n, const char **spec,
 		  unsigned int *nr_spec, char *why, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Job files (`ab --job FILE`)                                         */
+
+#define AB_JOB_MAX_WORDS	96
+
+/*
+ * A job file in fio's ini conventions: `key=value` lines, '#' or ';'
+ * comments, a [global] section holding ab's options by their long names
+ * (dev may repeat; a flag takes 1/0, true/false or no value) and the two
+ * policies (policy_a=, policy_b=), then one section per case, named by
+ * the case or holding case=NAME.
+ */
+struct ab_job {
+	unsigned int nr_words;		/* "--key=value" words, in file order */
+	char *words[AB_JOB_MAX_WORDS];
+	const char *spec[2];		/* NULL where not given */
+	unsigned int nr_cases;
+	const char *cases[AB_MAX_CASES];
+	size_t used;
+	char store[16384];
+};
+
+/*
+ * Parse text (of file, for messages) into job; opts is the table of the
+ * options [global] may set.  -EINVAL with "file:line: what" in why.
+ */
+int ab_job_parse(const char *text, const char *file,
+		 const struct bench_opt *opts, struct ab_job *job, char *why,
+		 size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Built-in matrices                                                   */

@@ -656,6 +656,97 @@ Test(ab, compare_refuses_what_it_cannot_read)
 }
 
 /* ------------------------------------------------------------------ */
+/* Job files (issue 18)                                                 */
+
+#include "bench/bench.h"
+
+static int job_of(const char *text, struct ab_job *job, char *why,
+		  size_t len)
+{
+	return ab_job_parse(text, "t.job", bench_ab_cmdline.opts, job, why,
+			    len);
+}
+
+Test(ab, job_file_gives_options_policies_and_cases)
+{
+	static struct ab_job job;
+	char why[400];
+
+	cr_assert_eq(job_of("; fio's comments\n# both kinds\n[global]\n"
+			    "policy_a = linux-3.1\npolicy_b=mainline,plugin=./x.so\n"
+			    "reps=2\ndev=/dev/sdb,/dev/sdc\ndev=/dev/sdd\nkernel\nforce=0\n\n"
+			    "[thresh=8M/loop-1dd-4k-2p-512M-8M:10-X]\n"
+			    "[named]\ncase = JBOD-2HDD-hdd-1dd-1M-2p-256M-20:10-X\n",
+			    &job, why, sizeof(why)), 0, "%s", why);
+	cr_assert_str_eq(job.spec[0], "linux-3.1");
+	cr_assert_str_eq(job.spec[1], "mainline,plugin=./x.so");
+	cr_assert_eq(job.nr_words, 4);
+	cr_assert_str_eq(job.words[0], "--reps=2");
+	cr_assert_str_eq(job.words[1], "--dev=/dev/sdb,/dev/sdc");
+	cr_assert_str_eq(job.words[2], "--dev=/dev/sdd");
+	cr_assert_str_eq(job.words[3], "--kernel", "a flag without a value");
+	cr_assert_eq(job.nr_cases, 2);
+	cr_assert_str_eq(job.cases[0], "thresh=8M/loop-1dd-4k-2p-512M-8M:10-X");
+	cr_assert_str_eq(job.cases[1], "JBOD-2HDD-hdd-1dd-1M-2p-256M-20:10-X");
+}
+
+Test(ab, job_file_mistakes_name_their_line)
+{
+	static struct ab_job job;
+	char why[400];
+
+	cr_assert_eq(job_of("[global]\nbogus=1\n", &job, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "t.job:2: unknown key 'bogus'"), "%s", why);
+	cr_assert_eq(job_of("reps=2\n", &job, why, sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "t.job:1: 'reps' before any [section]"), "%s", why);
+	cr_assert_eq(job_of("[global]\n[loop-1dd-4k-2p-512M-8M:10]\n", &job,
+			    why, sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "t.job:2: bad case 'loop-1dd-4k-2p-512M-8M:10'"),
+		  "%s", why);
+	cr_assert_eq(job_of("[global]\n[c]\nreps=3\n", &job, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "t.job:3: a case section takes case= only"), "%s", why);
+	cr_assert_eq(job_of("[global]\npolicy_a=mainline\n", &job, why,
+			    sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "give both policy_a and policy_b"), "%s", why);
+	cr_assert_eq(job_of("[global]\nkernel=maybe\n", &job, why,
+			    sizeof(why)), -EINVAL);
+	cr_assert(strstr(why, "t.job:2: kernel takes 1, 0, true or false"), "%s", why);
+}
+
+/* bench/jobs/NAME.job reproduces the built-in matrix NAME. */
+Test(ab, job_files_reproduce_the_seed_matrices)
+{
+	static struct ab_job job;
+	char path[128], why[400], *text;
+	unsigned int i, k, checked = 0;
+
+	for (i = 0; ab_matrices[i].name; i++) {
+		snprintf(path, sizeof(path), "bench/jobs/%s.job",
+			 ab_matrices[i].name);
+		text = slurp(path);
+		if (!text)
+			continue;
+		cr_assert_eq(job_of(text, &job, why, sizeof(why)), 0, "%s: %s",
+			     path, why);
+		free(text);
+		cr_assert_str_eq(job.spec[0], ab_matrices[i].policy_a, "%s", path);
+		cr_assert_str_eq(job.spec[1], ab_matrices[i].policy_b, "%s", path);
+		for (k = 0; ab_matrices[i].cases[k]; k++) {
+			cr_assert_lt(k, job.nr_cases, "%s", path);
+			cr_assert_str_eq(job.cases[k], ab_matrices[i].cases[k],
+					 "%s", path);
+		}
+		cr_assert_eq(k, job.nr_cases, "%s", path);
+		checked++;
+	}
+	if (!checked)
+		cr_skip_test("no bench/jobs/ here (run from the repository)");
+	cr_assert_eq(checked, i, "a job file for every matrix");
+}
+
+/* ------------------------------------------------------------------ */
 /* Plots                                                               */
 
 int bench_plot_render(const char *dir, const char *const *traces,
