@@ -74,7 +74,7 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
 BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/host.c bench/fio.c \
-	bench/abcase.c bench/ab.c bench/plot.c
+	bench/abcase.c bench/ab.c bench/plot.c bench/compare.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c
@@ -123,7 +123,10 @@ deps:
 build: deps $(O)/libuflush.a $(O)/libuflush.so $(TOOLS) $(TESTBIN) $(STRESSBIN) \
 	$(PLUGINS) $(SQLITE_LIB) $(SQLITE_EXT) $(SQLITE_CRASH) $(CRASHBIN)
 
-$(O)/bench/ab.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"'
+# The commit a result names (uflush-bench's JSON): as of this build.
+GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(O)/bench/ab.o $(O)/bench/target.o: CFLAGS += -DUF_BENCH_VERSION='"$(VERSION)"' \
+	-DUF_BENCH_COMMIT='"$(GIT_COMMIT)"'
 
 # uf_version()'s commit: the stamp is rewritten only when the commit (or
 # a dirty tree) changes, so version.o is rebuilt then and only then.

@@ -37,7 +37,6 @@
 #define UF_BENCH_VERSION "unknown"
 #endif
 
-#define AB_MAX_CASES	32
 #define AB_SIDES	3	/* A, B and the kernel baseline */
 #define AB_K		2
 #define SIDE(side)	("ABK"[side])
@@ -53,10 +52,11 @@ struct ab_opts {
 	const char *json;
 	const char *trace_dir;
 	const char *plot_dir;
-	const char *dev;
+	struct bench_strv devs;		/* --dev, in the order given */
 	bool force;
 	bool list;
 	bool kernel;
+	const char *job;
 };
 
 /* What one run of a case under one policy measured. */
@@ -108,7 +108,10 @@ static const struct bench_opt ab_opt_table[] = {
 		  "are used when none are given"),
 	BENCH_SIZE("dev-size", &ab_o.dev_size, 64ull << 20, 64ull << 30,
 		   1ull << 20, "each scratch device's size; 512M"),
-	BENCH_OPT_DEV(&ab_o.dev),
+	{ .name = "dev", .arg = "PATH", .type = BENCH_OPT_STRV,
+	  .dest = &ab_o.devs,
+	  .help = "use these block devices or files: THEIR DATA IS OVERWRITTEN;\n"
+		  "repeat it or give PATH,PATH,... for a JBOD case's devices" },
 	BENCH_OPT_FORCE(&ab_o.force),
 	BENCH_STR("trace", "DIR", &ab_o.trace_dir,
 		  "write each case's first run's tracepoints (ftrace text)\n"
@@ -123,6 +126,9 @@ static const struct bench_opt ab_opt_table[] = {
 		   "vm.dirty_* set to the case's for the run and restored after\n"
 		   "(unshaped devices only)"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
+	BENCH_STR("job", "FILE", &ab_o.job,
+		  "read devices, cases, options and the two policies from an\n"
+		  "ini file in fio's style (bench/jobs/); options given here win"),
 	BENCH_OPT_JSON(&ab_o.json),
 	BENCH_OPT_END,
 };
@@ -133,6 +139,8 @@ const struct bench_cmdline bench_ab_cmdline = {
 	.cmd = "ab",
 	.about = "Arguments: POLICY_A POLICY_B (specs, as --policy elsewhere), then\n"
 		 "CASE... (or --matrix NAME, which also gives the policies).\n"
+		 "A word that parses as a case is a case, any other a policy\n"
+		 "(so 'mainline,plugin=./x.so' is a policy).\n"
 		 "Each case under both policies on the same devices, A B A B,\n"
 		 "repeated; the seeds' table: before, change, after, case.\n"
 		 "A case: [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-\n"
@@ -143,6 +151,7 @@ const struct bench_cmdline bench_ab_cmdline = {
 		  "overlap).  Devices: scratch loop devices unless --dev.\n"
 		  "Environment: UFLUSH_TESTDIR = where the scratch files go.\n",
 	.rest = &ab_rest,
+	.args = "[POLICY_A POLICY_B] [CASE...]",
 };
 
 /* ------------------------------------------------------------------ */
@@ -389,6 +398,18 @@ static struct ab_writer *writer_init(const struct ab_bench *b,
 	return w;
 }
 
+/* The smallest of the first nd devices (--dev ones may differ). */
+static uint64_t min_range(const struct ab_bench *b, unsigned int nd)
+{
+	uint64_t r = b->t[0].range;
+	unsigned int i;
+
+	for (i = 1; i < nd; i++)
+		if (b->t[i].range < r)
+			r = b->t[i].range;
+	return r;
+}
+
 static int open_files(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, char *why, size_t len)
 {
@@ -397,11 +418,11 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 	uint64_t fsize, unit = c->bs > 4096 ? c->bs : 4096;
 	int err;
 
-	fsize = b->t[0].range / per_dev / unit * unit;
+	fsize = min_range(b, nd) / per_dev / unit * unit;
 	if (fsize < unit) {
 		snprintf(why, len, "%u writers of %llu-byte writes do not fit in %llu bytes",
 			 per_dev, (unsigned long long)c->bs,
-			 (unsigned long long)b->t[0].range);
+			 (unsigned long long)min_range(b, nd));
 		return -ENOSPC;
 	}
 	for (i = 0; i < c->writers; i++) {
@@ -515,17 +536,45 @@ static void lat_merge(const struct ab_state *s, bool fsync, double *p50,
 	free(v);
 }
 
-static void dev_counters(const struct ab_bench *b, unsigned int nd,
+/* The devices' sysfs counters; false if one has none (a file). */
+static bool dev_counters(const struct ab_bench *b, unsigned int nd,
 			 uint64_t *ios, uint64_t *sectors)
 {
 	uint64_t i1, s1;
 	unsigned int i;
+	bool all = true;
 
 	*ios = *sectors = 0;
 	for (i = 0; i < nd; i++)
 		if (bench_target_counters(&b->t[i], &i1, &s1)) {
 			*ios += i1;
 			*sectors += s1;
+		} else {
+			all = false;
+		}
+	return all;
+}
+
+/*
+ * Where a target has no sysfs counters (a file): everything written back
+ * now (uf_sync), so that uflush's own counts of the write requests it
+ * completed hold the run's, as the closing writeback would add them to
+ * a block device's.  Fresh devices in each run: they count from 0.
+ */
+static void lib_counters(const struct ab_case *c, const struct ab_state *s,
+			 uint64_t *ios, uint64_t *sectors)
+{
+	struct uf_dev_stats st;
+	unsigned int i;
+
+	*ios = *sectors = 0;
+	if (!s->cache)
+		return;
+	uf_sync(s->cache);
+	for (i = 0; i < ab_case_devs(c); i++)
+		if (s->dev[i] && !uf_dev_stats(s->dev[i], &st)) {
+			*ios += st.write_ios;
+			*sectors += st.write_bytes / 512;
 		}
 }
 
@@ -615,6 +664,7 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	const struct ab_case *c = &b->ci[ci].c;
 	struct ab_state *s = calloc(1, sizeof(*s));
 	uint64_t i0, s0, i1, s1;
+	bool counted;
 	int err;
 
 	if (!s)
@@ -624,7 +674,7 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 		free(s);
 		return -ENOMEM;
 	}
-	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	counted = dev_counters(b, ab_case_devs(c), &i0, &s0);
 	pin_cpus(s, c->cpus);
 	err = ab_open(b, c, side, trace, ci, s, why, len);
 	if (!err)
@@ -637,10 +687,15 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
 	if (trace && b->o.trace_dir)
 		ab_write_lat(b, ci, side, s);
+	if (!counted) {
+		i0 = s0 = 0;
+		lib_counters(c, s, &i1, &s1);
+	}
 	err = bench_cache_close(s->cache, err, why, len);
 	if (s->pinned)
 		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
-	dev_counters(b, ab_case_devs(c), &i1, &s1);
+	if (counted)
+		dev_counters(b, ab_case_devs(c), &i1, &s1);
 	r->dev_writes = (double)(i1 - i0);
 	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
 	free(s->w);
@@ -710,7 +765,7 @@ static int kern_files(struct ab_bench *b, const struct ab_case *c,
 	unsigned int i, nd = ab_case_devs(c);
 	unsigned int per_dev = (c->writers + nd - 1) / nd;
 	uint64_t unit = c->bs > 4096 ? c->bs : 4096;
-	uint64_t fsize = b->t[0].range / per_dev / unit * unit;
+	uint64_t fsize = min_range(b, nd) / per_dev / unit * unit;
 
 	for (i = 0; i < nd; i++) {
 		fds[i] = open(b->t[i].path, O_RDWR | O_CLOEXEC);
@@ -770,6 +825,7 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 	uint64_t i0, s0, i1, s1;
 	struct ab_state *s;
 	unsigned int i;
+	bool counted;
 	int err;
 
 	if (c->dev != AB_DEV_LOOP) {
@@ -793,7 +849,7 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 		free(s);
 		return BENCH_SKIP;
 	}
-	dev_counters(b, ab_case_devs(c), &i0, &s0);
+	counted = dev_counters(b, ab_case_devs(c), &i0, &s0);
 	pin_cpus(s, c->cpus);
 	err = kern_run(b, c, s, fds, r, why, len);
 	vm_restore(old);
@@ -805,8 +861,9 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 		if (fds[i] >= 0)
 			close(fds[i]);
 	dev_counters(b, ab_case_devs(c), &i1, &s1);
-	r->dev_writes = (double)(i1 - i0);
-	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	r->dev_writes = counted ? (double)(i1 - i0) : NAN;
+	r->dev_write_kb = counted && i1 > i0 ?
+			  (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
 	r->flusher_cpu = r->written_mb = r->busy = r->oom = NAN;
 	free(s->w);
 	free(s);
@@ -1012,7 +1069,8 @@ static void ab_notes(const void *priv)
 	bench_table_print(t, stdout);
 	printf("\nfsync: latency of uf_fsync (fsync writers); pause: time in one write call\n"
 	       "(the dirty throttle's pauses); dev writes: write requests the devices\n"
-	       "completed, the closing writeback included; written: pages written back\n"
+	       "completed, the closing writeback included (a file: those uflush\n"
+	       "completed, counted after a uf_sync); written: pages written back\n"
 	       "during the timed window; busy%%: of the window, the devices' io_ticks;\n"
 	       "oom: allocations that failed with -ENOMEM (a memcg= domain's OOM).\n");
 	if (b->sides == AB_SIDES)
@@ -1032,10 +1090,25 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 	bench_json_str(j, "engine", "io_uring");
 	if (b->o.matrix)
 		bench_json_str(j, "matrix", b->o.matrix);
+	if (b->o.job) {
+		char hex[65];
+
+		bench_json_obj(j, "job");
+		bench_json_str(j, "path", b->o.job);
+		if (!bench_sha256_file(b->o.job, hex))
+			bench_json_str(j, "sha256", hex);
+		bench_json_end(j);
+	}
 	bench_json_str(j, "policy_a", b->spec[0]);
 	bench_json_str(j, "policy_a_resolved", b->policy[0]);
 	bench_json_str(j, "policy_b", b->spec[1]);
 	bench_json_str(j, "policy_b_resolved", b->policy[1]);
+	bench_json_obj(j, "policy_a_files");
+	bench_plugins_json(j, b->spec[0]);
+	bench_json_end(j);
+	bench_json_obj(j, "policy_b_files");
+	bench_plugins_json(j, b->spec[1]);
+	bench_json_end(j);
 	bench_json_u64(j, "reps", b->o.reps);
 	bench_json_u64(j, "default_secs", b->o.secs);
 	bench_json_arr(j, "devices");
@@ -1121,11 +1194,30 @@ static void ab_list(void)
 	}
 }
 
+/* The machine's memory in bytes; 0 if unknown. */
+static uint64_t machine_mem(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
+/* The CPUs this process may run on (pin_cpus picks among them). */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	return (unsigned int)CPU_COUNT(&set);
+}
+
 static int add_case(struct ab_bench *b, const char *name)
 {
 	struct ab_cinfo *ci;
 	char why[160];
 	unsigned int k;
+	int err;
 
 	if (b->nr == AB_MAX_CASES) {
 		bench_err("ab", "at most %d cases", AB_MAX_CASES);
@@ -1136,6 +1228,15 @@ static int add_case(struct ab_bench *b, const char *name)
 		bench_err("ab", "bad case '%s': %s", name, why);
 		return -EINVAL;
 	}
+	err = ab_case_fit(&ci->c, machine_mem(), usable_cpus(), why,
+			  sizeof(why));
+	if (err < 0) {
+		bench_err("ab", "case '%s' cannot run here: %s", name, why);
+		return err;
+	}
+	if (err)
+		bench_err("ab", "note: case '%s': %s (the table names it as run)",
+			  name, why);
 	ab_case_format(&ci->c, ci->name, sizeof(ci->name));
 	for (k = 0; k < b->sides; k++)
 		b->cases[b->sides * b->nr + k].name = ci->name;
@@ -1145,10 +1246,37 @@ static int add_case(struct ab_bench *b, const char *name)
 	return 0;
 }
 
+/*
+ * --dev: enough devices for every case (a JBOD-<n>HDD case needs n), none
+ * twice; said before any device is opened or made.
+ */
+static int ab_devs_check(const struct ab_bench *b)
+{
+	unsigned int i;
+
+	if (!b->o.devs.n)
+		return 0;
+	for (i = 0; i < b->nr; i++)
+		if (ab_case_devs(&b->ci[i].c) > b->o.devs.n) {
+			bench_err("ab", "case '%s' needs %u devices; --dev gave %u (repeat --dev, or --dev A,B,...)",
+				  b->ci[i].name, ab_case_devs(&b->ci[i].c),
+				  b->o.devs.n);
+			return -EINVAL;
+		}
+	if (bench_devs_distinct("ab", &b->o.devs))
+		return -EINVAL;
+	if (b->o.devs.n > b->nr_devs)
+		bench_err("ab", "note: the cases use %u of the %u --dev devices (the first)",
+			  b->nr_devs, b->o.devs.n);
+	return 0;
+}
+
 static int ab_args(struct ab_bench *b, int argc, char **argv)
 {
 	const struct ab_matrix *m = NULL;
 	int i = ab_rest, err;
+	unsigned int np;
+	char why[320];
 
 	if (b->o.matrix) {
 		m = ab_matrix_find(b->o.matrix);
@@ -1158,10 +1286,15 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (argc - i >= 2 && !strchr(argv[i], '/') &&
-	    !strchr(argv[i + 1], '/')) {
-		b->spec[0] = argv[i++];
-		b->spec[1] = argv[i++];
+	err = ab_split_args(argv + i, (unsigned int)(argc - i), b->spec, &np,
+			    why, sizeof(why));
+	if (err) {
+		bench_err("ab", "%s", why);
+		return err;
+	}
+	i += (int)np;
+	if (np) {
+		/* the policies given win over the matrix's */
 	} else if (m) {
 		b->spec[0] = m->policy_a;
 		b->spec[1] = m->policy_b;
@@ -1185,6 +1318,8 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		bench_err("ab", "no cases: name some, or --matrix NAME");
 		return -EINVAL;
 	}
+	if (ab_devs_check(b))
+		return -EINVAL;
 	if (bench_check_policy("ab", b->spec[0], b->policy[0],
 			       sizeof(b->policy[0])) ||
 	    bench_check_policy("ab", b->spec[1], b->policy[1],
@@ -1195,19 +1330,15 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 
 static int ab_targets(struct ab_bench *b)
 {
+	const char *dev;
 	unsigned int i;
 
-	if (b->o.dev && b->nr_devs > 1) {
-		bench_err("ab", "--dev gives one device; a JBOD case needs %u",
-			  b->nr_devs);
-		return -EINVAL;
-	}
 	for (i = 0; i < b->nr_devs; i++) {
-		if (bench_target_open(&b->t[i], "ab", b->o.dev,
-				      b->o.dev ? 0 : b->o.dev_size))
+		dev = b->o.devs.n ? b->o.devs.v[i] : NULL;
+		if (bench_target_open(&b->t[i], "ab", dev,
+				      dev ? 0 : b->o.dev_size, b->o.force))
 			return -ENODEV;
-		b->t[i].force = b->o.force;
-		b->t[i].range = b->o.dev ? b->t[i].size : b->o.dev_size;
+		b->t[i].range = dev ? b->t[i].size : b->o.dev_size;
 	}
 	if (b->o.plot_dir && !b->o.trace_dir)
 		b->o.trace_dir = b->o.plot_dir;
@@ -1244,11 +1375,23 @@ static int ab_plots(struct ab_bench *b)
 	return 0;
 }
 
+/* A run's window: the case's time, or X's --secs; unknown for an amount. */
+static double ab_est_secs(void *priv, unsigned int k)
+{
+	const struct ab_bench *b = priv;
+	const struct ab_case *c = &b->ci[k / b->sides].c;
+
+	if (c->amount)
+		return 0;
+	return c->secs ? c->secs : b->o.secs;
+}
+
 static int ab_go(struct ab_bench *b)
 {
 	struct bench_sched s = {
 		.cases = b->cases, .run = ab_run_one, .priv = b,
 		.nr_cases = b->sides * b->nr, .reps = b->o.reps,
+		.est_secs = ab_est_secs, .cmd = "ab",
 	};
 	struct bench_report rep = ab_report;
 	unsigned int i, k;
@@ -1270,18 +1413,91 @@ static int ab_go(struct ab_bench *b)
 					  b->cases[b->sides * i + k].why);
 				err = -EIO;
 			}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&rep, &b->env, &b->t[0], b->o.json, b,
 				   b->nr + 1);
-	if (!err && b->o.trace_dir)
+	if (!err && !bench_stop && b->o.trace_dir)
 		printf("\ntraces:  %s/<case#>-<A|B>.trace\n", b->o.trace_dir);
-	if (!err && b->o.plot_dir)
+	if (!err && !bench_stop && b->o.plot_dir)
 		err = ab_plots(b);
 	return err;
 }
 
+/* The FILE of --job FILE or --job=FILE, if given. */
+static const char *job_arg(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--job") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--job=", 6))
+			return argv[i] + 6;
+	}
+	return NULL;
+}
+
+/*
+ * --job FILE: the file's settings as words before the command line's (so
+ * those win), its policies and cases after them as positionals.
+ */
+static int job_expand(const char *file, int *argc, char ***argv)
+{
+	static struct ab_job job;
+	static char *words[AB_JOB_MAX_WORDS + 64 + AB_MAX_CASES + 3];
+	char why[400], *text;
+	unsigned int i, n = 0;
+	FILE *f;
+	long sz;
+	int k;
+
+	f = fopen(file, "r");
+	if (!f) {
+		bench_err("ab", "--job %s: %s", file, strerror(errno));
+		return -errno;
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	rewind(f);
+	text = sz >= 0 && sz < (1 << 20) ? calloc(1, (size_t)sz + 1) : NULL;
+	if (!text || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+		bench_err("ab", "--job %s: cannot read it", file);
+		fclose(f);
+		free(text);
+		return -EIO;
+	}
+	fclose(f);
+	k = ab_job_parse(text, file, ab_opt_table, &job, why, sizeof(why));
+	free(text);
+	if (k) {
+		bench_err("ab", "%s", why);
+		return k;
+	}
+	if (*argc > 64) {
+		bench_err("ab", "too many arguments beside --job");
+		return -E2BIG;
+	}
+	words[n++] = (*argv)[0];
+	for (i = 0; i < job.nr_words; i++)
+		words[n++] = job.words[i];
+	for (k = 1; k < *argc; k++)
+		words[n++] = (*argv)[k];
+	words[n++] = "--";	/* what follows are positionals */
+	for (i = 0; i < 2 && job.spec[0]; i++)
+		words[n++] = (char *)job.spec[i];
+	for (i = 0; i < job.nr_cases; i++)
+		words[n++] = (char *)job.cases[i];
+	words[n] = NULL;
+	*argc = (int)n;
+	*argv = words;
+	return 0;
+}
+
 int bench_ab_main(int argc, char **argv)
 {
+	const char *job = job_arg(argc, argv);
 	struct ab_bench *b;
 	unsigned int i;
 	int err;
@@ -1290,6 +1506,8 @@ int bench_ab_main(int argc, char **argv)
 	ab_o.secs = 5;
 	ab_o.reps = 3;
 	ab_o.dev_size = 512ull << 20;
+	if (job && job_expand(job, &argc, &argv))
+		return 2;
 	err = bench_opts_main(&bench_ab_cmdline, argc, argv);
 	if (err >= 0)
 		return err;

@@ -132,9 +132,12 @@ static int parse_len(const char *s, struct ab_case *c, char *why,
 		return 0;
 	c->secs = 0;
 	p = s;
-	if (!take_size(&p, '\0', &c->amount))
+	/* "-2" is not 2 bytes to write: an amount is at least 1M */
+	if (!take_size(&p, '\0', &c->amount) && c->amount >= (1u << 20))
 		return 0;
-	return bad(why, len, "length '%s': X, <n>s (seconds) or a size", s);
+	c->amount = 0;
+	return bad(why, len, "length '%s': X, <n>s (seconds, 1..86400) or a size of at least 1M",
+		   s);
 }
 
 static int parse_limit(const char **s, struct ab_case *c, char *why,
@@ -199,10 +202,13 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
 	return parse_len(s, c, why, len);
 }
 
-/* Sizes of the body in M when they are whole M (the seeds' 4096M). */
+/*
+ * Sizes of the body in M when they are whole M (the seeds' 4096M, 16384M),
+ * up to 64G; larger ones in their largest whole unit (1000G, not 1024000M).
+ */
 static void fmt_mb(char *buf, size_t len, uint64_t v)
 {
-	if (v >= (1u << 20) && !(v % (1u << 20)))
+	if (v >= (1u << 20) && v < (64ull << 30) && !(v % (1u << 20)))
 		snprintf(buf, len, "%lluM", (unsigned long long)(v >> 20));
 	else
 		bench_fmt_size(buf, len, v);
@@ -244,6 +250,240 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 unsigned int ab_case_devs(const struct ab_case *c)
 {
 	return c->jbod ? c->jbod : 1;
+}
+
+int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
+		char *why, size_t len)
+{
+	char have[24], want[24];
+
+	if (mem && c->mem > mem) {
+		fmt_mb(want, sizeof(want), c->mem);
+		snprintf(have, sizeof(have), "%.1fG", mem / 1073741824.0);
+		snprintf(why, len, "its cache of %s is more than this machine's memory (%s)",
+			 want, have);
+		return -ENOMEM;
+	}
+	if (cpus && c->cpus > cpus) {
+		snprintf(why, len, "%up capped to %up: this process may run on %u CPU%s",
+			 c->cpus, cpus, cpus, cpus == 1 ? "" : "s");
+		c->cpus = cpus;
+		return 1;
+	}
+	return 0;
+}
+
+int ab_split_args(char *const *args, unsigned int n, const char **spec,
+		  unsigned int *nr_spec, char *why, size_t len)
+{
+	char cwhy[160], resolved[1024];
+	struct ab_case c;
+	unsigned int i, np = 0;
+	bool cases = false;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!ab_case_parse(args[i], &c, cwhy, sizeof(cwhy))) {
+			cases = true;
+			continue;
+		}
+		err = uf_policy_resolve(args[i], resolved, sizeof(resolved));
+		if (err)
+			return bad(why, len, "'%s' is neither a case (%s) nor a policy (%s)",
+				   args[i], cwhy, strerror(-err));
+		if (cases)
+			return bad(why, len, "policy '%s' after a case: give POLICY_A POLICY_B first",
+				   args[i]);
+		if (np == 2)
+			return bad(why, len, "a third policy '%s': give two, POLICY_A POLICY_B",
+				   args[i]);
+		spec[np++] = args[i];
+	}
+	if (np == 1)
+		return bad(why, len, "one policy ('%s'): give two, POLICY_A POLICY_B",
+			   spec[0]);
+	*nr_spec = np;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Job files                                                           */
+
+/* A copy of s (n bytes) in the job's store; NULL when it is full. */
+static char *job_keep(struct ab_job *job, const char *s, size_t n)
+{
+	char *p;
+
+	if (job->used + n + 1 > sizeof(job->store))
+		return NULL;
+	p = job->store + job->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	job->used += n + 1;
+	return p;
+}
+
+/* s without blanks around it, in place. */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && strchr(" \t\r\n", e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static const struct bench_opt *job_opt(const struct bench_opt *opts,
+				       const char *key)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, key) && opts->type != BENCH_OPT_ALIAS &&
+		    !opts->now)
+			return opts;
+	return NULL;
+}
+
+/* One [global] key=value as a word: "--key=value", "--flag" or none. */
+static int job_global(struct ab_job *job, const struct bench_opt *opts,
+		      const char *key, const char *val, const char *at,
+		      char *why, size_t len)
+{
+	const struct bench_opt *o;
+	char word[1024];
+	int n;
+
+	if (!strcmp(key, "policy_a") || !strcmp(key, "policy_b")) {
+		job->spec[key[7] - 'a'] = job_keep(job, val, strlen(val));
+		return job->spec[key[7] - 'a'] ? 0 :
+		       bad(why, len, "%s: the file is too large", at);
+	}
+	o = job_opt(opts, key);
+	if (!o || !strcmp(key, "job") || !strcmp(key, "list"))
+		return bad(why, len, "%s: unknown key '%s' (policy_a, policy_b, or an option of `uflush-bench help ab`)",
+			   at, key);
+	if (o->type == BENCH_OPT_FLAG) {
+		if (!*val || !strcmp(val, "1") || !strcmp(val, "true"))
+			n = snprintf(word, sizeof(word), "--%s", key);
+		else if (!strcmp(val, "0") || !strcmp(val, "false"))
+			return 0;
+		else
+			return bad(why, len, "%s: %s takes 1, 0, true or false, not '%s'",
+				   at, key, val);
+	} else if (!*val) {
+		return bad(why, len, "%s: %s needs a value", at, key);
+	} else {
+		n = snprintf(word, sizeof(word), "--%s=%s", key, val);
+	}
+	if (n < 0 || (size_t)n >= sizeof(word) ||
+	    job->nr_words == AB_JOB_MAX_WORDS)
+		return bad(why, len, "%s: too many or too long settings", at);
+	job->words[job->nr_words] = job_keep(job, word, (size_t)n);
+	return job->words[job->nr_words++] ? 0 :
+	       bad(why, len, "%s: the file is too large", at);
+}
+
+static int job_case(struct ab_job *job, const char *name, const char *at,
+		    char *why, size_t len)
+{
+	struct ab_case c;
+	char cwhy[160];
+
+	if (ab_case_parse(name, &c, cwhy, sizeof(cwhy)))
+		return bad(why, len, "%s: bad case '%s': %s", at, name, cwhy);
+	if (job->nr_cases == AB_MAX_CASES)
+		return bad(why, len, "%s: at most %d cases", at, AB_MAX_CASES);
+	job->cases[job->nr_cases] = job_keep(job, name, strlen(name));
+	return job->cases[job->nr_cases++] ? 0 :
+	       bad(why, len, "%s: the file is too large", at);
+}
+
+/* The end of a case section: its case= or, without one, its name. */
+static int job_section_end(struct ab_job *job, const char *sect,
+			   bool had_case, const char *at, char *why,
+			   size_t len)
+{
+	if (!sect || !sect[0] || had_case || !strcmp(sect, "global"))
+		return 0;
+	return job_case(job, sect, at, why, len);
+}
+
+static int job_line(struct ab_job *job, const struct bench_opt *opts,
+		    char *line, char *sect, bool *had_case, const char *at,
+		    char *why, size_t len)
+{
+	char *eq, *key, *val;
+
+	eq = strchr(line, '=');
+	if (eq)
+		*eq = '\0';
+	key = trim(line);
+	val = eq ? trim(eq + 1) : key + strlen(key);	/* a bare flag: "" */
+	if (!sect[0])
+		return bad(why, len, "%s: '%s' before any [section] ([global] first)",
+			   at, key);
+	if (!strcmp(sect, "global"))
+		return job_global(job, opts, key, val, at, why, len);
+	if (strcmp(key, "case"))
+		return bad(why, len, "%s: a case section takes case= only ('%s' goes in [global])",
+			   at, key);
+	if (*had_case)
+		return bad(why, len, "%s: one case= per section", at);
+	*had_case = true;
+	return job_case(job, val, at, why, len);
+}
+
+int ab_job_parse(const char *text, const char *file,
+		 const struct bench_opt *opts, struct ab_job *job, char *why,
+		 size_t len)
+{
+	char line[1024], sect[AB_NAME_LEN] = "", at[300];
+	bool had_case = false;
+	unsigned int ln = 0;
+	const char *p = text;
+	char *s;
+	size_t n;
+	int err;
+
+	memset(job, 0, sizeof(*job));
+	while (*p) {
+		n = strcspn(p, "\n");
+		ln++;
+		snprintf(at, sizeof(at), "%s:%u", file, ln);
+		if (n >= sizeof(line))
+			return bad(why, len, "%s: line too long", at);
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (p[n] == '\n');
+		s = trim(line);
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			err = job_section_end(job, sect, had_case, at, why,
+					      len);
+			if (err)
+				return err;
+			n = strlen(s);
+			if (s[n - 1] != ']' || n < 3 || n - 2 >= sizeof(sect))
+				return bad(why, len, "%s: a section is [name]", at);
+			snprintf(sect, sizeof(sect), "%.*s", (int)(n - 2), s + 1);
+			had_case = false;
+			continue;
+		}
+		err = job_line(job, opts, s, sect, &had_case, at, why, len);
+		if (err)
+			return err;
+	}
+	snprintf(at, sizeof(at), "%s:%u", file, ln);
+	err = job_section_end(job, sect, had_case, at, why, len);
+	if (err)
+		return err;
+	if (!job->spec[0] != !job->spec[1])
+		return bad(why, len, "%s: give both policy_a and policy_b, or neither (then matrix= gives them)",
+			   file);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -40,6 +40,7 @@
 #define AB_NAME_LEN		160
 #define AB_MAX_DEVS		16
 #define AB_MAX_WRITERS		256
+#define AB_MAX_CASES		32
 
 /* The shaping of the device kinds (a 2012 SATA disk, a slow SSD). */
 #define BENCH_HDD_BW		(30ull << 20)
@@ -80,6 +81,57 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len);
 void ab_case_format(const struct ab_case *c, char *buf, size_t len);
 /* How many devices the case runs on (1 or the JBOD count). */
 unsigned int ab_case_devs(const struct ab_case *c);
+
+/*
+ * Hold a case to the machine before any device is made: -ENOMEM if its
+ * cache (mem) is larger than mem bytes of memory; 1 if it asks for more
+ * CPUs than the cpus this process may run on, which it is capped to
+ * (c->cpus = cpus); else 0.  why says which (0 for either: not checked).
+ */
+int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
+		char *why, size_t len);
+
+/*
+ * Sort `ab`'s positionals args[0..n-1]: a word that parses as a case
+ * (ab_case_parse) is a case, any other must resolve as a policy spec
+ * (uf_policy_resolve: "mainline,plugin=./x.so" has a '/' and is still a
+ * policy).  The policies come first, two of them or none: spec[0..1] and
+ * *nr_spec (0 or 2); the cases are args[*nr_spec..].  -EINVAL with why
+ * set for a word that is neither, a policy after a case, or one policy
+ * or more than two.
+ */
+int ab_split_args(char *const *args, unsigned int n, const char **spec,
+		  unsigned int *nr_spec, char *why, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Job files (`ab --job FILE`)                                         */
+
+#define AB_JOB_MAX_WORDS	96
+
+/*
+ * A job file in fio's ini conventions: `key=value` lines, '#' or ';'
+ * comments, a [global] section holding ab's options by their long names
+ * (dev may repeat; a flag takes 1/0, true/false or no value) and the two
+ * policies (policy_a=, policy_b=), then one section per case, named by
+ * the case or holding case=NAME.
+ */
+struct ab_job {
+	unsigned int nr_words;		/* "--key=value" words, in file order */
+	char *words[AB_JOB_MAX_WORDS];
+	const char *spec[2];		/* NULL where not given */
+	unsigned int nr_cases;
+	const char *cases[AB_MAX_CASES];
+	size_t used;
+	char store[16384];
+};
+
+/*
+ * Parse text (of file, for messages) into job; opts is the table of the
+ * options [global] may set.  -EINVAL with "file:line: what" in why.
+ */
+int ab_job_parse(const char *text, const char *file,
+		 const struct bench_opt *opts, struct ab_job *job, char *why,
+		 size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Built-in matrices                                                   */

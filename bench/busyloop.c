@@ -6,14 +6,14 @@
  *
  * One inode ("stuck", ino 1) has only its metadata dirty (I_DIRTY_SYNC) and
  * a write_inode that returns -EAGAIN ("a lock is held", as XFS did) until
- * --stuck seconds have passed, then 0.  Meanwhile a writer thread writes
+ * --secs seconds have passed, then 0.  Meanwhile a writer thread writes
  * --bs bytes to each of --files other files every --interval ms, so that
  * kupdate and background writeback both run.  Under requeue=p2-v4 an inode
  * whose write_inode failed goes to b_more_io: a pass that writes nothing
  * then finds b_more_io non-empty and the policy's no-progress handling
  * (the nowait knob) decides what the flusher does.  Each variant runs in a
  * fresh cache on the same scratch device; for each we report, over the
- * stuck window [0, --stuck):
+ * stuck window [0, --secs):
  *
  *   passes   wb_writeback iterations (writeback_start tracepoints)
  *   waits    no-progress waits (writeback_wait tracepoints)
@@ -720,8 +720,8 @@ static void stop_writer(struct bl_run *r)
 
 /*
  * The timed part: t=0 mark the stuck inode dirty and start the writer;
- * t=--stuck the lock clears; the run ends when the inode is written or
- * at t=--stuck + bound.
+ * t=--secs the lock clears; the run ends when the inode is written or
+ * at t=--secs + bound.
  */
 static int run_window(struct bl_run *r, struct uf_cache *cache,
 		      struct uf_dev *dev, struct uf_file *stuck, pid_t tid)
@@ -1292,9 +1292,10 @@ static void remove_fifo(struct bl_bench *b)
 /* Options                                                             */
 
 static const struct bench_opt bl_opts[] = {
-	BENCH_UINT("stuck", "S", &bl_bench.o.stuck_s, 1, 3600,
+	BENCH_UINT("secs", "SEC", &bl_bench.o.stuck_s, 1, 3600,
 		   "1..3600 seconds",
 		   "seconds the inode's write_inode fails (default 30)"),
+	BENCH_OLD_NAME("stuck", "secs"),
 	BENCH_STR("variants", "LIST", &bl_bench.o.variants,
 		  "comma-separated; each item is a nowait value (b0 v3a v3b\n"
 		  "v4 v4-r7 v4.1 v4.2, or nowait=mainline), run as\n"
@@ -1311,13 +1312,13 @@ static const struct bench_opt bl_opts[] = {
 		   "other files (default 4, at most 16)"),
 	BENCH_SIZE("file-size", &bl_bench.o.file_size, 4096, 1ull << 32, 4096,
 		   "size of each, written round and round (default 8M)"),
-	BENCH_UINT("pages", "N", &bl_bench.o.pages, 256, UINT_MAX, NULL,
-		   "cache frames of 4 KiB (default 16384 = 64 MiB)"),
+	BENCH_OPT_CACHE(&bl_bench.o.pages, 256, 1u << 28,
+			"the cache (default 64M; --pages N: frames)"),
 	BENCH_UINT("expire-cs", "N", &bl_bench.o.expire_cs, 0, 360000, NULL,
-		   "dirty_expire_centisecs (default --stuck/3, at most the\n"
-		   "kernel's 3000: the stuck inode expires early in --stuck)"),
+		   "dirty_expire_centisecs (default --secs/3, at most the\n"
+		   "kernel's 3000: the stuck inode expires early in --secs)"),
 	BENCH_UINT("writeback-cs", "N", &bl_bench.o.writeback_cs, 0, 360000,
-		   NULL, "dirty_writeback_centisecs = max_pause (default --stuck/6,\n"
+		   NULL, "dirty_writeback_centisecs = max_pause (default --secs/6,\n"
 		   "at most the kernel's 500: kupdate runs >= 6 times in it)"),
 	BENCH_UINT("bound", "S", &bl_bench.o.bound_s, 1, 3600,
 		   "1..3600 seconds",
@@ -1338,7 +1339,7 @@ static const struct bench_opt bl_opts[] = {
 
 BENCH_CMDLINE(busyloop, bl_opts,
 	"What seed 000's no-progress variants cost on a real device: one inode with\n"
-	"only its metadata dirty whose write_inode fails with -EAGAIN for --stuck\n"
+	"only its metadata dirty whose write_inode fails with -EAGAIN for --secs\n"
 	"seconds, while a writer thread writes --bs to each of --files other files\n"
 	"every --interval ms.  For each variant: flusher passes and no-progress\n"
 	"waits (counted from the tracepoints), write_inode tries, the flusher\n"
@@ -1466,7 +1467,8 @@ static int set_up(struct bl_bench *b)
 		return -ENOMEM;
 	err = make_fifo(b);
 	if (!err)
-		err = bench_target_open(&b->t, "busyloop", b->o.dev, size);
+		err = bench_target_open(&b->t, "busyloop", b->o.dev, size,
+						b->o.force);
 	if (err)
 		return err;
 	b->t.range = size;

@@ -14,8 +14,8 @@
  *                 and background_thresh for the run (put back after it,
  *                 and at exit), fio inside a memory cgroup of the cache's
  *                 size; what could not be applied is printed;
- *   uflush        one thread uf_pwrite()s --size bytes in --bs chunks into
- *                 a cache of --pages frames (so several times the cache
+ *   uflush        one thread uf_pwrite()s --dev-size bytes in --bs chunks into
+ *                 a cache of --cache (so several times the cache
  *                 passes through it: background writeback and the dirty
  *                 throttle run in their steady state), then uf_fsync().
  *
@@ -60,7 +60,7 @@
 #include "mm/mm.h"
 
 #define CACHE_MAX_REPS		BENCH_MAX_REPS
-#define CACHE_SIZE_PER_CACHE	8	/* default --size: 8 x the cache */
+#define CACHE_SIZE_PER_CACHE	8	/* default --dev-size: 8 x the cache */
 #define CACHE_DEFAULT_BS	(1ull << 20)
 #define CACHE_DEFAULT_PAGES	65536u
 #define CACHE_PREFILL_CHUNK	(8u << 20)
@@ -892,7 +892,8 @@ static const struct bench_report cache_report = {
 /* Options                                                             */
 
 static const struct bench_opt cache_opts[] = {
-	{ .name = "size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	BENCH_OLD_NAME("size", "dev-size"),
+	{ .name = "dev-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &cache_bench.o.size, .min = 16u << 20, .max = UINT64_MAX,
 	  .given = &cache_bench.o.size_given,
 	  .help = "bytes written per run, and the scratch device size\n"
@@ -901,8 +902,8 @@ static const struct bench_opt cache_opts[] = {
 		  "reach their steady state)" },
 	BENCH_SIZE("bs", &cache_bench.o.bs, 4096, 64u << 20, 4096,
 		   "write size, uflush and fio (default 1M)"),
-	BENCH_UINT("pages", "N", &cache_bench.o.pages, 16, UINT_MAX, NULL,
-		   "uflush cache frames of 4 KiB (default 65536 = 256 MiB)"),
+	BENCH_OPT_CACHE(&cache_bench.o.pages, 16, 1u << 28,
+			"the uflush cache (default 256M; --pages N: frames)"),
 	BENCH_STR("policy", "SPEC", &cache_bench.o.policy,
 		  "uflush flush policy: preset[,knob=value...], e.g.\n"
 		  "kara-v4.2,nowait=v4 (default: the library's)"),
@@ -954,7 +955,7 @@ static int check_opts(struct cache_opts *o)
 		o->size = (uint64_t)o->pages * 4096 * CACHE_SIZE_PER_CACHE /
 			  o->bs * o->bs;
 	if (o->size % o->bs) {
-		bench_err("cache", "--size must be a multiple of --bs");
+		bench_err("cache", "--dev-size must be a multiple of --bs");
 		return -EINVAL;
 	}
 	return 0;
@@ -982,7 +983,7 @@ static void announce(const struct cache_bench *b)
 	bench_err("cache", "%s (%s), %.2f GiB per run, %u reps", b->t.path,
 		  b->t.desc, b->t.range / (double)(1u << 30), b->o.reps);
 	if (b->t.range < 4 * cache_bytes)
-		bench_err("cache", "warning: --size is only %.1f x the cache: uflush's writeback will not reach its steady state",
+		bench_err("cache", "warning: --dev-size is only %.1f x the cache: uflush's writeback will not reach its steady state",
 			  (double)b->t.range / cache_bytes);
 }
 
@@ -1046,7 +1047,8 @@ int bench_cache_main(int argc, char **argv)
 		return 2;
 	if (!b->env.have_fio)
 		skip_fio_cases(b);
-	if (bench_target_open(&b->t, "cache", b->o.dev, b->o.size))
+	if (bench_target_open(&b->t, "cache", b->o.dev, b->o.size,
+			      b->o.force))
 		return 1;
 	b->t.range = b->o.size;
 	b->t.force = b->o.force;

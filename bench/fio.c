@@ -305,136 +305,6 @@ out:
 	return err;
 }
 
-/* ------------------------------------------------------------------ */
-/* A JSON navigator: enough to walk fio's report, no more.             */
-
-static const char *ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-static const char *skip_string(const char *p)
-{
-	for (p++; *p && *p != '"'; p++)
-		if (*p == '\\' && p[1])
-			p++;
-	return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *skip_value(const char *p, unsigned int depth);
-
-/* p at '{' or '['; returns past the matching close. */
-static const char *skip_container(const char *p, unsigned int depth)
-{
-	char close = *p == '{' ? '}' : ']';
-	bool obj = *p == '{';
-
-	p = ws(p + 1);
-	if (*p == close)
-		return p + 1;
-	for (;;) {
-		if (obj) {
-			if (*p != '"' || !(p = skip_string(p)))
-				return NULL;
-			p = ws(p);
-			if (*p++ != ':')
-				return NULL;
-		}
-		p = skip_value(ws(p), depth + 1);
-		if (!p)
-			return NULL;
-		p = ws(p);
-		if (*p == close)
-			return p + 1;
-		if (*p++ != ',')
-			return NULL;
-		p = ws(p);
-	}
-}
-
-static const char *skip_value(const char *p, unsigned int depth)
-{
-	if (depth > 64)
-		return NULL;
-	p = ws(p);
-	if (*p == '"')
-		return skip_string(p);
-	if (*p == '{' || *p == '[')
-		return skip_container(p, depth);
-	if (!*p || *p == ',' || *p == '}' || *p == ']')
-		return NULL;
-	while (*p && !strchr(",}] \t\r\n", *p))
-		p++;
-	return p;
-}
-
-/* Past the value at p and the comma after it, if any; NULL if malformed. */
-static const char *next_item(const char *p)
-{
-	p = skip_value(p, 0);
-	if (!p)
-		return NULL;
-	p = ws(p);
-	return *p == ',' ? ws(p + 1) : p;
-}
-
-/* p at an object; the value of member key, or NULL. */
-static const char *json_get(const char *p, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *k;
-	bool match;
-
-	if (!p || *(p = ws(p)) != '{')
-		return NULL;
-	p = ws(p + 1);
-	while (*p == '"') {
-		k = p + 1;
-		p = skip_string(p);
-		if (!p)
-			return NULL;
-		match = (size_t)(p - 1 - k) == klen && !strncmp(k, key, klen);
-		p = ws(p);
-		if (*p++ != ':')
-			return NULL;
-		p = ws(p);
-		if (match)
-			return p;
-		p = next_item(p);
-		if (!p)
-			return NULL;
-	}
-	return NULL;
-}
-
-/* p at an array; element idx, or NULL. */
-static const char *json_index(const char *p, unsigned int idx)
-{
-	if (!p || *(p = ws(p)) != '[')
-		return NULL;
-	p = ws(p + 1);
-	while (*p && *p != ']') {
-		if (!idx--)
-			return p;
-		p = next_item(p);
-		if (!p)
-			return NULL;
-	}
-	return NULL;
-}
-
-static int json_number(const char *p, double *v)
-{
-	char *end;
-
-	if (!p)
-		return -ENOENT;
-	*v = strtod(p, &end);
-	return end == p ? -EINVAL : 0;
-}
-
 /* The report starts at the first line that starts with '{'. */
 static const char *report_start(const char *text)
 {
@@ -453,19 +323,19 @@ int fio_parse_json(const char *text, struct fio_result *res)
 	const char *root = report_start(text), *job, *wr;
 	double error = 0, io_bytes = 0;
 
-	job = json_index(json_get(root, "jobs"), 0);
-	wr = json_get(job, "write");
-	if (!wr || json_number(json_get(wr, "bw_bytes"), &res->bw_bytes) ||
-	    json_number(json_get(wr, "iops"), &res->iops)) {
+	job = bench_jindex(bench_jget(root, "jobs"), 0);
+	wr = bench_jget(job, "write");
+	if (!wr || bench_jnum(bench_jget(wr, "bw_bytes"), &res->bw_bytes) ||
+	    bench_jnum(bench_jget(wr, "iops"), &res->iops)) {
 		snprintf(res->err, sizeof(res->err),
 			 "no jobs[0].write.bw_bytes/iops in fio's report");
 		return -EIO;
 	}
-	json_number(json_get(wr, "io_bytes"), &io_bytes);
+	bench_jnum(bench_jget(wr, "io_bytes"), &io_bytes);
 	res->io_bytes = io_bytes;
-	json_number(json_get(job, "usr_cpu"), &res->usr_cpu);
-	json_number(json_get(job, "sys_cpu"), &res->sys_cpu);
-	json_number(json_get(job, "error"), &error);
+	bench_jnum(bench_jget(job, "usr_cpu"), &res->usr_cpu);
+	bench_jnum(bench_jget(job, "sys_cpu"), &res->sys_cpu);
+	bench_jnum(bench_jget(job, "error"), &error);
 	if (error) {
 		snprintf(res->err, sizeof(res->err),
 			 "fio job reported error %d (%s)", (int)error,

@@ -5,6 +5,7 @@
  * helpers are in bench/target.c.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -204,6 +206,11 @@ void bench_fmt_size(char *buf, size_t len, uint64_t v)
 #define BENCH_MAX_OPTS	40
 #define OPT_VAL_BASE	256
 #define OPT_VAL_HELP	255
+#define OPT_VAL_QUIET	254
+
+bool bench_quiet;
+
+static bool opts_json_stdout(const struct bench_cmdline *cl);
 
 void bench_err(const char *cmd, const char *fmt, ...)
 {
@@ -243,12 +250,51 @@ static const char *opt_want(const struct bench_opt *o, char *buf,
 				 (unsigned long long)o->max);
 		return buf;
 	}
-	bench_fmt_size(lo, sizeof(lo), o->align ? o->align : o->min);
 	bench_fmt_size(hi, sizeof(hi), o->max);
+	if (o->align && o->min > o->align) {
+		/* "--dev-size 1M": the minimum matters more than the unit */
+		bench_fmt_size(lo, sizeof(lo), o->min);
+		snprintf(buf, len, "a size from %s to %s", lo, hi);
+		bench_fmt_size(lo, sizeof(lo), o->align);
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ", a multiple of %s", lo);
+		return buf;
+	}
+	bench_fmt_size(lo, sizeof(lo), o->align ? o->align : o->min);
 	snprintf(buf, len, "%s%s%s%s", o->align ? "a multiple of " : "a size >= ",
 		 lo, o->max < UINT64_MAX ? ", at most " : "",
 		 o->max < UINT64_MAX ? hi : "");
 	return buf;
+}
+
+/* --dev A,B: each path is added to the list. */
+static int opt_strv(const char *cmd, const struct bench_opt *o,
+		    const char *arg, FILE *err)
+{
+	struct bench_strv *sv = o->dest;
+	size_t len;
+
+	while (*arg) {
+		len = strcspn(arg, ",");
+		if (!len || len >= sizeof(sv->buf[0])) {
+			fprintf(err, "uflush-bench %s: bad --%s '%s' (want PATH[,PATH...])\n",
+				cmd, o->name, arg);
+			return -EINVAL;
+		}
+		if (sv->n == BENCH_STRV_MAX) {
+			fprintf(err, "uflush-bench %s: at most %d --%s paths\n",
+				cmd, BENCH_STRV_MAX, o->name);
+			return -E2BIG;
+		}
+		snprintf(sv->buf[sv->n], sizeof(sv->buf[0]), "%.*s",
+			 (int)len, arg);
+		sv->v[sv->n] = sv->buf[sv->n];
+		sv->n++;
+		arg += len;
+		if (*arg == ',')
+			arg++;
+	}
+	return 0;
 }
 
 /* One option's value into its dest; a message on err if it is bad. */
@@ -256,7 +302,8 @@ static int opt_value(const char *cmd, const struct bench_opt *o,
 		     const char *arg, FILE *err)
 {
 	const char *bad = arg;
-	char want[80];
+	char want[96];
+	unsigned int u;
 	uint64_t v;
 
 	switch (o->type) {
@@ -267,13 +314,27 @@ static int opt_value(const char *cmd, const struct bench_opt *o,
 		*(const char **)o->dest = arg;
 		return 0;
 	case BENCH_OPT_UINT:
-		if (!bench_parse_uint(arg, o->min, o->max, o->dest))
+		if (!bench_parse_uint(arg, o->min, o->max, &u) &&
+		    (!o->scale || u <= UINT32_MAX / o->scale)) {
+			*(unsigned int *)o->dest = o->scale ? u * o->scale : u;
 			return 0;
+		}
 		break;
+	case BENCH_OPT_STRV:
+		return opt_strv(cmd, o, arg, err);
+	case BENCH_OPT_ALIAS:
+		return -EINVAL;
 	case BENCH_OPT_SIZE:
 		if (!bench_parse_size(arg, &v) && v >= o->min && v <= o->max &&
 		    (!o->align || !(v % o->align))) {
 			*(uint64_t *)o->dest = v;
+			return 0;
+		}
+		break;
+	case BENCH_OPT_PAGES:
+		if (!bench_parse_size(arg, &v) && v >= o->min && v <= o->max &&
+		    !(v % 4096) && v / 4096 <= UINT32_MAX) {
+			*(unsigned int *)o->dest = (unsigned int)(v / 4096);
 			return 0;
 		}
 		break;
@@ -289,20 +350,38 @@ static int opt_value(const char *cmd, const struct bench_opt *o,
 	return -EINVAL;
 }
 
+/* The option an old name stands for (itself if it is not one). */
+static const struct bench_opt *opt_target(const struct bench_opt *opts,
+					  const struct bench_opt *o)
+{
+	const struct bench_opt *t;
+
+	if (o->type != BENCH_OPT_ALIAS)
+		return o;
+	for (t = opts; t->name; t++)
+		if (!strcmp(t->name, o->now) && t->type != BENCH_OPT_ALIAS)
+			return t;
+	return NULL;
+}
+
 static void build_longopts(const struct bench_opt *opts, unsigned int n,
 			   struct option *lo)
 {
+	const struct bench_opt *t;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		t = opt_target(opts, &opts[i]);
 		lo[i].name = opts[i].name;
-		lo[i].has_arg = opts[i].type == BENCH_OPT_FLAG ?
+		lo[i].has_arg = !t || t->type == BENCH_OPT_FLAG ?
 				no_argument : required_argument;
 		lo[i].flag = NULL;
 		lo[i].val = OPT_VAL_BASE + i;
 	}
 	lo[n] = (struct option){ "help", no_argument, NULL, OPT_VAL_HELP };
-	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	lo[n + 1] = (struct option){ "quiet", no_argument, NULL,
+				     OPT_VAL_QUIET };
+	lo[n + 2] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 /* What getopt_long refused (opterr is off: the messages are ours). */
@@ -316,9 +395,10 @@ static int opt_refused(const struct bench_cmdline *cl, int c,
 	if (c == ':' && o)
 		fprintf(err, "uflush-bench %s: --%s needs a value (%s)\n",
 			cl->cmd, o->name, o->arg ? o->arg : "?");
-	else if (o || optopt == OPT_VAL_HELP)
+	else if (o || optopt == OPT_VAL_HELP || optopt == OPT_VAL_QUIET)
 		fprintf(err, "uflush-bench %s: --%s takes no value ('%s')\n",
-			cl->cmd, o ? o->name : "help", word);
+			cl->cmd, o ? o->name :
+			optopt == OPT_VAL_HELP ? "help" : "quiet", word);
 	else
 		fprintf(err, "uflush-bench %s: unknown option '%s' ('uflush-bench help %s' lists them)\n",
 			cl->cmd, word, cl->cmd);
@@ -328,7 +408,7 @@ static int opt_refused(const struct bench_cmdline *cl, int c,
 int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		     FILE *out, FILE *err)
 {
-	struct option lo[BENCH_MAX_OPTS + 2];
+	struct option lo[BENCH_MAX_OPTS + 3];
 	unsigned int n = nr_opts(cl->opts);
 	const struct bench_opt *o;
 	int c;
@@ -343,14 +423,26 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 			bench_opts_usage(cl, out);
 			return 1;
 		}
+		if (c == OPT_VAL_QUIET) {
+			bench_quiet = true;
+			continue;
+		}
 		if (c < OPT_VAL_BASE)
 			return opt_refused(cl, c, argv[optind - 1], err);
 		o = &cl->opts[c - OPT_VAL_BASE];
+		if (o->now)
+			fprintf(err, "uflush-bench %s: note: --%s is now --%s (the old name still works)\n",
+				cl->cmd, o->name, o->now);
+		o = opt_target(cl->opts, o);
+		if (!o)
+			return -EINVAL;	/* a table naming no option */
 		if (o->given)
 			*o->given = true;
 		if (opt_value(cl->cmd, o, optarg, err))
 			return -EINVAL;
 	}
+	if (out == stdout && opts_json_stdout(cl) && bench_json_to_stdout())
+		return -EIO;
 	if (cl->rest) {
 		*cl->rest = optind;
 		return 0;
@@ -360,6 +452,35 @@ int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 			cl->cmd, argv[optind]);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Is the "json" option "-"? */
+static bool opts_json_stdout(const struct bench_cmdline *cl)
+{
+	const struct bench_opt *o;
+	const char *v;
+
+	for (o = cl->opts; o->name; o++) {
+		if (strcmp(o->name, "json") || o->type != BENCH_OPT_STR ||
+		    !o->dest)
+			continue;
+		v = *(const char **)o->dest;
+		return v && !strcmp(v, "-");
+	}
+	return false;
+}
+
+static int json_stdout_fd = -1;
+
+int bench_json_to_stdout(void)
+{
+	if (json_stdout_fd >= 0)
+		return 0;
+	fflush(stdout);
+	json_stdout_fd = dup(STDOUT_FILENO);
+	if (json_stdout_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -378,6 +499,8 @@ static void usage_opt(const struct bench_opt *o, FILE *f)
 	const char *h = o->help, *nl;
 	int w;
 
+	if (o->now)
+		return;		/* an old name: works, but is not offered */
 	w = fprintf(f, "  --%s%s%s", o->name, o->arg ? " " : "",
 		    o->arg ? o->arg : "");
 	if (w >= HELP_COL - 1) {
@@ -399,10 +522,11 @@ void bench_opts_usage(const struct bench_cmdline *cl, FILE *f)
 {
 	const struct bench_opt *o;
 
-	fprintf(f, "usage: uflush-bench %s [OPTIONS]\n\n%s\n", cl->cmd,
-		cl->about);
+	fprintf(f, "usage: uflush-bench %s [OPTIONS]%s%s\n\n%s\n", cl->cmd,
+		cl->args ? " " : "", cl->args ? cl->args : "", cl->about);
 	for (o = cl->opts; o->name; o++)
 		usage_opt(o, f);
+	fprintf(f, "  --quiet%*sno progress lines on stderr\n", HELP_COL - 9, "");
 	if (cl->epilog)
 		fprintf(f, "\n%s", cl->epilog);
 }
@@ -542,14 +666,151 @@ unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
 	return s->rotate ? (rep + i) % s->nr_cases : i;
 }
 
-static int sched_one(const struct bench_sched *s, struct bench_case *c,
+double bench_eta(double elapsed, double done, double total, bool secs)
+{
+	if (done > 0)
+		return elapsed * (total - done) / done;
+	if (secs)
+		return total > elapsed ? total - elapsed : 0;
+	return NAN;
+}
+
+void bench_fmt_secs(char *buf, size_t len, double secs)
+{
+	unsigned long s;
+
+	if (isnan(secs) || secs < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	s = (unsigned long)(secs + 0.5);
+	if (s >= 3600)
+		snprintf(buf, len, "%luh%02lum", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%lum%02lus", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%lus", s);
+}
+
+unsigned int bench_progress_ms = 5000;
+FILE *bench_progress_file;
+
+/* What the ticker thread reads while the schedule runs. */
+struct sched_progress {
+	const struct bench_sched *s;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool over;
+	bool secs;			/* the weights are estimated seconds */
+	double done, total;		/* weights: est. seconds, or runs */
+	unsigned int run, runs;		/* the run going on, of runs */
+	uint64_t t0;
+};
+
+static FILE *progress_file(void)
+{
+	return bench_progress_file ? bench_progress_file : stderr;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double case_weight(const struct sched_progress *p, unsigned int c)
+{
+	return p->secs ? p->s->est_secs(p->s->priv, c) : 1;
+}
+
+static void progress_line(struct sched_progress *p)
+{
+	double el = (mono_ns() - p->t0) / 1e9;
+	char e[24], left[24];
+
+	bench_fmt_secs(e, sizeof(e), el);
+	bench_fmt_secs(left, sizeof(left),
+		       bench_eta(el, p->done, p->total, p->secs));
+	fprintf(progress_file(), "uflush-bench%s%s: %s elapsed, run %u/%u, ETA %s\n",
+		p->s->cmd ? " " : "", p->s->cmd ? p->s->cmd : "", e,
+		p->run, p->runs, left);
+	fflush(progress_file());
+}
+
+static void *progress_fn(void *arg)
+{
+	struct sched_progress *p = arg;
+	struct timespec ts;
+	uint64_t next;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->over) {
+		next = mono_ns() + bench_progress_ms * 1000000ull;
+		ts.tv_sec = (time_t)(next / 1000000000ull);
+		ts.tv_nsec = (long)(next % 1000000000ull);
+		while (!p->over && mono_ns() < next)
+			pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+		if (!p->over)
+			progress_line(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* The runs and, if every case has an estimate, their seconds. */
+static void progress_init(struct sched_progress *p,
+			  const struct bench_sched *s)
+{
+	unsigned int c;
+	char est[24];
+
+	memset(p, 0, sizeof(*p));
+	p->s = s;
+	pthread_mutex_init(&p->lock, NULL);
+	bench_cond_init(&p->cond);
+	p->secs = s->est_secs != NULL;
+	for (c = 0; c < s->nr_cases; c++) {
+		if (s->cases[c].skipped)
+			continue;
+		if (p->secs && !(s->est_secs(s->priv, c) > 0))
+			p->secs = false;
+		p->runs += s->reps;
+	}
+	for (c = 0; c < s->nr_cases; c++)
+		if (!s->cases[c].skipped)
+			p->total += case_weight(p, c) * s->reps;
+	p->t0 = mono_ns();
+	if (bench_quiet)
+		return;
+	bench_fmt_secs(est, sizeof(est), p->secs ? p->total : NAN);
+	fprintf(progress_file(), "uflush-bench%s%s: %u runs (%u reps of %u), ETA %s%s\n",
+		s->cmd ? " " : "", s->cmd ? s->cmd : "", p->runs,
+		s->reps, s->nr_cases, est,
+		p->secs ? " (the runs' own time, setup not counted)" :
+			  " (known after the first run)");
+}
+
+/* Run ci in repetition rep; a case skipped takes its later runs along. */
+static int sched_one(const struct bench_sched *s, struct sched_progress *p,
 		     unsigned int ci, unsigned int rep)
 {
+	struct bench_case *c = &s->cases[ci];
+	double w = case_weight(p, ci);
 	int err;
 
 	if (c->skipped)
 		return 0;
+	pthread_mutex_lock(&p->lock);
+	p->run++;
+	pthread_mutex_unlock(&p->lock);
 	err = s->run(s->priv, ci, rep);
+	pthread_mutex_lock(&p->lock);
+	p->done += w;
+	if (err == BENCH_SKIP && !bench_stop)
+		p->total -= w * (s->reps - rep - 1);
+	pthread_mutex_unlock(&p->lock);
 	if (bench_stop)
 		return 0;
 	if (err == BENCH_SKIP) {
@@ -564,18 +825,29 @@ static int sched_one(const struct bench_sched *s, struct bench_case *c,
 
 int bench_sched_run(const struct bench_sched *s)
 {
+	struct sched_progress p;
 	unsigned int rep, i, ci;
-	int err;
+	pthread_t th;
+	bool ticker;
+	int err = 0;
 
-	for (rep = 0; rep < s->reps && !bench_stop; rep++) {
-		for (i = 0; i < s->nr_cases && !bench_stop; i++) {
+	progress_init(&p, s);
+	ticker = !bench_quiet && !pthread_create(&th, NULL, progress_fn, &p);
+	for (rep = 0; rep < s->reps && !bench_stop && !err; rep++) {
+		for (i = 0; i < s->nr_cases && !bench_stop && !err; i++) {
 			ci = bench_sched_case(s, rep, i);
-			err = sched_one(s, &s->cases[ci], ci, rep);
-			if (err)
-				return err;
+			err = sched_one(s, &p, ci, rep);
 		}
 	}
-	return 0;
+	pthread_mutex_lock(&p.lock);
+	p.over = true;
+	pthread_cond_signal(&p.cond);
+	pthread_mutex_unlock(&p.lock);
+	if (ticker)
+		pthread_join(th, NULL);
+	pthread_cond_destroy(&p.cond);
+	pthread_mutex_destroy(&p.lock);
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -884,8 +1156,14 @@ void bench_json_samples(struct bench_json *j, const char *key,
 int bench_json_create(struct bench_json *j, const char *cmd,
 		      const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f;
 
+	if (!strcmp(path, "-") && json_stdout_fd >= 0)
+		f = fdopen(dup(json_stdout_fd), "w");
+	else if (!strcmp(path, "-"))
+		f = fdopen(dup(STDOUT_FILENO), "w");
+	else
+		f = fopen(path, "w");
 	if (!f) {
 		bench_err(cmd, "cannot write %s: %s", path, strerror(errno));
 		return -errno;
@@ -907,6 +1185,278 @@ int bench_json_finish(struct bench_json *j, const char *cmd,
 		return -EIO;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A JSON navigator (bench/harness.h)                                  */
+
+static const char *ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *skip_value(const char *p, unsigned int depth);
+
+/* p at '{' or '['; returns past the matching close. */
+static const char *skip_container(const char *p, unsigned int depth)
+{
+	char close = *p == '{' ? '}' : ']';
+	bool obj = *p == '{';
+
+	p = ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (obj) {
+			if (*p != '"' || !(p = skip_string(p)))
+				return NULL;
+			p = ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		p = skip_value(ws(p), depth + 1);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+		p = ws(p);
+	}
+}
+
+static const char *skip_value(const char *p, unsigned int depth)
+{
+	if (depth > 64)
+		return NULL;
+	p = ws(p);
+	if (*p == '"')
+		return skip_string(p);
+	if (*p == '{' || *p == '[')
+		return skip_container(p, depth);
+	if (!*p || *p == ',' || *p == '}' || *p == ']')
+		return NULL;
+	while (*p && !strchr(",}] \t\r\n", *p))
+		p++;
+	return p;
+}
+
+/* Past the value at p and the comma after it, if any; NULL if malformed. */
+static const char *next_item(const char *p)
+{
+	p = skip_value(p, 0);
+	if (!p)
+		return NULL;
+	p = ws(p);
+	return *p == ',' ? ws(p + 1) : p;
+}
+
+/* p at an object; the value of member key, or NULL. */
+const char *bench_jget(const char *p, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *k;
+	bool match;
+
+	if (!p || *(p = ws(p)) != '{')
+		return NULL;
+	p = ws(p + 1);
+	while (*p == '"') {
+		k = p + 1;
+		p = skip_string(p);
+		if (!p)
+			return NULL;
+		match = (size_t)(p - 1 - k) == klen && !strncmp(k, key, klen);
+		p = ws(p);
+		if (*p++ != ':')
+			return NULL;
+		p = ws(p);
+		if (match)
+			return p;
+		p = next_item(p);
+		if (!p)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* p at an array; element idx, or NULL. */
+const char *bench_jindex(const char *p, unsigned int idx)
+{
+	if (!p || *(p = ws(p)) != '[')
+		return NULL;
+	p = ws(p + 1);
+	while (*p && *p != ']') {
+		if (!idx--)
+			return p;
+		p = next_item(p);
+		if (!p)
+			return NULL;
+	}
+	return NULL;
+}
+
+int bench_jnum(const char *p, double *v)
+{
+	char *end;
+
+	if (!p)
+		return -ENOENT;
+	p = ws(p);
+	if (!strncmp(p, "null", 4)) {
+		*v = NAN;
+		return 0;
+	}
+	*v = strtod(p, &end);
+	return end == p ? -EINVAL : 0;
+}
+
+int bench_jstr(const char *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!p)
+		return -ENOENT;
+	p = ws(p);
+	if (*p != '"')
+		return -EINVAL;
+	for (p++; *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			if (*p == 'n')
+				buf[n < len - 1 ? n++ : n] = '\n';
+			else if (*p == 't')
+				buf[n < len - 1 ? n++ : n] = '\t';
+			else if (*p == 'u' && p[1] && p[2] && p[3] && p[4])
+				p += 4, buf[n < len - 1 ? n++ : n] = '?';
+			else
+				buf[n < len - 1 ? n++ : n] = *p;
+			continue;
+		}
+		if (n < len - 1)
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return *p == '"' ? 0 : -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* SHA-256 (FIPS 180-4), for the plugins a result names                */
+
+static const uint32_t sha_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR32(x, n)	(((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(uint32_t *h, const unsigned char *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, k, t1, t2;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 64; i++)
+		w[i] = w[i - 16] + w[i - 7] +
+		       (ROR32(w[i - 15], 7) ^ ROR32(w[i - 15], 18) ^
+			(w[i - 15] >> 3)) +
+		       (ROR32(w[i - 2], 17) ^ ROR32(w[i - 2], 19) ^
+			(w[i - 2] >> 10));
+	a = h[0]; b = h[1]; c = h[2]; d = h[3];
+	e = h[4]; f = h[5]; g = h[6]; k = h[7];
+	for (i = 0; i < 64; i++) {
+		t1 = k + (ROR32(e, 6) ^ ROR32(e, 11) ^ ROR32(e, 25)) +
+		     ((e & f) ^ (~e & g)) + sha_k[i] + w[i];
+		t2 = (ROR32(a, 2) ^ ROR32(a, 13) ^ ROR32(a, 22)) +
+		     ((a & b) ^ (a & c) ^ (b & c));
+		k = g; g = f; f = e; e = d + t1;
+		d = c; c = b; b = a; a = t1 + t2;
+	}
+	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+	h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+void bench_sha256(const void *data, size_t len, char hex[65])
+{
+	uint32_t h[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+	const unsigned char *p = data;
+	unsigned char tail[128];
+	uint64_t bits = (uint64_t)len * 8;
+	size_t i, rest, n;
+
+	for (i = 0; i + 64 <= len; i += 64)
+		sha_block(h, p + i);
+	rest = len - i;
+	memset(tail, 0, sizeof(tail));
+	memcpy(tail, p + i, rest);
+	tail[rest] = 0x80;
+	n = rest < 56 ? 64 : 128;	/* the length goes in the last 8 */
+	for (i = 0; i < 8; i++)
+		tail[n - 1 - i] = (unsigned char)(bits >> (8 * i));
+	sha_block(h, tail);
+	if (n == 128)
+		sha_block(h, tail + 64);
+	for (i = 0; i < 8; i++)
+		snprintf(hex + 8 * i, 9, "%08x", h[i]);
+}
+
+int bench_sha256_file(const char *path, char hex[65])
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (len == cap) {
+			char *p = realloc(buf, cap ? 2 * cap : 1 << 16);
+
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = p;
+			cap = cap ? 2 * cap : 1 << 16;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (!n) {
+			err = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (!err)
+		bench_sha256(buf ? buf : "", len, hex);
+	free(buf);
+	return err;
 }
 
 int bench_check_policy(const char *cmd, const char *spec, char *resolved,

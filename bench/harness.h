@@ -112,6 +112,18 @@ enum bench_opt_type {
 	BENCH_OPT_SIZE,		/* uint64_t with units, [min, max], align */
 	BENCH_OPT_STR,		/* const char * = the argument */
 	BENCH_OPT_LIST,		/* bool[nr]: which of names[] were listed */
+	BENCH_OPT_STRV,		/* struct bench_strv: each --opt A,B adds */
+	BENCH_OPT_ALIAS,	/* the option named .now (an old name) */
+	BENCH_OPT_PAGES,	/* a SIZE in [min, max] bytes, a multiple of
+				 * 4k, into an unsigned int of 4 KiB pages */
+};
+
+/* Paths given by a repeatable option (--dev A --dev B, or --dev A,B). */
+#define BENCH_STRV_MAX	16
+struct bench_strv {
+	unsigned int n;
+	const char *v[BENCH_STRV_MAX];
+	char buf[BENCH_STRV_MAX][256];
 };
 
 struct bench_opt {
@@ -127,6 +139,9 @@ struct bench_opt {
 	const char *want;		/* what a bad value should have been;
 					 * NULL: said from min, max, align */
 	const char *help;		/* --help lines, '\n' between them */
+	const char *now;		/* if set: an old name, kept working
+					 * with a note that --now is the name */
+	unsigned int scale;		/* UINT: dest = value x scale (0: 1) */
 };
 
 #define BENCH_FLAG(n, d, h) \
@@ -145,6 +160,25 @@ struct bench_opt {
 	{ .name = (n), .arg = "LIST", .type = BENCH_OPT_LIST, .dest = (d), \
 	  .names = (nm), .nr = sizeof(nm) / sizeof((nm)[0]), .want = (w), \
 	  .help = (h) }
+
+/*
+ * An old name of the option named now_: it still works, parsed as that
+ * one, with a note on stderr that --now_ is the name.  Not in --help.
+ * (An old option in other units keeps its own entry with .now set.)
+ */
+/*
+ * --cache SIZE: a cache of so many bytes, into dest as 4 KiB frames;
+ * --pages N stays as its old name (frames, with a note).
+ */
+#define BENCH_OPT_CACHE(d, lo_pages, hi_pages, h) \
+	{ .name = "cache", .arg = "SIZE", .type = BENCH_OPT_PAGES, \
+	  .dest = (d), .min = (uint64_t)(lo_pages) * 4096, \
+	  .max = (uint64_t)(hi_pages) * 4096, .align = 4096, .help = (h) }, \
+	{ .name = "pages", .arg = "N", .type = BENCH_OPT_UINT, .dest = (d), \
+	  .min = (lo_pages), .max = (hi_pages), .now = "cache", .help = "" }
+
+#define BENCH_OLD_NAME(old, now_) \
+	{ .name = (old), .type = BENCH_OPT_ALIAS, .now = (now_), .help = "" }
 
 /* The end of a table. */
 #define BENCH_OPT_END	{ .name = NULL }
@@ -184,6 +218,8 @@ struct bench_cmdline {
 	int *rest;			/* if set: arguments that are not
 					 * options are allowed, and start at
 					 * argv[*rest] (moved to the end) */
+	const char *args;		/* the usage line's positionals:
+					 * "POLICY_A POLICY_B [CASE...]" */
 };
 
 /* Subcommand name's command line, bench_NAME_cmdline (bench.h). */
@@ -195,9 +231,13 @@ struct bench_cmdline {
 
 /*
  * Parse argv[1..] (argv[0] is the subcommand) into the table's dest.
- * Defaults are whatever dest holds before.  Returns 0; 1 if --help was
- * given (the help went to out); -EINVAL with one line on err saying what
- * was wrong with which option.
+ * Defaults are whatever dest holds before.  Every command line also takes
+ * --help and --quiet (bench_quiet: no progress lines).  When out is
+ * stdout (a subcommand's own command line) and an option named "json" is
+ * "-", the JSON report goes to stdout and everything else printed on
+ * stdout to stderr from here on (bench_json_to_stdout()).  Returns 0; 1
+ * if --help was given (the help went to out); -EINVAL with one line on
+ * err saying what was wrong with which option.
  */
 int bench_opts_parse(const struct bench_cmdline *cl, int argc, char **argv,
 		     FILE *out, FILE *err);
@@ -207,6 +247,16 @@ void bench_opts_usage(const struct bench_cmdline *cl, FILE *f);
  * -1 to go on, else the exit code (0 after --help, 2 for a bad option).
  */
 int bench_opts_main(const struct bench_cmdline *cl, int argc, char **argv);
+
+/* --quiet: no progress lines on stderr. */
+extern bool bench_quiet;
+
+/*
+ * `--json -`: keep the real stdout for the JSON report (bench_json_create
+ * of "-" writes there) and send fd 1 to stderr, so that tables and notes
+ * printed on stdout go to stderr.  Once; 0 or -errno.
+ */
+int bench_json_to_stdout(void);
 
 /* "uflush-bench CMD: " and the message, on stderr. */
 __attribute__((format(printf, 2, 3)))
@@ -298,6 +348,10 @@ struct bench_sched {
 	bool rotate;
 	int (*run)(void *priv, unsigned int c, unsigned int rep);
 	void *priv;
+	/* optional: seconds one run of case c should take (0: unknown),
+	 * for the ETA; and the command the progress lines name */
+	double (*est_secs)(void *priv, unsigned int c);
+	const char *cmd;
 };
 
 /* A schedule of the nr cases at cases_, rotated; .reps set before it runs. */
@@ -307,6 +361,24 @@ struct bench_sched {
 }
 
 int bench_sched_run(const struct bench_sched *s);
+
+/*
+ * Progress of bench_sched_run() on stderr unless bench_quiet: the runs
+ * and an estimate up front (from est_secs when every case has one), then
+ * a line every bench_progress_ms (5000) with the elapsed time, the run
+ * and the ETA, as long as the schedule runs.  A test points
+ * bench_progress_file (NULL: stderr) elsewhere and shortens the period.
+ */
+extern unsigned int bench_progress_ms;
+extern FILE *bench_progress_file;
+/*
+ * Seconds left when done of total units of work took elapsed seconds:
+ * the rate so far; before the first is done, total - elapsed if the units
+ * are seconds (an estimate), else NAN (unknown).
+ */
+double bench_eta(double elapsed, double done, double total, bool secs);
+/* "45s", "2m05s", "1h02m"; "?" for NAN. */
+void bench_fmt_secs(char *buf, size_t len, double secs);
 /* The case that runs i-th in repetition rep. */
 unsigned int bench_sched_case(const struct bench_sched *s, unsigned int rep,
 			      unsigned int i);
@@ -456,6 +528,34 @@ void bench_json_policies(struct bench_json *j, const char *const *names,
 /* Write s as a JSON string literal (quoted and escaped). */
 void bench_json_escape(FILE *f, const char *s);
 
+/*
+ * A JSON navigator over text, building no tree (fio's report, saved
+ * results): p at a value.  The member key of an object, element idx of
+ * an array: where its value starts, or NULL (missing, malformed).
+ */
+const char *bench_jget(const char *p, const char *key);
+const char *bench_jindex(const char *p, unsigned int idx);
+/* A number (null: NAN); -ENOENT for p NULL, -EINVAL if not a number. */
+int bench_jnum(const char *p, double *v);
+/* A string, unescaped (\\uXXXX as '?'), cut to len; -ENOENT, -EINVAL. */
+int bench_jstr(const char *p, char *buf, size_t len);
+
+/* SHA-256 of data, or of a file's contents, as 64 hex digits. */
+void bench_sha256(const void *data, size_t len, char hex[65]);
+/* 0, or -errno if the file cannot be read. */
+int bench_sha256_file(const char *path, char hex[65]);
+/*
+ * The members every JSON result has beside "kernel": "machine" (CPU
+ * model, CPUs online and usable, memory), "uname" and "uflush" (version
+ * and the git commit it was built from, or "unknown").
+ */
+void bench_machine_json(struct bench_json *j);
+/*
+ * A "plugins" array for a policy spec: each plugin=PATH item's path and
+ * sha256 (or why it could not be read).
+ */
+void bench_plugins_json(struct bench_json *j, const char *spec);
+
 /* ------------------------------------------------------------------ */
 /* The machine                                                         */
 
@@ -505,11 +605,23 @@ struct bench_target {
 /*
  * The device a scenario writes to: with dev NULL a scratch device of size
  * bytes, else dev, which must have at least size bytes (0: any) and whose
- * data is overwritten (a warning says so).  Says why on stderr if it
- * fails.  A scratch device is removed by bench_target_close() or at exit.
+ * data is overwritten (a warning says so).  A block device that is
+ * mounted (saying where) or held exclusively by another is refused with
+ * -EBUSY unless force (which t->force keeps for bench_dev_open).  Says
+ * why on stderr if it fails.  A scratch device is removed by
+ * bench_target_close() or at exit.
  */
 int bench_target_open(struct bench_target *t, const char *cmd,
-		      const char *dev, uint64_t size);
+		      const char *dev, uint64_t size, bool force);
+/* -EINVAL (and says which) if two --dev paths are the same device. */
+int bench_devs_distinct(const char *cmd, const struct bench_strv *devs);
+/*
+ * Whether block device major:minor is mounted, per mountinfo (NULL:
+ * /proc/self/mountinfo, where a mounted partition of it counts too):
+ * 1 and the first mount point in where, 0, or -errno.
+ */
+int bench_mounted_at(const char *mountinfo, unsigned int major,
+		     unsigned int minor, char *where, size_t len);
 void bench_target_close(struct bench_target *t);
 /*
  * Write [0, range) once with O_DIRECT in chunk-byte writes (untimed), so
@@ -617,7 +729,10 @@ void bench_env_print(const struct bench_env *env, const char *extra,
  * caller may add more, then closes it with bench_json_end().
  */
 void bench_fio_json(struct bench_json *j, const struct bench_env *env);
-/* The exit code: 130 (and a message) if interrupted, 1 on err, else 0. */
+/*
+ * The exit code: 128 + the signal (130 SIGINT, 143 SIGTERM; and a message)
+ * if interrupted, 1 on err, else 0.
+ */
 int bench_exit_code(const char *cmd, int err);
 
 /*

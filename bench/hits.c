@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench/hits.c - `uflush-bench hits`: cache hits on resident pages (issue
- * 11, target 3).  Two files of --size bytes each are written in full and
+ * 11, target 3).  Two files of --file-size bytes each are written in full and
  * fsynced (untimed), so that every page is cached and clean; then each
  * case runs for --ms milliseconds over the working set of one file, page
  * after page, wrapping around:
  *
- *   memcpy in/out  a bare 4 KiB memcpy from/to a buffer of --size bytes:
+ *   memcpy in/out  a bare 4 KiB memcpy from/to a buffer of --file-size bytes:
  *                  the baselines of pread and pwrite;
  *   pread, pwrite  4 KiB uf_pread / uf_pwrite (an overwrite: the pages
  *                  become dirty; they are fsynced again after the window);
@@ -111,10 +111,14 @@ static struct hit_bench hits = {
 };
 
 static const struct bench_opt hit_opts[] = {
-	BENCH_SIZE("size", &hits.o.size, 1ull << 20, 4ull << 30, 1ull << 20,
-		   "the working set of a thread (one file); 64M"),
-	BENCH_UINT("ms", "MS", &hits.o.ms, 10, 60000, NULL,
-		   "each timed window; 300"),
+	BENCH_SIZE("file-size", &hits.o.size, 1ull << 20, 4ull << 30,
+		   1ull << 20, "the working set of a thread (one file); 64M"),
+	BENCH_OLD_NAME("size", "file-size"),
+	{ .name = "secs", .arg = "SEC", .type = BENCH_OPT_UINT,
+	  .dest = &hits.o.ms, .min = 1, .max = 60, .scale = 1000,
+	  .help = "each timed window in seconds; 0.3 (--ms 300)" },
+	{ .name = "ms", .arg = "MS", .type = BENCH_OPT_UINT, .dest = &hits.o.ms,
+	  .min = 10, .max = 60000, .now = "secs", .help = "" },
 	BENCH_OPT_REPS(&hits.cm.reps, "repetitions of every case; 5"),
 	{ .name = "cases", .arg = "LIST", .type = BENCH_OPT_LIST,
 	  .dest = hits.o.pick, .names = hit_keys, .nr = NR_HIT_CASES,
@@ -578,7 +582,8 @@ int bench_hits_main(int argc, char **argv)
 	b->ws = bench_random_buffer(b->o.size);
 	if (!b->ws)
 		return 1;
-	err = bench_target_open(&b->cm.t, "hits", b->cm.dev, 2 * b->o.size);
+	err = bench_target_open(&b->cm.t, "hits", b->cm.dev, 2 * b->o.size,
+				b->cm.force);
 	if (err)
 		goto out_free;
 	b->cm.t.range = 2 * b->o.size;
@@ -594,7 +599,7 @@ int bench_hits_main(int argc, char **argv)
 		err = bench_sched_run(&s);
 		hit_loadavg(b);
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&hits_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_HIT_CASES);
 	if (b->cache)

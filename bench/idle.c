@@ -560,7 +560,8 @@ int bench_idle_main(int argc, char **argv)
 		return 1;
 	}
 	b->buf = bench_random_buffer(1u << 20);
-	err = b->buf ? bench_target_open(&b->cm.t, "idle", b->cm.dev, IDLE_FILE) :
+	err = b->buf ? bench_target_open(&b->cm.t, "idle", b->cm.dev,
+					 IDLE_FILE, b->cm.force) :
 		       -ENOMEM;
 	if (!err) {
 		b->cm.t.range = IDLE_FILE;
@@ -573,7 +574,7 @@ int bench_idle_main(int argc, char **argv)
 			.reps = b->cm.reps, .run = idle_run_one, .priv = b,
 		});
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&idle_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_STATES);
 	bench_target_close(&b->cm.t);

@@ -5,7 +5,7 @@
  *
  * For each pattern (seq: 1 MiB writes at QD 32; rand: aligned 4 KiB random
  * writes at QD 64) and engine (io_uring, libaio, psync), the benchmark runs
- * a closed loop through uf_bdev_submit() for --runtime seconds, then fio
+ * a closed loop through uf_bdev_submit() for --secs seconds, then fio
  * with the same pattern, engine, depth and byte range, and repeats the pair
  * --reps times (the repetition loop is the outer one, so that a drift of
  * the machine hits every row alike).  The table shows medians, min-max
@@ -1015,11 +1015,13 @@ static const struct bench_report io_report = {
 /* Options                                                             */
 
 static const struct bench_opt io_opts[] = {
-	BENCH_UINT("runtime", "SEC", &io_bench.o.runtime, 1, 3600,
+	BENCH_UINT("secs", "SEC", &io_bench.o.runtime, 1, 3600,
 		   "1..3600 seconds", "seconds per run (default 3)"),
+	BENCH_OLD_NAME("runtime", "secs"),
 	BENCH_OPT_REPS(&io_bench.o.reps,
 		       "repetitions of each uflush/fio pair (default 3)"),
-	{ .name = "size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	BENCH_OLD_NAME("size", "dev-size"),
+	{ .name = "dev-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &io_bench.o.size, .min = 64u << 20, .max = UINT64_MAX,
 	  .given = &io_bench.o.size_set,
 	  .help = "scratch device size, or the range used on --dev\n"
@@ -1123,7 +1125,7 @@ int bench_io_main(int argc, char **argv)
 	if (bench_env_init(&b->env, "io", !b->o.no_fio))
 		return 1;
 	if (bench_target_open(&b->t, "io", b->o.dev,
-			      b->o.dev ? 0 : b->o.size))
+			      b->o.dev ? 0 : b->o.size, b->o.force))
 		return 1;
 	if (!bench_stop)
 		err = bench_io_run(b);

@@ -43,6 +43,9 @@ static const char *const side_names[] = { "before", "after" };
 
 struct jbod_opts {
 	unsigned int devs;
+	bool devs_given, bw_given;
+	struct bench_strv dev;		/* --dev: real devices */
+	bool force;
 	uint64_t bw;
 	uint64_t dev_size;
 	bool writers[NR_WCOUNTS];
@@ -86,10 +89,19 @@ static struct jbod_bench jbod = {
 };
 
 static const struct bench_opt jbod_opts[] = {
-	BENCH_UINT("devs", "N", &jbod.o.devs, 2, JBOD_MAX_DEVS, NULL,
-		   "devices (scratch loop devices); 4"),
-	BENCH_SIZE("bw", &jbod.o.bw, 1ull << 20, 1ull << 30, 0,
-		   "each device's bandwidth in bytes/s (a slow disk); 30M"),
+	{ .name = "devs", .arg = "N", .type = BENCH_OPT_UINT,
+	  .dest = &jbod.o.devs, .min = 2, .max = JBOD_MAX_DEVS,
+	  .given = &jbod.o.devs_given,
+	  .help = "devices (scratch loop devices); 4" },
+	{ .name = "dev", .arg = "PATH", .type = BENCH_OPT_STRV,
+	  .dest = &jbod.o.dev,
+	  .help = "use these devices instead (at least 2; repeat it or give\n"
+		  "PATH,PATH,...): THEIR DATA IS OVERWRITTEN; unshaped unless --bw" },
+	BENCH_OPT_FORCE(&jbod.o.force),
+	{ .name = "bw", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	  .dest = &jbod.o.bw, .min = 1ull << 20, .max = 1ull << 30,
+	  .given = &jbod.o.bw_given,
+	  .help = "each device's bandwidth in bytes/s (a slow disk); 30M" },
 	BENCH_SIZE("dev-size", &jbod.o.dev_size, 64ull << 20, 4ull << 30,
 		   1ull << 20, "each device's size; 256M"),
 	{ .name = "writers", .arg = "LIST", .type = BENCH_OPT_LIST,
@@ -99,8 +111,9 @@ static const struct bench_opt jbod_opts[] = {
 	BENCH_UINT("secs", "SEC", &jbod.o.secs, 1, 600, NULL,
 		   "measured seconds per run (after 1 s of warm-up); 5"),
 	BENCH_OPT_REPS(&jbod.o.reps, "repetitions of each case; 2"),
-	BENCH_UINT("pages", "N", &jbod.o.pages, 1024, 1u << 22, NULL,
-		   "cache frames (dirty limits are 20%/10% of them); 16384"),
+	BENCH_OPT_CACHE(&jbod.o.pages, 1024, 1u << 22,
+			"the cache (dirty limits are 20%/10% of it); 64M\n"
+			"(--pages N: frames)"),
 	BENCH_STR("policy", "SPEC", &jbod.o.policy,
 		  "the policy both sides start from (bgthresh= is added);\n"
 		  "linux-3.2"),
@@ -307,9 +320,13 @@ static void jbod_header(const void *priv)
 	const struct jbod_bench *b = priv;
 	unsigned int i;
 
-	printf("jbod: %u devices shaped to %llu MB/s each, %u s measured per run, %u reps\n",
-	       b->o.devs, (unsigned long long)(b->o.bw / 1000000), b->o.secs,
-	       b->o.reps);
+	if (b->t[0].shaped)
+		printf("jbod: %u devices shaped to %llu MB/s each, %u s measured per run, %u reps\n",
+		       b->o.devs, (unsigned long long)(b->o.bw / 1000000),
+		       b->o.secs, b->o.reps);
+	else
+		printf("jbod: %u devices (--dev, unshaped), %u s measured per run, %u reps\n",
+		       b->o.devs, b->o.secs, b->o.reps);
 	for (i = 1; i < b->o.devs; i++)
 		bench_target_print(&b->t[i], NULL);
 	printf("before:  %s\nafter:   %s\n", b->policy[0], b->policy[1]);
@@ -373,8 +390,17 @@ static void jbod_notes(const void *priv)
 static void jbod_json_config(struct bench_json *j, const void *priv)
 {
 	const struct jbod_bench *b = priv;
+	unsigned int i;
 
 	bench_json_u64(j, "devices", b->o.devs);
+	bench_json_arr(j, "device_list");
+	for (i = 0; i < b->o.devs; i++) {
+		bench_json_obj(j, NULL);
+		bench_target_json(j, &b->t[i]);
+		bench_json_bool(j, "shaped", b->t[i].shaped);
+		bench_json_end(j);
+	}
+	bench_json_end(j);
 	bench_json_u64(j, "bw_bytes_per_sec", b->o.bw);
 	bench_json_u64(j, "secs", b->o.secs);
 	bench_json_u64(j, "cache_pages", b->o.pages);
@@ -410,18 +436,51 @@ static const struct bench_report jbod_report = BENCH_REPORT_OF(jbod);
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * --dev: the devices given (--devs, if also given, must agree), each
+ * needing --dev-size bytes; shaped only if --bw says so.
+ */
+static int jbod_devs(struct jbod_bench *b)
+{
+	if (!b->o.dev.n)
+		return 0;
+	if (b->o.dev.n < 2) {
+		bench_err("jbod", "--dev gave 1 device; a JBOD needs at least 2 (repeat --dev, or --dev A,B,...)");
+		return -EINVAL;
+	}
+	if (b->o.devs_given && b->o.devs != b->o.dev.n) {
+		bench_err("jbod", "--devs %u but --dev gave %u devices",
+			  b->o.devs, b->o.dev.n);
+		return -EINVAL;
+	}
+	b->o.devs = b->o.dev.n;
+	return bench_devs_distinct("jbod", &b->o.dev);
+}
+
 static int jbod_targets(struct jbod_bench *b)
 {
+	const char *dev;
 	unsigned int i;
 
 	for (i = 0; i < b->o.devs; i++) {
-		if (bench_target_open(&b->t[i], "jbod", NULL, b->o.dev_size))
+		dev = b->o.dev.n ? b->o.dev.v[i] : NULL;
+		if (bench_target_open(&b->t[i], "jbod", dev, b->o.dev_size,
+				      b->o.force))
 			return -ENODEV;
 		b->t[i].range = b->o.dev_size;
-		b->t[i].shaped = true;
+		b->t[i].shaped = !dev || b->o.bw_given;
 		b->t[i].shape.bw_bytes_per_sec = b->o.bw;
 	}
 	return 0;
+}
+
+/* A run: a second of warm-up and --secs measured. */
+static double jbod_est_secs(void *priv, unsigned int c)
+{
+	const struct jbod_bench *b = priv;
+
+	(void)c;
+	return 1 + b->o.secs;
 }
 
 int bench_jbod_main(int argc, char **argv)
@@ -429,6 +488,7 @@ int bench_jbod_main(int argc, char **argv)
 	struct jbod_bench *b = &jbod;
 	struct bench_sched s = {
 		.cases = b->cases, .run = jbod_run_one, .priv = b,
+		.est_secs = jbod_est_secs, .cmd = "jbod",
 	};
 	unsigned int i, k;
 	int err;
@@ -436,6 +496,8 @@ int bench_jbod_main(int argc, char **argv)
 	err = bench_opts_main(&bench_jbod_cmdline, argc, argv);
 	if (err >= 0)
 		return err;
+	if (jbod_devs(b))
+		return 2;
 	for (k = 0; k < 2; k++) {
 		char spec[256];
 
@@ -475,7 +537,7 @@ int bench_jbod_main(int argc, char **argv)
 				  b->cases[i].name, b->cases[i].why);
 			err = -EIO;
 		}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&jbod_report, &b->env, &b->t[0], b->o.json,
 				   b, nr_rows(b));
 	for (i = 0; i < b->o.devs; i++)

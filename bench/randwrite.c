@@ -9,7 +9,7 @@
  *             what the device does with random 4 KiB writes;
  *   uflush    one thread uf_pwrite()s 4 KiB at page-aligned offsets of a
  *             file of --file-size bytes (4 x the cache by default) through
- *             a cache of --pages frames, then uf_fsync().
+ *             a cache of --cache bytes, then uf_fsync().
  *
  * The offsets are a permutation of the file's pages, drawn once from a
  * fixed seed (--seed; Fisher-Yates over xorshift64): each page is written
@@ -416,8 +416,8 @@ static const struct bench_report rw_report = BENCH_REPORT_OF(rw);
 	"merged (requests submitted and completed, their mean size).\n"
 
 static const struct bench_opt rw_opts[] = {
-	BENCH_UINT("pages", "N", &rw_bench.o.pages, 16, UINT_MAX, NULL,
-		   "uflush cache frames of 4 KiB (default 65536 = 256 MiB)"),
+	BENCH_OPT_CACHE(&rw_bench.o.pages, 16, 1u << 28,
+			"the uflush cache (default 256M; --pages N: frames)"),
 	{ .name = "file-size", .arg = "SIZE", .type = BENCH_OPT_SIZE,
 	  .dest = &rw_bench.o.file_size, .min = 1u << 20,
 	  .max = 1ull << 44, .align = RW_PAGE,
@@ -523,7 +523,7 @@ int bench_randwrite_main(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	err = rw_setup(b);
 	if (!err && !bench_target_open(&b->t, "randwrite", b->o.dev,
-				       b->o.file_size)) {
+				       b->o.file_size, b->o.force)) {
 		b->t.range = b->o.file_size;
 		b->t.force = b->o.force;
 		err = bench_stop ? 0 : rw_run_all(b);

@@ -56,6 +56,7 @@ struct rc_opts {
 	unsigned int reps;
 	const char *dev;
 	bool force;
+	const char *json;
 };
 
 struct rc_run {
@@ -252,6 +253,54 @@ static void rc_print(struct rc_bench *b)
 	       "wait_iff_congested sleeps\n", b->o.reps);
 }
 
+/* --json: the options, the device and each case's runs. */
+static int rc_json(struct rc_bench *b, const struct bench_env *env)
+{
+	struct bench_json j;
+	unsigned int c;
+	int err;
+
+	err = bench_json_create(&j, "reclaim", b->o.json);
+	if (err)
+		return err;
+	bench_json_str(&j, "kernel", env->kernel);
+	bench_machine_json(&j);
+	bench_json_obj(&j, "device");
+	bench_target_json(&j, &b->t);
+	bench_json_end(&j);
+	bench_json_bool(&j, "interrupted", bench_stop);
+	bench_json_u64(&j, "limit_bytes", b->o.limit);
+	bench_json_u64(&j, "machine_bytes", b->o.machine);
+	bench_json_u64(&j, "data_bytes", b->o.data);
+	bench_json_u64(&j, "bs", b->o.bs);
+	bench_json_u64(&j, "reps", b->o.reps);
+	bench_json_arr(&j, "results");
+	for (c = 0; c < RC_NR; c++) {
+		const struct rc_run *r = b->runs[c];
+		unsigned int n = b->nr_runs[c];
+
+		bench_json_obj(&j, NULL);
+		bench_json_str(&j, "case", rc_names[c]);
+		bench_json_str(&j, "policy", rc_specs[c]);
+		bench_json_bool(&j, "memory_domain", c != RC_GLOBAL);
+		BENCH_JSON_RUNS(&j, "mb_per_sec_writer1", r, n, x, x->mbs[0]);
+		BENCH_JSON_RUNS(&j, "mb_per_sec_writer2", r, n, x, x->mbs[1]);
+		BENCH_JSON_RUNS(&j, "alloc_failures", r, n, x, x->failures);
+		BENCH_JSON_RUNS(&j, "reclaim_waits", r, n, x, x->waits);
+		BENCH_JSON_RUNS(&j, "reclaim_wait_avg_ms", r, n, x,
+				x->wait_avg_ms);
+		BENCH_JSON_RUNS(&j, "reclaim_wait_timeouts", r, n, x,
+				x->wait_timeouts);
+		BENCH_JSON_RUNS(&j, "pageout_works", r, n, x, x->works);
+		BENCH_JSON_RUNS(&j, "pageout_merged", r, n, x, x->merged);
+		BENCH_JSON_RUNS(&j, "pageouts", r, n, x, x->pageouts);
+		BENCH_JSON_RUNS(&j, "throttles", r, n, x, x->throttles);
+		bench_json_end(&j);
+	}
+	bench_json_end(&j);
+	return bench_json_finish(&j, "reclaim", b->o.json);
+}
+
 static const struct bench_opt rc_opt_table[] = {
 	BENCH_SIZE("limit", NULL, 16ull << 16, 1ull << 40, 4096,
 		   "the memory domain (seed: 100M; default 6400k)"),
@@ -264,6 +313,7 @@ static const struct bench_opt rc_opt_table[] = {
 	BENCH_OPT_REPS(NULL, "repetitions (default 1)"),
 	BENCH_OPT_DEV(NULL),
 	BENCH_OPT_FORCE(NULL),
+	BENCH_OPT_JSON(NULL),
 	BENCH_OPT_END,
 };
 
@@ -295,6 +345,7 @@ int bench_reclaim_main(int argc, char **argv)
 	opts[4].dest = &b->o.reps;
 	opts[5].dest = &b->o.dev;
 	opts[6].dest = &b->o.force;
+	opts[7].dest = &b->o.json;
 	cl.opts = opts;
 	err = bench_opts_main(&cl, argc, argv);
 	if (err >= 0)
@@ -310,7 +361,8 @@ int bench_reclaim_main(int argc, char **argv)
 	b->buf = bench_random_buffer((size_t)b->o.bs);
 	if (!b->buf)
 		return 1;
-	if (bench_target_open(&b->t, "reclaim", b->o.dev, 2 * b->o.data)) {
+	if (bench_target_open(&b->t, "reclaim", b->o.dev, 2 * b->o.data,
+			      b->o.force)) {
 		free(b->buf);
 		return 1;
 	}
@@ -325,12 +377,17 @@ int bench_reclaim_main(int argc, char **argv)
 		struct bench_sched s = {
 			.nr_cases = RC_NR, .cases = b->cases, .reps = b->o.reps,
 			.rotate = false, .run = rc_run_one, .priv = b,
+			.cmd = "reclaim",
 		};
 
 		for (i = 0; i < RC_NR; i++)
 			b->cases[i].name = rc_names[i];
 		err = bench_sched_run(&s);
+		if (bench_stop)
+			printf("INTERRUPTED: partial results, of the runs completed before the signal\n");
 		rc_print(b);
+		if (b->o.json && rc_json(b, &env) && !err)
+			err = -EIO;
 	}
 	bench_target_close(&b->t);
 	free(b->buf);

@@ -592,8 +592,9 @@ static const struct bench_opt sq_opts[] = {
 		  "uflush flush policy (default: the library's)"),
 	BENCH_STR("journal", "MODE", &sq_bench.o.journal,
 		  "delete (default) or wal"),
-	BENCH_SIZE("size", &sq_bench.o.size, 64u << 20, UINT64_MAX, 1u << 20,
-		   "scratch device size (default 256M)"),
+	BENCH_SIZE("dev-size", &sq_bench.o.size, 64u << 20, UINT64_MAX,
+		   1u << 20, "scratch device size (default 256M)"),
+	BENCH_OLD_NAME("size", "dev-size"),
 	BENCH_OPT_REPS(&sq_bench.o.reps, "repetitions of the cases (default 3)"),
 	BENCH_OPTS_DEV_END(&sq_bench.o.dev, &sq_bench.o.force,
 			   &sq_bench.o.json),
@@ -633,7 +634,8 @@ int bench_sqlite_main(int argc, char **argv)
 	}
 	if (bench_env_init(&b->env, "sqlite", false))
 		return 1;
-	if (bench_target_open(&b->t, "sqlite", b->o.dev, b->o.size))
+	if (bench_target_open(&b->t, "sqlite", b->o.dev, b->o.size,
+			      b->o.force))
 		return 1;
 	b->t.range = b->t.size;
 	b->t.force = b->o.force;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,14 @@
 
 #define BENCH_REOPEN_TIMEOUT_NS	5000000000ull
 
+/* The Makefile passes both; a build without it says so. */
+#ifndef UF_BENCH_VERSION
+#define UF_BENCH_VERSION "unknown"
+#endif
+#ifndef UF_BENCH_COMMIT
+#define UF_BENCH_COMMIT "unknown"
+#endif
+
 /* ------------------------------------------------------------------ */
 /* The machine                                                         */
 
@@ -36,6 +45,91 @@ void bench_kernel_version(char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s %s %s", u.sysname, u.release,
 			 u.machine);
+}
+
+static int read_sysfs(const char *path, char *buf, size_t len);
+
+/* "model name" of the first CPU in /proc/cpuinfo (or the arm "Hardware"). */
+static void cpu_model(char *buf, size_t len)
+{
+	char line[512], *v;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) && strncmp(line, "Hardware", 8))
+			continue;
+		v = strchr(line, ':');
+		if (!v)
+			continue;
+		v += 1 + (v[1] == ' ');
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+void bench_machine_json(struct bench_json *j)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	char model[256];
+	struct utsname u;
+	cpu_set_t set;
+
+	cpu_model(model, sizeof(model));
+	bench_json_obj(j, "machine");
+	bench_json_str(j, "cpu_model", model);
+	bench_json_int(j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		bench_json_int(j, "cpus_usable", CPU_COUNT(&set));
+	bench_json_u64(j, "memory_bytes", pages > 0 && psz > 0 ?
+		       (uint64_t)pages * (uint64_t)psz : 0);
+	bench_json_end(j);
+	if (!uname(&u)) {
+		bench_json_obj(j, "uname");
+		bench_json_str(j, "sysname", u.sysname);
+		bench_json_str(j, "nodename", u.nodename);
+		bench_json_str(j, "release", u.release);
+		bench_json_str(j, "version", u.version);
+		bench_json_str(j, "machine", u.machine);
+		bench_json_end(j);
+	}
+	bench_json_obj(j, "uflush");
+	bench_json_str(j, "version", UF_BENCH_VERSION);
+	bench_json_str(j, "commit", UF_BENCH_COMMIT);
+	bench_json_end(j);
+}
+
+void bench_plugins_json(struct bench_json *j, const char *spec)
+{
+	char path[PATH_MAX], hex[65];
+	const char *p = spec;
+	size_t n;
+	int err;
+
+	bench_json_arr(j, "plugins");
+	while (p && (p = strstr(p, "plugin=")) != NULL) {
+		if (p != spec && p[-1] != ',') {
+			p += 7;
+			continue;
+		}
+		p += 7;
+		n = strcspn(p, ",");
+		snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		p += n;
+		bench_json_obj(j, NULL);
+		bench_json_str(j, "path", path);
+		err = bench_sha256_file(path, hex);
+		if (err)
+			bench_json_str(j, "error", strerror(-err));
+		else
+			bench_json_str(j, "sha256", hex);
+		bench_json_end(j);
+	}
+	bench_json_end(j);
 }
 
 static int read_sysfs(const char *path, char *buf, size_t len)
@@ -240,10 +334,82 @@ static int target_scratch(struct bench_target *t, uint64_t size)
 	return 0;
 }
 
+/* Is the sysfs node of mnt (maj:min) below the one of ours (a partition)? */
+static bool sysfs_below(const char *mnt, unsigned int major,
+			unsigned int minor)
+{
+	char p[96], ours[PATH_MAX], theirs[PATH_MAX];
+	size_t n;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major, minor);
+	if (!realpath(p, ours))
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%s", mnt);
+	if (!realpath(p, theirs))
+		return false;
+	n = strlen(ours);
+	return !strncmp(theirs, ours, n) && theirs[n] == '/';
+}
+
+int bench_mounted_at(const char *mountinfo, unsigned int major,
+		     unsigned int minor, char *where, size_t len)
+{
+	char line[4096], devno[32], mnt[PATH_MAX], want[32];
+	int found = 0;
+	FILE *f;
+
+	f = fopen(mountinfo ? mountinfo : "/proc/self/mountinfo", "r");
+	if (!f)
+		return -errno;
+	snprintf(want, sizeof(want), "%u:%u", major, minor);
+	/* id parent maj:min root mount-point ...: the 3rd and 5th fields */
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", devno, mnt) != 2)
+			continue;
+		if (!strcmp(devno, want) ||
+		    (!mountinfo && sysfs_below(devno, major, minor))) {
+			snprintf(where, len, "%s", mnt);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A block device that is mounted, or that another holds open
+ * exclusively (a filesystem, md, dm, swap), is refused before any run
+ * unless --force: the library would refuse it in the first run anyway.
+ */
+static int target_check_free(struct bench_target *t, const char *dev,
+			     const struct stat *st)
+{
+	char where[PATH_MAX];
+	int fd;
+
+	if (t->force)
+		return 0;
+	if (bench_mounted_at(NULL, major(st->st_rdev), minor(st->st_rdev),
+			     where, sizeof(where)) > 0) {
+		bench_err(t->cmd, "%s is mounted on %s (/proc/self/mountinfo): refusing to overwrite it; --force uses it anyway",
+			  dev, where);
+		return -EBUSY;
+	}
+	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY) {
+		bench_err(t->cmd, "%s is in use (another holds it open exclusively: md, dm, swap?): refusing; --force uses it anyway",
+			  dev);
+		return -EBUSY;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 {
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	t->path = dev;
 	if (stat(dev, &st)) {
@@ -251,6 +417,9 @@ static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 		return -errno;
 	}
 	if (S_ISBLK(st.st_mode)) {
+		err = target_check_free(t, dev, &st);
+		if (err)
+			return err;
 		fd = open(dev, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			t->size = (uint64_t)lseek(fd, 0, SEEK_END);
@@ -279,12 +448,32 @@ static int target_dev(struct bench_target *t, const char *dev, uint64_t need)
 	return 0;
 }
 
+int bench_devs_distinct(const char *cmd, const struct bench_strv *devs)
+{
+	struct stat a, b;
+	unsigned int i, k;
+
+	for (i = 0; i < devs->n; i++)
+		for (k = 0; k < i; k++) {
+			if (strcmp(devs->v[i], devs->v[k]) &&
+			    (stat(devs->v[i], &a) || stat(devs->v[k], &b) ||
+			     (S_ISBLK(a.st_mode) ? a.st_rdev != b.st_rdev :
+			      a.st_dev != b.st_dev || a.st_ino != b.st_ino)))
+				continue;
+			bench_err(cmd, "--dev %s and %s are the same device: give each once",
+				  devs->v[k], devs->v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int bench_target_open(struct bench_target *t, const char *cmd,
-		      const char *dev, uint64_t size)
+		      const char *dev, uint64_t size, bool force)
 {
 	memset(t, 0, sizeof(*t));
 	t->cmd = cmd;
 	t->dio = -1;
+	t->force = force;
 	return dev ? target_dev(t, dev, size) : target_scratch(t, size);
 }
 
@@ -375,9 +564,31 @@ void bench_target_print(const struct bench_target *t, const char *extra)
 	       t->scratch ? " (scratch, removed at exit)" : "");
 }
 
+/* The disk's model from sysfs (a partition: its disk's), if it says. */
+static bool target_model(const struct bench_target *t, char *buf,
+			 size_t len)
+{
+	char p[128];
+
+	if (!t->is_blk)
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/device/model", t->major,
+		 t->minor);
+	if (!read_sysfs(p, buf, len) && buf[0])
+		return true;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../device/model",
+		 t->major, t->minor);
+	return !read_sysfs(p, buf, len) && buf[0];
+}
+
 void bench_target_json(struct bench_json *j, const struct bench_target *t)
 {
+	char model[128];
+
 	bench_json_str(j, "path", t->path);
+	bench_json_u64(j, "size_bytes", t->size);
+	if (target_model(t, model, sizeof(model)))
+		bench_json_str(j, "model", model);
 	bench_json_bool(j, "scratch", t->scratch);
 	bench_json_bool(j, "loop", t->dio >= 0);
 	bench_json_int(j, "dio", t->dio);
@@ -558,6 +769,7 @@ static int json_report(const struct bench_report *r,
 	if (err)
 		return err;
 	bench_json_str(&j, "kernel", env->kernel);
+	bench_machine_json(&j);
 	bench_json_obj(&j, "device");
 	bench_target_json(&j, t);
 	bench_json_end(&j);
@@ -588,6 +800,8 @@ int bench_report(const struct bench_report *r, const struct bench_env *env,
 	bench_table_init(&table, r->cols, r->nr_cols);
 	for (i = 0; i < nr; i++)
 		r->row(&table, priv, i);
+	if (bench_stop)
+		printf("INTERRUPTED: partial results, of the runs completed before the signal\n");
 	r->header(priv);
 	bench_table_print(&table, stdout);
 	r->notes(priv);
@@ -600,8 +814,9 @@ int bench_report(const struct bench_report *r, const struct bench_env *env,
 int bench_exit_code(const char *cmd, int err)
 {
 	if (bench_stop) {
-		bench_err(cmd, "interrupted");
-		return 130;
+		bench_err(cmd, "interrupted by %s: the results above are partial",
+			  bench_stop == SIGTERM ? "SIGTERM" : "SIGINT");
+		return 128 + bench_stop;	/* 130, 143: as a shell says */
 	}
 	return err ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 
 static const struct bench_cmd bench_cmds[] = {
 	BENCH_CMD(ab, "A/B test two flush policies over cases or a seed's matrix"),
+	BENCH_CMD(compare, "the seeds' table across saved ab --json results, % against the first"),
 	BENCH_CMD(io, "raw device throughput of the I/O engines vs fio"),
 	BENCH_CMD(cache, "sequential writes through the cache vs fio raw and the kernel's page cache"),
 	BENCH_CMD(randwrite, "4 KiB random overwrites through the cache vs fio O_DIRECT randwrite at QD 64"),

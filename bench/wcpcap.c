@@ -66,8 +66,9 @@ static struct wcp_bench wcp = {
 };
 
 static const struct bench_opt wcp_opts[] = {
-	BENCH_SIZE("size", &wcp.o.size, 1ull << 20, 4ull << 30, 1ull << 20,
-		   "the file (and the dirty data fsync writes); 1G"),
+	BENCH_SIZE("file-size", &wcp.o.size, 1ull << 20, 4ull << 30,
+		   1ull << 20, "the file (and the dirty data fsync writes); 1G"),
+	BENCH_OLD_NAME("size", "file-size"),
 	BENCH_SIZE("bw", &wcp.o.bw, 0, 1ull << 40, 0,
 		   "shape the device to this many bytes/s, a disk that\n"
 		   "fsync waits for (0: as fast as it is); 200M"),
@@ -309,7 +310,8 @@ int bench_wcpcap_main(int argc, char **argv)
 	b->buf = bench_random_buffer(1u << 20);
 	if (!b->buf)
 		return 1;
-	if (bench_target_open(&b->cm.t, "wcpcap", b->cm.dev, b->o.size)) {
+	if (bench_target_open(&b->cm.t, "wcpcap", b->cm.dev, b->o.size,
+			      b->cm.force)) {
 		free(b->buf);
 		return 1;
 	}
@@ -325,7 +327,7 @@ int bench_wcpcap_main(int argc, char **argv)
 		bench_err("wcpcap", "no case could run");
 		err = -EIO;
 	}
-	if (!err && !bench_stop)
+	if (!err)	/* interrupted: the runs done so far */
 		err = bench_report(&wcp_report, &b->cm.env, &b->cm.t, b->cm.json, b,
 				   NR_CASES);
 	bench_target_close(&b->cm.t);

@@ -13,7 +13,9 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,10 @@ struct test_opts {
 	bool force, size_given;
 	const char *json;
 	bool colour[3];
+	uint64_t dev_size;
+	unsigned int secs;
+	struct bench_strv devs;
+	unsigned int pages;
 };
 
 static struct test_opts to;
@@ -216,6 +222,13 @@ static const struct bench_opt test_opt_table[] = {
 		   "which ones"),
 	BENCH_OPT_FORCE(&to.force),
 	BENCH_OPT_JSON(&to.json),
+	BENCH_SIZE("dev-size", &to.dev_size, 64ull << 20, 64ull << 30,
+		   1ull << 20, "each device's size"),
+	BENCH_UINT("secs", "SEC", &to.secs, 1, 3600, NULL, "seconds"),
+	BENCH_OLD_NAME("runtime", "secs"),
+	{ .name = "devs", .arg = "PATH", .type = BENCH_OPT_STRV,
+	  .dest = &to.devs, .help = "devices" },
+	BENCH_OPT_CACHE(&to.pages, 16, 1u << 28, "the cache"),
 	BENCH_OPT_END,
 };
 
@@ -516,7 +529,7 @@ Test(bench_harness, scratch_target_is_a_dio_loop_device_and_goes_away)
 
 	if (geteuid())
 		cr_skip_test("needs root for a loop device");
-	cr_assert_eq(bench_target_open(&t, "test", NULL, 64u << 20), 0);
+	cr_assert_eq(bench_target_open(&t, "test", NULL, 64u << 20, false), 0);
 	if (!t.td.is_loop) {
 		bench_target_close(&t);
 		cr_skip_test("no loop device here: %s", t.td.why_not_loop);
@@ -654,4 +667,420 @@ Test(bench_harness, threads_stop_joins_all_and_keeps_the_first_error)
 					-EINVAL, "a writer", why, sizeof(why)),
 		     -EINVAL);
 	cr_assert_str_eq(why, "before");
+}
+
+/* ------------------------------------------------------------------ */
+/* Issue 18: progress, interruption, one vocabulary                    */
+
+Test(bench_harness, dev_size_too_small_says_the_minimum)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--dev-size", "1M", NULL),
+		     -EINVAL);
+	cr_assert_str_eq(msg, "uflush-bench test: bad --dev-size '1M' (want a size from 64M to 64G, a multiple of 1M)\n");
+	cr_assert_eq(parse(msg, sizeof(msg), "--dev-size", "100M", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.dev_size, 100ull << 20);
+}
+
+Test(bench_harness, old_option_name_works_with_a_note)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--runtime", "7", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.secs, 7);
+	cr_assert_str_eq(msg, "uflush-bench test: note: --runtime is now --secs (the old name still works)\n");
+	cr_assert_eq(parse(msg, sizeof(msg), "--runtime", "0", NULL), -EINVAL);
+	cr_assert(strstr(msg, "bad --secs '0' (want 1..3600)"), "%s", msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--secs", "9", NULL), 0);
+	cr_assert_str_empty(msg);
+}
+
+Test(bench_harness, help_hides_old_names_and_offers_quiet)
+{
+	char *argv[] = { "test", "--help", NULL };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert_eq(bench_opts_parse(&test_cl, 2, argv, out, stderr), 1);
+	fclose(out);
+	cr_assert_null(strstr(text, "--runtime"), "%s", text);
+	cr_assert(strstr(text, "\n  --quiet            no progress lines on stderr\n"), "%s", text);
+	free(text);
+}
+
+Test(bench_harness, quiet_is_taken_everywhere)
+{
+	char msg[256];
+
+	bench_quiet = false;
+	cr_assert_eq(parse(msg, sizeof(msg), "--quiet", NULL, NULL), 0, "%s",
+		     msg);
+	cr_assert(bench_quiet);
+}
+
+Test(bench_harness, dev_lists_repeat_and_split_on_commas)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--devs", "/dev/a,/dev/b",
+			   "--devs=/dev/c"), 0, "%s", msg);
+	cr_assert_eq(to.devs.n, 3);
+	cr_assert_str_eq(to.devs.v[0], "/dev/a");
+	cr_assert_str_eq(to.devs.v[1], "/dev/b");
+	cr_assert_str_eq(to.devs.v[2], "/dev/c");
+	cr_assert_eq(parse(msg, sizeof(msg), "--devs", "/dev/a,,/dev/b", NULL),
+		     -EINVAL);
+	cr_assert(strstr(msg, "want PATH[,PATH...]"), "%s", msg);
+}
+
+Test(bench_harness, eta_from_the_rate_or_the_estimate)
+{
+	char buf[24];
+
+	cr_assert_float_eq(bench_eta(10, 2, 6, false), 20, 1e-9);
+	cr_assert(isnan(bench_eta(3, 0, 6, false)), "no rate yet, no guess");
+	cr_assert_float_eq(bench_eta(3, 0, 60, true), 57, 1e-9);
+	cr_assert_float_eq(bench_eta(90, 0, 60, true), 0, 1e-9);
+	bench_fmt_secs(buf, sizeof(buf), 45.2);
+	cr_assert_str_eq(buf, "45s");
+	bench_fmt_secs(buf, sizeof(buf), 125);
+	cr_assert_str_eq(buf, "2m05s");
+	bench_fmt_secs(buf, sizeof(buf), 3725);
+	cr_assert_str_eq(buf, "1h02m");
+	bench_fmt_secs(buf, sizeof(buf), NAN);
+	cr_assert_str_eq(buf, "?");
+}
+
+static int slow_run(void *priv, unsigned int c, unsigned int rep)
+{
+	(void)priv;
+	(void)c;
+	(void)rep;
+	usleep(120 * 1000);
+	return 0;
+}
+
+static double two_secs(void *priv, unsigned int c)
+{
+	(void)priv;
+	(void)c;
+	return 2;
+}
+
+Test(bench_harness, progress_lines_while_a_schedule_runs)
+{
+	struct bench_case cases[2] = { { 0 } };
+	struct bench_sched s = {
+		.nr_cases = 2, .cases = cases, .reps = 2, .run = slow_run,
+		.est_secs = two_secs, .cmd = "test",
+	};
+	char *text = NULL;
+	size_t len = 0;
+
+	bench_progress_file = open_memstream(&text, &len);
+	bench_progress_ms = 50;
+	cr_assert_eq(bench_sched_run(&s), 0);
+	fclose(bench_progress_file);
+	cr_assert(!strncmp(text, "uflush-bench test: 4 runs (2 reps of 2), ETA 8s (", 49),
+		  "the estimate up front: %s", text);
+	cr_assert(strstr(text, " elapsed, run "), "%s", text);
+	cr_assert(strstr(text, ", ETA "), "%s", text);
+	free(text);
+	text = NULL;
+	bench_quiet = true;
+	bench_progress_file = open_memstream(&text, &len);
+	memset(cases, 0, sizeof(cases));
+	cr_assert_eq(bench_sched_run(&s), 0);
+	fclose(bench_progress_file);
+	cr_assert_str_empty(text, "--quiet: %s", text);
+	free(text);
+	bench_progress_file = NULL;
+}
+
+static int stop_at_third(void *priv, unsigned int c, unsigned int rep)
+{
+	unsigned int *n = priv;
+
+	(void)c;
+	(void)rep;
+	if (++*n == 3)
+		bench_stop = SIGTERM;	/* the signal comes mid-run */
+	return 0;
+}
+
+Test(bench_harness, sched_stops_on_a_signal_and_keeps_what_ran)
+{
+	struct bench_case cases[2] = { { 0 } };
+	unsigned int n = 0;
+	struct bench_sched s = {
+		.nr_cases = 2, .cases = cases, .reps = 3, .run = stop_at_third,
+		.priv = &n,
+	};
+
+	bench_quiet = true;
+	bench_stop = 0;
+	cr_assert_eq(bench_sched_run(&s), 0);
+	cr_assert_eq(n, 3, "no run after the signal");
+	cr_assert_eq(cases[0].runs, 1, "the run cut short is not counted");
+	cr_assert_eq(cases[1].runs, 1);
+	cr_assert_eq(bench_exit_code("test", 0), 143);
+	bench_stop = SIGINT;
+	cr_assert_eq(bench_exit_code("test", -EIO), 130);
+	bench_stop = 0;
+	cr_assert_eq(bench_exit_code("test", -EIO), 1);
+}
+
+static const char *const fake_cols[] = { "case", ">n" };
+
+static void fake_header(const void *priv) { (void)priv; }
+static void fake_notes(const void *priv) { (void)priv; }
+
+static void fake_row(struct bench_table *t, const void *priv, unsigned int i)
+{
+	const struct bench_case *c = priv;
+	int row = bench_table_row(t);
+
+	bench_table_set(t, row, 0, "%s", c[i].name);
+	bench_table_set(t, row, 1, "%u", c[i].runs);
+}
+
+static void fake_json_config(struct bench_json *j, const void *priv)
+{
+	(void)priv;
+	bench_json_str(j, "config", "fake");
+}
+
+static void fake_json_case(struct bench_json *j, const void *priv,
+			   unsigned int i)
+{
+	const struct bench_case *c = priv;
+
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "case", c[i].name);
+	bench_json_u64(j, "runs", c[i].runs);
+	bench_json_end(j);
+}
+
+static const struct bench_report fake_report = BENCH_REPORT_OF(fake);
+
+static char *slurp_fd(int fd)
+{
+	char *s = calloc(1, 65536);
+
+	cr_assert(s);
+	lseek(fd, 0, SEEK_SET);
+	cr_assert_geq(read(fd, s, 65535), 0);
+	return s;
+}
+
+/* `--json -`: the JSON alone on stdout, the table on stderr. */
+Test(bench_harness, json_dash_goes_to_stdout_and_the_table_to_stderr)
+{
+	char *argv[] = { "test", "--json", "-", NULL };
+	struct bench_case cases[2] = { { .name = "one", .runs = 1 },
+				       { .name = "two", .runs = 0 } };
+	struct bench_env env = { .cmd = "test" };
+	struct bench_target t = { .path = "/dev/null" };
+	char out_path[] = "/tmp/uflush-json-out.XXXXXX";
+	char err_path[] = "/tmp/uflush-json-err.XXXXXX";
+	int out = mkstemp(out_path), errfd = mkstemp(err_path);
+	char *o, *e;
+
+	cr_assert(out >= 0 && errfd >= 0);
+	unlink(out_path);
+	unlink(err_path);
+	fflush(stdout);
+	fflush(stderr);
+	cr_assert_geq(dup2(out, STDOUT_FILENO), 0);
+	cr_assert_geq(dup2(errfd, STDERR_FILENO), 0);
+	memset(&to, 0, sizeof(to));
+	cr_assert_eq(bench_opts_parse(&test_cl, 3, argv, stdout, stderr), 0);
+	bench_stop = SIGINT;
+	cr_assert_eq(bench_report(&fake_report, &env, &t, to.json, cases, 2),
+		     0);
+	bench_stop = 0;
+	fflush(stdout);
+	fflush(stderr);
+	o = slurp_fd(out);
+	e = slurp_fd(errfd);
+	cr_assert_eq(o[0], '{', "only JSON on stdout: %s", o);
+	cr_assert(strstr(o, "\"interrupted\": true"), "%s", o);
+	cr_assert(strstr(o, "\"case\": \"two\",\n      \"runs\": 0"), "%s", o);
+	cr_assert_null(strstr(o, "INTERRUPTED"), "%s", o);
+	cr_assert(strstr(e, "INTERRUPTED: partial results"), "%s", e);
+	cr_assert(strstr(e, "one   1"), "the table on stderr: %s", e);
+	free(o);
+	free(e);
+}
+
+Test(bench_harness, mountinfo_names_where_a_device_is_mounted)
+{
+	char path[] = "/tmp/uflush-mountinfo.XXXXXX", where[256] = "";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+		   "29 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+		   "40 29 8:17 /data /srv/data rw - xfs /dev/sdb1 rw\n");
+	fclose(f);
+	cr_assert_eq(bench_mounted_at(path, 8, 17, where, sizeof(where)), 1);
+	cr_assert_str_eq(where, "/srv/data");
+	cr_assert_eq(bench_mounted_at(path, 254, 0, where, sizeof(where)), 1);
+	cr_assert_str_eq(where, "/");
+	cr_assert_eq(bench_mounted_at(path, 8, 16, where, sizeof(where)), 0);
+	unlink(path);
+	cr_assert_eq(bench_mounted_at(path, 8, 16, where, sizeof(where)),
+		     -ENOENT);
+}
+
+/* The root filesystem's block device, if it has one in /dev. */
+static bool root_block_device(char *dev, size_t len)
+{
+	char line[1024], devno[32], mnt[512], sys[96], name[64];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %31s %*s %511s", devno, mnt) == 2 &&
+		    !strcmp(mnt, "/"))
+			found = true;
+	fclose(f);
+	if (!found)
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%s/uevent", devno);
+	f = fopen(sys, "r");
+	if (!f)
+		return false;
+	found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "DEVNAME=%63s", name) == 1;
+	fclose(f);
+	snprintf(dev, len, "/dev/%s", name);
+	return found && !access(dev, F_OK);
+}
+
+/* Only opened to be refused (no --force): nothing is written to it. */
+Test(bench_harness, a_mounted_dev_is_refused_up_front)
+{
+	struct bench_target t;
+	char dev[96], msg[512] = "";
+	FILE *err;
+	int fd, saved;
+
+	if (!root_block_device(dev, sizeof(dev)))
+		cr_skip_test("the root filesystem is on no block device in /dev here");
+	err = tmpfile();
+	cr_assert_not_null(err);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	fd = bench_target_open(&t, "test", dev, 0, false);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(err);
+	cr_assert_geq(fread(msg, 1, sizeof(msg) - 1, err), 0);
+	fclose(err);
+	cr_assert_eq(fd, -EBUSY, "%s: %s", dev, msg);
+	cr_assert(strstr(msg, " is mounted on / (/proc/self/mountinfo)"), "%s", msg);
+	cr_assert(strstr(msg, "--force uses it anyway"), "%s", msg);
+}
+
+Test(bench_harness, cache_takes_a_size_and_pages_stays)
+{
+	char msg[256];
+
+	cr_assert_eq(parse(msg, sizeof(msg), "--cache", "256M", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.pages, 65536);
+	cr_assert_str_empty(msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--pages", "1024", NULL), 0,
+		     "%s", msg);
+	cr_assert_eq(to.pages, 1024);
+	cr_assert(strstr(msg, "note: --pages is now --cache"), "%s", msg);
+	cr_assert_eq(parse(msg, sizeof(msg), "--cache", "3000", NULL),
+		     -EINVAL);
+	cr_assert_str_eq(msg, "uflush-bench test: bad --cache '3000' (want a size from 64k to 1T, a multiple of 4k)\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Self-describing results                                             */
+
+Test(bench_harness, sha256_of_the_standard_vectors)
+{
+	char hex[65];
+
+	bench_sha256("abc", 3, hex);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	bench_sha256("", 0, hex);
+	cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	/* 56 bytes: the length spills into a second padding block */
+	bench_sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		     56, hex);
+	cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static const char *plugin_spec;
+
+static void write_plugins(struct bench_json *j)
+{
+	bench_json_obj(j, NULL);
+	bench_plugins_json(j, plugin_spec);
+	bench_machine_json(j);
+	bench_json_end(j);
+}
+
+Test(bench_harness, results_name_the_plugins_and_the_machine)
+{
+	char path[] = "/tmp/uflush-plugin.XXXXXX", spec[128], *text;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "abc", 3), 3);
+	close(fd);
+	snprintf(spec, sizeof(spec), "mainline,plugin=%s,plugin=/nonexistent.so",
+		 path);
+	plugin_spec = spec;
+	text = json_text(write_plugins);
+	unlink(path);
+	cr_assert(strstr(text, "\"sha256\": \"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\""),
+		  "%s", text);
+	cr_assert(strstr(text, "\"path\": \"/nonexistent.so\",\n      \"error\": \"No such file or directory\""),
+		  "%s", text);
+	cr_assert(strstr(text, "\"cpu_model\": \""), "%s", text);
+	cr_assert(strstr(text, "\"memory_bytes\": "), "%s", text);
+	cr_assert(strstr(text, "\"release\": \""), "%s", text);
+	cr_assert(strstr(text, "\"commit\": \""), "%s", text);
+}
+
+Test(bench_harness, json_navigator_finds_members_elements_and_values)
+{
+	const char *t = "{\"a\": [1, {\"b\": \"x\\\"y\\n\"}, null],\n"
+			" \"n\": -2.5e1, \"z\": {}}";
+	char buf[16];
+	double v;
+
+	cr_assert_eq(bench_jnum(bench_jget(t, "n"), &v), 0);
+	cr_assert_float_eq(v, -25, 1e-9);
+	cr_assert_eq(bench_jnum(bench_jindex(bench_jget(t, "a"), 0), &v), 0);
+	cr_assert_float_eq(v, 1, 1e-9);
+	cr_assert_eq(bench_jnum(bench_jindex(bench_jget(t, "a"), 2), &v), 0);
+	cr_assert(isnan(v), "null reads as NAN");
+	cr_assert_eq(bench_jstr(bench_jget(bench_jindex(bench_jget(t, "a"), 1),
+					   "b"), buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "x\"y\n");
+	cr_assert_null(bench_jindex(bench_jget(t, "a"), 3));
+	cr_assert_null(bench_jget(t, "missing"));
+	cr_assert_null(bench_jget(bench_jget(t, "z"), "a"));
+	cr_assert_eq(bench_jnum(NULL, &v), -ENOENT);
+	cr_assert_eq(bench_jstr(bench_jget(t, "n"), buf, sizeof(buf)), -EINVAL);
 }
