@@ -116,9 +116,9 @@ const struct bench_cmdline bench_kdiff_cmdline = {
 
 /* One statistic of the table: its name, how to read it, a band. */
 enum kd_metric {
-	M_MBS, M_DIRTY, M_SETPOINT, M_LIMIT, M_DIRTY_SP, M_ABOVE,
+	M_MBS, M_PRE, M_DIRTY, M_SETPOINT, M_LIMIT, M_DIRTY_SP, M_ABOVE,
 	M_PAUSE50, M_PAUSE90, M_PAUSE99, M_PERIOD50, M_PERIOD90, M_PERIOD99,
-	M_THINK50, M_THINK90, M_THINK99, M_BDP, M_RL50, M_RLMEAN, M_UPDATES,
+	M_THINK50, M_THINK90, M_THINK99, M_WBSP, M_BDP, M_RL50, M_RLMEAN, M_UPDATES,
 	M_WBSHARE, M_PASSES, M_PASSPAGES, M_PASSP50, M_RQMEAN, M_RQ50,
 	NR_M
 };
@@ -131,6 +131,7 @@ static const struct kd_metric_info {
 					 * lo = 0: not checked */
 } kd_metrics[NR_M] = {
 	[M_MBS] = { "throughput_mbs", "throughput MB/s", "%.1f", 0, 0 },
+	[M_PRE] = { "dirty_before_mib", "dirty+wb before start MiB", "%.1f", 0, 0 },
 	[M_DIRTY] = { "dirty_mib", "dirty+wb mean MiB", "%.1f", 0, 0 },
 	[M_SETPOINT] = { "setpoint_mib", "setpoint mean MiB", "%.1f", 0, 0 },
 	[M_LIMIT] = { "limit_mib", "limit mean MiB", "%.1f", 0, 0 },
@@ -145,6 +146,7 @@ static const struct kd_metric_info {
 	[M_THINK50] = { "think_p50_ms", "think p50 ms", "%.0f", 0, 0 },
 	[M_THINK90] = { "think_p90_ms", "think p90 ms", "%.0f", 0, 0 },
 	[M_THINK99] = { "think_p99_ms", "think p99 ms", "%.0f", 0, 0 },
+	[M_WBSP] = { "wb_dirty_over_wb_setpoint_p50", "wb_dirty/wb_setpoint p50", "%.2f", 0, 0 },
 	[M_BDP] = { "bdp_events_per_s", "balance_dirty_pages /s", "%.1f", 0, 0 },
 	[M_RL50] = { "ratelimit_over_bw_n_p50", "dirty_ratelimit/(bw/N) p50", "%.2f", 0, 0 },
 	[M_RLMEAN] = { "ratelimit_over_bw_n_mean", "dirty_ratelimit/(bw/N) mean", "%.2f", 0, 0 },
@@ -704,6 +706,7 @@ static void side_metrics(struct kd_side *sd)
 	double *m = sd->m, secs = sd->t1 - sd->t0;
 
 	m[M_MBS] = secs > 0 ? sd->bytes / 1e6 / secs : NAN;
+	m[M_PRE] = mib(st->pre_dirty);
 	m[M_DIRTY] = mib(st->dirty_mean);
 	m[M_SETPOINT] = mib(st->setpoint_mean);
 	m[M_LIMIT] = mib(st->limit_mean);
@@ -713,6 +716,7 @@ static void side_metrics(struct kd_side *sd)
 	put_quantiles(&m[M_PAUSE50], &st->pause);
 	put_quantiles(&m[M_PERIOD50], &st->period);
 	put_quantiles(&m[M_THINK50], &st->think);
+	m[M_WBSP] = kt_quantile(&st->wb_dirty_sp, 0.5);
 	m[M_BDP] = secs > 0 ? st->pause.n / secs : NAN;
 	m[M_RL50] = kt_quantile(&st->rl_ratio, 0.5);
 	m[M_RLMEAN] = kt_mean(&st->rl_ratio);

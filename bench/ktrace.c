@@ -148,12 +148,21 @@ static void ev_gds(struct ktrace_stats *st, const char *s, double t)
 
 static void ev_bdp(struct ktrace_stats *st, const char *s, double t)
 {
-	double pause = field(s, "pause");
+	double pause = field(s, "pause"), wb_sp, wb_dirty;
 
 	if (!bdi_is(s, st->f.bdi) || isnan(pause))
 		return;
 	take(st, t);
 	kt_vec_add(&st->pause, pause);
+	/* the device's own position, which the host's other bdis skew less */
+	wb_sp = field(s, "wb_setpoint");
+	if (isnan(wb_sp))
+		wb_sp = field(s, "bdi_setpoint");
+	wb_dirty = field(s, "wb_dirty");
+	if (isnan(wb_dirty))
+		wb_dirty = field(s, "bdi_dirty");
+	if (wb_sp > 0 && !isnan(wb_dirty))
+		kt_vec_add(&st->wb_dirty_sp, wb_dirty / wb_sp);
 	/* 3.2's event has neither: only mainline's are compared */
 	if (!isnan(field(s, "period")))
 		kt_vec_add(&st->period, field(s, "period"));
@@ -228,10 +237,20 @@ static void ev_rq(struct ktrace_stats *st, const char *s, double t)
 	kt_vec_add(&st->rq_kib, sectors / 2.0);
 }
 
+/* What was dirty before the window: on a host, not all of it ours. */
+static void pre_window(struct ktrace_stats *st, const char *s)
+{
+	double dirty = field(s, "dirty"), wb = field(s, "writeback");
+
+	if (!isnan(dirty) && !isnan(wb))
+		st->pre_dirty = dirty + wb;
+}
+
 void ktrace_stats_init(struct ktrace_stats *st, const struct ktrace_filter *f)
 {
 	memset(st, 0, sizeof(*st));
 	st->f = *f;
+	st->pre_dirty = NAN;
 }
 
 /* "comm-pid [cpu] [flags] TS: event: rest": TS, event, rest. */
@@ -266,8 +285,11 @@ void ktrace_stats_line(struct ktrace_stats *st, const char *line)
 	st->lines++;
 	if (!split_line(line, &t, ev, sizeof(ev), &s))
 		return;
-	if (st->f.t1 > st->f.t0 && (t < st->f.t0 || t > st->f.t1))
+	if (st->f.t1 > st->f.t0 && (t < st->f.t0 || t > st->f.t1)) {
+		if (t < st->f.t0 && !strcmp(ev, "global_dirty_state"))
+			pre_window(st, s);
 		return;
+	}
 	if (!strcmp(ev, "global_dirty_state"))
 		ev_gds(st, s, t);
 	else if (!strcmp(ev, "balance_dirty_pages"))
@@ -343,7 +365,8 @@ void ktrace_stats_free(struct ktrace_stats *st)
 {
 	struct kt_vec *v[] = {
 		&st->gds_t, &st->gds_dirty, &st->gds_setpoint, &st->gds_limit,
-		&st->pause, &st->period, &st->think, &st->rl_ratio,
+		&st->pause, &st->period, &st->think, &st->wb_dirty_sp,
+		&st->rl_ratio,
 		&st->pass_pages, &st->rq_kib,
 	};
 	size_t i;

@@ -59,8 +59,11 @@ struct ktrace_stats {
 	double wb_share;		/* mean writeback / (dirty + wb) */
 	struct kt_vec gds_t, gds_dirty, gds_setpoint, gds_limit;
 
-	/* balance_dirty_pages, ms */
-	struct kt_vec pause, period, think;
+	double pre_dirty;		/* dirty + wb of the last sample before
+					 * the window; NAN if none */
+
+	/* balance_dirty_pages: ms; wb_dirty / wb_setpoint */
+	struct kt_vec pause, period, think, wb_dirty_sp;
 	/* bdi_dirty_ratelimit: dirty_ratelimit / (write_bw / N) */
 	struct kt_vec rl_ratio;
 	unsigned long nr_rate_updates;
