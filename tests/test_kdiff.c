@@ -88,14 +88,14 @@ Test(kdiff, window)
 Test(kdiff, pauses_of_one_bdi)
 {
 	static const char *const lines[] = {
-		"    uflush-bench-2143    [000] .N...   804.478724: balance_dirty_pages: bdi 7:0: limit=25600 setpoint=22400 dirty=19305 wb_setpoint=687 wb_dirty=512 dirty_ratelimit=102400 task_ratelimit=199700 dirtied=256 dirtied_pause=64 paused=0 pause=4 period=4 think=0 cgroup_ino=1",
-		"    uflush-bench-2143    [000] .....   804.485467: balance_dirty_pages: bdi 7:0: limit=25600 setpoint=22400 dirty=19451 wb_setpoint=5646 wb_dirty=1280 dirty_ratelimit=102400 task_ratelimit=494700 dirtied=256 dirtied_pause=64 paused=0 pause=40 period=50 think=10 cgroup_ino=1",
+		"    uflush-bench-2143    [000] .N...   804.478724: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19305 wb_setpoint=687 wb_dirty=512 dirty_ratelimit=102400 task_ratelimit=199700 dirtied=256 dirtied_pause=64 paused=0 pause=4 period=4 think=0 cgroup_ino=1",
+		"    uflush-bench-2143    [000] .....   804.485467: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19451 wb_setpoint=5646 wb_dirty=1280 dirty_ratelimit=102400 task_ratelimit=494700 dirtied=256 dirtied_pause=64 paused=0 pause=40 period=50 think=10 cgroup_ino=1",
 		/* another device (7:10 must not pass for 7:1) */
 		"    dd-999    [001] .....   804.486000: balance_dirty_pages: bdi 7:10: limit=25600 setpoint=22400 dirty=19451 wb_setpoint=5646 wb_dirty=1280 dirty_ratelimit=102400 task_ratelimit=494700 dirtied=256 dirtied_pause=64 paused=0 pause=999 period=999 think=999 cgroup_ino=1",
-		"    uflush-bench-2143    [000] .....   804.490000: balance_dirty_pages: bdi 7:0: limit=25600 setpoint=22400 dirty=19451 wb_setpoint=1000 wb_dirty=1500 dirty_ratelimit=102400 task_ratelimit=494700 dirtied=256 dirtied_pause=64 paused=0 pause=20 period=30 think=10 cgroup_ino=1",
+		"    uflush-bench-2143    [000] .....   804.490000: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19451 wb_setpoint=1000 wb_dirty=1500 dirty_ratelimit=102400 task_ratelimit=494700 dirtied=256 dirtied_pause=64 paused=0 pause=20 period=30 think=10 cgroup_ino=1",
 		NULL,
 	};
-	struct ktrace_filter f = { .bdi = "7:0", .nr_writers = 1 };
+	struct ktrace_filter f = { .bdi = "7:1", .nr_writers = 1 };
 	struct ktrace_stats st;
 
 	ktrace_stats_init(&st, &f);
@@ -187,7 +187,7 @@ Test(kdiff, request_sizes)
 		"        uf-shape-2364    [001] .....   811.319101: block_rq_issue: 7,0 WS 131072 () 1024 + 256 be,0,4 [uf-shape]",
 		/* a read, a flush without data, a discard, another device */
 		"        uf-shape-2364    [001] .....   811.319102: block_rq_issue: 7,0 RS 4096 () 8 + 8 be,0,4 [uf-shape]",
-		"        uf-shape-2364    [001] .....   811.319103: block_rq_issue: 7,0 FF 0 () 0 + 0 be,0,4 [uf-shape]",
+		"        uf-shape-2364    [001] .....   811.319103: block_rq_issue: 7,0 FWS 0 () 0 + 0 be,0,4 [uf-shape]",
 		"        uf-shape-2364    [001] .....   811.319104: block_rq_issue: 7,0 DS 4096 () 0 + 8 be,0,4 [uf-shape]",
 		"   kworker/u8:14-4457    [000] .....   804.477960: block_rq_issue: 7,1 W 524288 () 0 + 1024 be,0,4 [kworker/u8:14]",
 		NULL,
