@@ -131,7 +131,7 @@ static const struct kd_metric_info {
 					 * lo = 0: not checked */
 } kd_metrics[NR_M] = {
 	[M_MBS] = { "throughput_mbs", "throughput MB/s", "%.1f", 0, 0 },
-	[M_PRE] = { "dirty_before_mib", "dirty+wb before start MiB", "%.1f", 0, 0 },
+	[M_PRE] = { "dirty_before_mib", "dirty+wb at start MiB", "%.1f", 0, 0 },
 	[M_DIRTY] = { "dirty_mib", "dirty+wb mean MiB", "%.1f", 0, 0 },
 	[M_SETPOINT] = { "setpoint_mib", "setpoint mean MiB", "%.1f", 0, 0 },
 	[M_LIMIT] = { "limit_mib", "limit mean MiB", "%.1f", 0, 0 },
@@ -167,6 +167,7 @@ struct kd_side {
 	uint64_t bytes;			/* handed to write() */
 	char desc[512];			/* the device */
 	unsigned int maj, min;
+	double pre_dirty;		/* the host's, pages; NAN: from the trace */
 	double m[NR_M];
 	struct ktrace_stats st;
 };
@@ -536,6 +537,27 @@ static void kernel_close_files(struct kd_writer *w, unsigned int n)
 	}
 }
 
+/* nr_dirty + nr_writeback of the host now (/proc/vmstat), pages; NAN. */
+static double host_dirty(void)
+{
+	char key[64];
+	unsigned long v;
+	double sum = 0;
+	int seen = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return NAN;
+	while (fscanf(f, "%63s %lu", key, &v) == 2) {
+		if (!strcmp(key, "nr_dirty") || !strcmp(key, "nr_writeback")) {
+			sum += v;
+			seen++;
+		}
+	}
+	fclose(f);
+	return seen == 2 ? sum : NAN;
+}
+
 /* The kernel's writers with the host held to uflush's limits, traced. */
 static int kernel_traced(const struct bench_target *t, unsigned int n,
 			 struct kd_side *sd, struct kd_writer *w)
@@ -563,6 +585,8 @@ static int kernel_traced(const struct bench_target *t, unsigned int n,
 	}
 	if (!err)
 		err = kernel_files(t, w, n, sd);
+	/* someone else's dirty pages count in the kernel's global state */
+	sd->pre_dirty = host_dirty();
 	if (!err)
 		err = writers_run(w, n, sd);
 	ktrace_stop(&cap);
@@ -706,7 +730,7 @@ static void side_metrics(struct kd_side *sd)
 	double *m = sd->m, secs = sd->t1 - sd->t0;
 
 	m[M_MBS] = secs > 0 ? sd->bytes / 1e6 / secs : NAN;
-	m[M_PRE] = mib(st->pre_dirty);
+	m[M_PRE] = mib(isnan(sd->pre_dirty) ? st->pre_dirty : sd->pre_dirty);
 	m[M_DIRTY] = mib(st->dirty_mean);
 	m[M_SETPOINT] = mib(st->setpoint_mean);
 	m[M_LIMIT] = mib(st->limit_mean);
@@ -748,6 +772,7 @@ static int run_side(struct kd_run *r, int s)
 	int err;
 
 	side_paths(sd, r->n, s);
+	sd->pre_dirty = NAN;
 	fprintf(stderr, "kdiff: N=%u %s side, %u s...\n", r->n, side_names[s],
 		kd_o.secs);
 	err = s == SIDE_KERNEL ? run_kernel(r->n, sd) : run_uflush(r->n, sd);
