@@ -131,19 +131,21 @@ static const struct kd_metric_info {
 					 * lo = 0: not checked */
 } kd_metrics[NR_M] = {
 	/*
-	 * The bands come from 5 runs of --short on the development machine
+	 * The bands come from 8 runs of --short on the development machine
 	 * (README, "Live-kernel differential": each ratio's spread, the band
 	 * around it with a margin); a statistic whose ratio spread over more
-	 * than about 1.5x has none.  writeback share is a known gap (uflush
-	 * keeps ~0.6x the kernel's): its band fails only if it widens.
+	 * than about 1.5x has none, nor % time above setpoint (the kernel's
+	 * went from 86-94% to 0% when the host's other writers were busy).
+	 * writeback share is a known gap (uflush keeps ~0.6x the kernel's):
+	 * its band fails only if it widens.
 	 */
-	[M_MBS] = { "throughput_mbs", "throughput MB/s", "%.1f", 0.85, 1.15 },
+	[M_MBS] = { "throughput_mbs", "throughput MB/s", "%.1f", 0.85, 1.25 },
 	[M_PRE] = { "dirty_before_mib", "dirty+wb at start MiB", "%.1f", 0, 0 },
-	[M_DIRTY] = { "dirty_mib", "dirty+wb mean MiB", "%.1f", 0.90, 1.20 },
+	[M_DIRTY] = { "dirty_mib", "dirty+wb mean MiB", "%.1f", 0.90, 1.35 },
 	[M_SETPOINT] = { "setpoint_mib", "setpoint mean MiB", "%.1f", 0.98, 1.02 },
 	[M_LIMIT] = { "limit_mib", "limit mean MiB", "%.1f", 0.98, 1.02 },
-	[M_DIRTY_SP] = { "dirty_over_setpoint", "dirty/setpoint", "%.2f", 0.90, 1.20 },
-	[M_ABOVE] = { "above_setpoint_pct", "% time above setpoint", "%.0f", 0.90, 1.30 },
+	[M_DIRTY_SP] = { "dirty_over_setpoint", "dirty/setpoint", "%.2f", 0.90, 1.35 },
+	[M_ABOVE] = { "above_setpoint_pct", "% time above setpoint", "%.0f", 0, 0 },
 	[M_PAUSE50] = { "pause_p50_ms", "pause p50 ms", "%.0f", 0, 0 },
 	[M_PAUSE90] = { "pause_p90_ms", "pause p90 ms", "%.0f", 0, 0 },
 	[M_PAUSE99] = { "pause_p99_ms", "pause p99 ms", "%.0f", 0, 0 },
@@ -153,7 +155,7 @@ static const struct kd_metric_info {
 	[M_THINK50] = { "think_p50_ms", "think p50 ms", "%.0f", 0, 0 },
 	[M_THINK90] = { "think_p90_ms", "think p90 ms", "%.0f", 0, 0 },
 	[M_THINK99] = { "think_p99_ms", "think p99 ms", "%.0f", 0, 0 },
-	[M_WBSP] = { "wb_dirty_over_wb_setpoint_p50", "wb_dirty/wb_setpoint p50", "%.2f", 0.65, 1.15 },
+	[M_WBSP] = { "wb_dirty_over_wb_setpoint_p50", "wb_dirty/wb_setpoint p50", "%.2f", 0.65, 1.25 },
 	[M_BDP] = { "bdp_events_per_s", "balance_dirty_pages /s", "%.1f", 0, 0 },
 	[M_RL50] = { "ratelimit_over_bw_n_p50", "dirty_ratelimit/(bw/N) p50", "%.2f", 0, 0 },
 	[M_RLMEAN] = { "ratelimit_over_bw_n_mean", "dirty_ratelimit/(bw/N) mean", "%.2f", 0, 0 },
