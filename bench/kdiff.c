@@ -673,6 +673,7 @@ static int run_uflush(unsigned int n, struct kd_side *sd)
 		return err;
 	t.shaped = true;
 	t.shape.bw_bytes_per_sec = kd_o.bw;
+	sd->pre_dirty = 0;		/* a fresh cache */
 	a.region = (kd_o.size / n) & ~(uint64_t)(KD_CHUNK - 1);
 	uf_cache_config_init(&cfg);
 	cfg.nr_pages = kd_o.pages;
