@@ -637,6 +637,7 @@ struct kd_uarg {
 	unsigned int n;
 	struct kd_side *sd;
 	uint64_t region;
+	bool per_file;			/* a file per writer (--fs ext4) */
 };
 
 static int uflush_fn(void *priv, struct uf_cache *cache, struct uf_dev *dev,
@@ -645,18 +646,34 @@ static int uflush_fn(void *priv, struct uf_cache *cache, struct uf_dev *dev,
 	struct kd_writer w[KD_MAX_WRITERS];
 	struct kd_uarg *a = priv;
 	unsigned int i;
-	int err;
+	int err = 0, cerr;
 
 	(void)cache;
-	(void)dev;
 	memset(w, 0, sizeof(w));
-	/* one inode, as the kernel's raw block device is one */
+	/*
+	 * Raw: one inode over the writers' regions, as the kernel's block
+	 * device is one.  ext4: an inode per writer, as the kernel's files.
+	 */
 	for (i = 0; i < a->n; i++) {
 		w[i].file = file;
 		w[i].off0 = i * a->region;
 		w[i].len = a->region;
+		if (!a->per_file || !i)
+			continue;
+		w[i].off0 = 0;
+		err = uf_file_open(dev, i + 1, i * a->region, a->region, NULL,
+				   NULL, &w[i].file);
+		if (err) {
+			w[i].file = NULL;
+			break;
+		}
 	}
-	err = writers_run(w, a->n, a->sd);
+	if (!err)
+		err = writers_run(w, a->n, a->sd);
+	for (i = 1; a->per_file && i < a->n && w[i].file; i++) {
+		cerr = uf_file_close(w[i].file);
+		err = err ? err : cerr;
+	}
 	return err;
 }
 
@@ -665,7 +682,7 @@ static int run_uflush(unsigned int n, struct kd_side *sd)
 	struct uf_cache_config cfg;
 	struct bench_target t;
 	struct ktrace_cap cap;
-	struct kd_uarg a = { n, sd, 0 };
+	struct kd_uarg a = { .n = n, .sd = sd };
 	int err;
 
 	err = device_open(&t, sd);
@@ -689,8 +706,10 @@ static int run_uflush(unsigned int n, struct kd_side *sd)
 		bench_target_close(&t);
 		return BENCH_SKIP;
 	}
-	err = bench_uflush_run(&cfg, &kd.ro, &t, a.region * n, uflush_fn, &a,
-			       sd->why, sizeof(sd->why));
+	a.per_file = !strcmp(kd_o.fs, "ext4");
+	err = bench_uflush_run(&cfg, &kd.ro, &t,
+			       a.per_file ? a.region : a.region * n, uflush_fn,
+			       &a, sd->why, sizeof(sd->why));
 	ktrace_stop(&cap);
 	bench_target_close(&t);
 	return err;
