@@ -412,9 +412,9 @@ static ssize_t w_write(struct kd_writer *w, uint64_t off)
 {
 	if (w->file)
 		return uf_pwrite(w->file, kd.buf, KD_CHUNK, off);
-	if (pwrite(w->fd, kd.buf, KD_CHUNK, (off_t)off) < 0)
-		return -errno;
-	return KD_CHUNK;
+	ssize_t n = pwrite(w->fd, kd.buf, KD_CHUNK, (off_t)off);
+
+	return n < 0 ? -errno : n;	/* a short one ends the writer: -EIO */
 }
 
 /* dd-style: 1 MiB after 1 MiB (each K times), until the deadline. */
