@@ -907,13 +907,23 @@ static void print_notes(void)
 	       kd.tdir, kd.tdir_ours ? " (removed at exit)" : "");
 }
 
-/* The host's own dirty pages skew the kernel's global state. */
+/* The host's own dirty pages, or its limits changed by someone else,
+ * skew the kernel's side. */
 static void foreign_note(void)
 {
 	unsigned int i;
 	double pre;
 
 	for (i = 0; i < kd.nr_runs; i++) {
+		const struct ktrace_stats *st = &kd.runs[i].side[SIDE_KERNEL].st;
+
+		/* vm.dirty_* are global: another process may write them */
+		if (st->nr_gds && (st->thresh_min != KD_DIRTY / 4096 ||
+				   st->thresh_max != KD_DIRTY / 4096))
+			printf("warning: N=%u: the kernel's dirty threshold went %.0f-%.0f pages during the run, not %llu:\n"
+			       "         another process changed vm.dirty_* meanwhile; this run's kernel side is suspect.\n",
+			       kd.runs[i].n, st->thresh_min, st->thresh_max,
+			       KD_DIRTY / 4096);
 		pre = kd.runs[i].side[SIDE_KERNEL].m[M_PRE];
 		if (isfinite(pre) && pre > 10)
 			printf("warning: N=%u: the host had %.0f MiB dirty or under writeback when the kernel\n"

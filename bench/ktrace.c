@@ -133,6 +133,10 @@ static void ev_gds(struct ktrace_stats *st, const char *s, double t)
 	gds_weigh(st, t);
 	freerun = (thresh + bg) / 2;
 	hard = limit > thresh ? limit : thresh;
+	if (!st->nr_gds || thresh < st->thresh_min)
+		st->thresh_min = thresh;
+	if (!st->nr_gds || thresh > st->thresh_max)
+		st->thresh_max = thresh;
 	st->nr_gds++;
 	st->have_gds = true;
 	st->gds_prev_t = t;

@@ -59,6 +59,7 @@ struct ktrace_stats {
 	double wb_share;		/* mean writeback / (dirty + wb) */
 	struct kt_vec gds_t, gds_dirty, gds_setpoint, gds_limit;
 
+	double thresh_min, thresh_max;	/* global_dirty_state thresh, pages */
 	double pre_dirty;		/* dirty + wb of the last sample before
 					 * the window; NAN if none */
 

@@ -54,6 +54,8 @@ Test(kdiff, dirty_vs_setpoint_time_weighted)
 	NEAR(st.above_setpoint_pct, 100.0 * 2 / 3);
 	NEAR(st.wb_share, (0 * 1 + 0.25 * 2) / 3);
 	cr_assert(isnan(st.pre_dirty));
+	NEAR(st.thresh_min, 200);
+	NEAR(st.thresh_max, 200);
 	ktrace_stats_free(&st);
 }
 
@@ -74,6 +76,7 @@ Test(kdiff, window)
 	feed(&st, lines);
 	cr_assert_eq(st.nr_gds, 1);
 	NEAR(st.pre_dirty, 18800);
+	NEAR(st.thresh_min, 25600);
 	NEAR(st.dirty_mean, 1000);
 	cr_assert_eq(st.pause.n, 1, "the pause after the window counted");
 	NEAR(st.pause.v[0], 4);
@@ -218,5 +221,24 @@ Test(kdiff, empty_trace)
 	cr_assert(isnan(ktrace_passes_per_s(&st)));
 	cr_assert_eq(ktrace_stats_file(&st, "/nonexistent/kdiff.trace"),
 		     -ENOENT);
+	ktrace_stats_free(&st);
+}
+
+/* Someone else writes vm.dirty_bytes mid-run: the thresholds' range shows it. */
+Test(kdiff, thresholds_changed)
+{
+	static const char *const lines[] = {
+		"    uflush-bench-2143    [000] .....   10.0: global_dirty_state: dirty=10 writeback=0 bg_thresh=12800 thresh=25600 limit=25600 dirtied=0 written=0",
+		"    uflush-bench-2143    [000] .....   11.0: global_dirty_state: dirty=10 writeback=0 bg_thresh=6400 thresh=12800 limit=25600 dirtied=0 written=0",
+		"    uflush-bench-2143    [000] .....   12.0: global_dirty_state: dirty=10 writeback=0 bg_thresh=12800 thresh=51200 limit=51200 dirtied=0 written=0",
+		NULL,
+	};
+	struct ktrace_filter f = { .nr_writers = 1 };
+	struct ktrace_stats st;
+
+	ktrace_stats_init(&st, &f);
+	feed(&st, lines);
+	NEAR(st.thresh_min, 12800);
+	NEAR(st.thresh_max, 51200);
 	ktrace_stats_free(&st);
 }
