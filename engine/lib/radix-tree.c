@@ -331,10 +331,14 @@ void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
  * @seq: the writers' seqcount, @start what read_seqcount_begin() gave
  *
  * The kernel walks under RCU; here the walk checks the seqcount before it
- * follows each node pointer, so that it never takes an item for a node
- * (a writer may grow or shrink the tree under it).  Return: the item, NULL,
- * or RADIX_TREE_RETRY if a writer ran.  An item or NULL is only as good as
- * the caller's own read_seqcount_retry() after it has used it.
+ * follows each node pointer, so that it never takes an item for a node,
+ * and after it read the leaf slot, so that it never takes a node for an
+ * item: a node reused higher up in a tree holds node pointers in its
+ * slots, and a caller that took one for a page would count a reference in
+ * the node's memory (a writer may grow or shrink the tree under it).
+ * Return: the item, NULL, or RADIX_TREE_RETRY if a writer ran.  An item or
+ * NULL is only as good as the caller's own read_seqcount_retry() after it
+ * has used it.
  */
 void *radix_tree_lookup_seq(const struct radix_tree_root *root,
 			    unsigned long index, const seqcount_t *seq,
@@ -356,10 +360,10 @@ void *radix_tree_lookup_seq(const struct radix_tree_root *root,
 
 		shift -= RADIX_TREE_MAP_SHIFT;
 		p = slot_get(&node->slots[slot_offset(index, shift)]);
-		if (!p || shift == 0)
-			return p;
 		if (read_seqcount_retry(seq, start))
 			return RADIX_TREE_RETRY;
+		if (!p || shift == 0)
+			return p;
 	}
 }
 
