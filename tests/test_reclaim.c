@@ -663,17 +663,18 @@ static unsigned int works_for(struct hand *h, enum wb_reason reason)
 }
 
 /*
- * 3.2.41 balance_pgdat: 8 pages scanned per priority (12, 11, ...), the
- * zone all_unreclaimable once 48 (6 x 8) were scanned, i.e. after
+ * 3.2.41 balance_pgdat: 16 pages scanned per priority (12, 11, ...), the
+ * zone all_unreclaimable once 96 (6 x 16) were scanned, i.e. after
  * priority 7 (:2730), which ends the run as balanced; in between, the
  * priorities below DEF_PRIORITY - 2 (9 and 8) nap in congestion_wait
  * (:2786-2791), congested or not.  No flusher wakeup: that is
- * do_try_to_free_pages', which kswapd does not call.
+ * do_try_to_free_pages', which kswapd does not call (it would, past 48
+ * scanned, at priority 9).
  */
 Test(reclaim, kswapd_32_naps_and_wakes_no_flusher, .timeout = 60)
 {
-	struct page *p[8];
-	struct hand *h = stuck_hand(&reclaim_32, p, 8);
+	struct page *p[16];
+	struct hand *h = stuck_hand(&reclaim_32, p, 16);
 
 	balance_pgdat(&h->c);
 	cr_assert_eq(h->c.pool.rstat.nr_kswapd_runs, 1, "PAGEOUTRUN %lu",
@@ -685,7 +686,7 @@ Test(reclaim, kswapd_32_naps_and_wakes_no_flusher, .timeout = 60)
 	cr_assert_eq(works_for(h, WB_REASON_TRY_TO_FREE_PAGES), 0,
 		     "kswapd woke the flushers as direct reclaim does");
 	cr_assert_eq(h->c.pool.rstat.nr_flusher_wakeups, 0);
-	stuck_free(h, p, 8);
+	stuck_free(h, p, 16);
 }
 
 /*
@@ -696,8 +697,8 @@ Test(reclaim, kswapd_32_naps_and_wakes_no_flusher, .timeout = 60)
  */
 Test(reclaim, kswapd_mainline_priorities_and_failures, .timeout = 60)
 {
-	struct page *p[8];
-	struct hand *h = stuck_hand(&reclaim_mainline, p, 8);
+	struct page *p[16];
+	struct hand *h = stuck_hand(&reclaim_mainline, p, 16);
 
 	balance_pgdat(&h->c);
 	cr_assert_eq(h->c.pool.rstat.nr_congestion_wait, 0);
@@ -708,7 +709,7 @@ Test(reclaim, kswapd_mainline_priorities_and_failures, .timeout = 60)
 	cr_assert_eq(works_for(h, WB_REASON_TRY_TO_FREE_PAGES), 0);
 	cr_assert_eq(works_for(h, WB_REASON_VMSCAN), 0,
 		     "no page was dirty: no vmscan wakeup");
-	stuck_free(h, p, 8);
+	stuck_free(h, p, 16);
 }
 
 /* 3.2.41 vmscan.c:2109: shrink_zone's early stop only below DEF_PRIORITY;
@@ -784,9 +785,10 @@ static void set_writeback_pages(struct backing_dev_info *bdi, long n)
 
 /*
  * Congested at 57 requests in flight (requests of one page here), still
- * at 51 (hysteresis), clear below; the clear, from a write's completion
- * (end_page_writeback -> __freed_request), wakes a congestion_wait()
- * sleeper long before its timeout.
+ * at 51 (hysteresis), clear below; the clear (clear_bdi_congested) wakes
+ * a congestion_wait() sleeper long before its timeout, and with nothing
+ * congested a write's completion does (end_page_writeback ->
+ * __freed_request's wake_up below the off mark).
  */
 Test(reclaim, congestion_set_clear_and_wakeup, .timeout = 60)
 {
@@ -810,14 +812,24 @@ Test(reclaim, congestion_set_clear_and_wakeup, .timeout = 60)
 	usleep(200000);
 	cr_assert_not(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
 	t0 = now();
-	start_writeback(page);
-	set_writeback_pages(&h->bdi, 50);	/* with the page: 50 */
-	end_page_writeback(page);		/* 49 < 51: cleared */
+	set_writeback_pages(&h->bdi, 50);
+	cr_assert_not(bdi_update_congested(&h->bdi));	/* 50 < 51 */
 	pthread_join(t, NULL);
 	cr_assert_gt(w.ret, 0, "timed out: the clear woke nobody");
 	cr_assert_lt(now() - t0, 5.0);
-	cr_assert_not(bdi_write_congested(&h->bdi));
 	cr_assert_not(bdi_any_congested(BLK_RW_ASYNC));
+
+	/* nothing congested: the next write's completion wakes it */
+	w.done = false;
+	cr_assert_eq(pthread_create(&t, NULL, cwaiter_fn, &w), 0);
+	usleep(200000);
+	cr_assert_not(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
+	t0 = now();
+	start_writeback(page);
+	end_page_writeback(page);
+	pthread_join(t, NULL);
+	cr_assert_gt(w.ret, 0, "timed out: the completion woke nobody");
+	cr_assert_lt(now() - t0, 5.0);
 	set_writeback_pages(&h->bdi, 0);
 	list_del(&h->bdi.bdi_list);
 	hand_free(h);
