@@ -874,7 +874,8 @@ static struct backing_dev_info *first_bdi(struct uf_cache *c)
 /*
  * 3.2.41 may_write_to_queue (vmscan.c:386): direct reclaim leaves a
  * congested bdi alone (pageout() -> PAGE_KEEP, nr_congested) unless it
- * is the bdi the thread is writing to (current->backing_dev_info, :392).
+ * is the bdi the thread is writing to (current->backing_dev_info, :392);
+ * a batch whose dirty pages all met it sets ZONE_CONGESTED.
  * reclaim=legacy (3.1), no flusher.
  */
 Test(reclaim, may_write_to_queue_congested_unless_own_bdi, .timeout = 60,
@@ -916,6 +917,8 @@ Test(reclaim, may_write_to_queue_congested_unless_own_bdi, .timeout = 60,
 	cr_assert(bdi_write_congested(bdi));
 	cr_assert_eq(st.nr_pageout, 0, "%lu written to a congested queue",
 		     st.nr_pageout);
+	/* 3.2.41 vmscan.c:1016: every dirty page met a congested bdi */
+	cr_assert(test_bit(ZONE_CONGESTED, &c->pool.zone_flags));
 
 	set_current_backing_dev_info(bdi);
 	try_to_free_pages(c, 1);
