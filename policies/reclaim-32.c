@@ -18,6 +18,7 @@
  *  - a memcg charge that reclaimed nothing MEM_CGROUP_RECLAIM_RETRIES
  *    times goes OOM (mm/memcontrol.c __mem_cgroup_try_charge): domain_oom.
  */
+#include "mm/backing-dev.h"
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
 #include "fs/writeback.h"
@@ -59,13 +60,13 @@ void reclaim_throttle_32(struct uf_cache *c, struct scan_control *sc,
 {
 	if (rb->nr_writeback &&
 	    rb->nr_writeback >= rb->nr_taken >> (DEF_PRIORITY - sc->priority))
-		wait_iff_congested(c, HZ / 10 ? HZ / 10 : 1);
+		wait_iff_congested(c, BLK_RW_ASYNC, HZ / 10 ? HZ / 10 : 1);
 }
 
 void reclaim_nap_32(struct uf_cache *c, struct scan_control *sc)
 {
 	if (sc->nr_scanned && sc->priority < DEF_PRIORITY - 2)
-		wait_iff_congested(c, HZ / 10 ? HZ / 10 : 1);
+		wait_iff_congested(c, BLK_RW_ASYNC, HZ / 10 ? HZ / 10 : 1);
 }
 
 static void reclaim_wake_flushers_32(struct uf_cache *c,

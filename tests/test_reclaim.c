@@ -609,3 +609,333 @@ Test(reclaim, v32_stall_wakes_flushers_as_do_try_to_free_pages, .timeout = 60)
 	cr_assert_gt(n, 0, "3.2 reclaim woke no flusher");
 	cr_assert_gt(min_nr, 48, "a %ld-page work: not 3.2's wakeup", min_nr);
 }
+
+/* ------------------------------------------------------------------ */
+/* kswapd: balance_pgdat per variant                                   */
+
+/*
+ * @n pages, all under writeback (nothing reclaim can free), and 8 free
+ * frames: above the min mark (4), below the high one (24).  The inode is
+ * on b_dirty so that a flusher wakeup would queue a work.
+ */
+static struct hand *stuck_hand(const struct reclaim_policy *rp,
+			       struct page **p, unsigned int n)
+{
+	struct hand *h = hand_with(n + 8, 64, rp);
+	unsigned int i;
+
+	INIT_LIST_HEAD(&h->bdi.wb.b_dirty);
+	INIT_LIST_HEAD(&h->bdi.wb.b_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io_wait);
+	list_add(&h->inode.i_wb_list, &h->bdi.wb.b_dirty);
+	list_add(&h->bdi.bdi_list, &h->c.bdi_list);
+	for (i = 0; i < n; i++) {
+		p[i] = cache_page(h, i);
+		start_writeback(p[i]);
+	}
+	h->c.pool.wmark_min = 4;
+	h->c.pool.wmark_low = 5;
+	h->c.pool.wmark_high = 24;
+	return h;
+}
+
+static void stuck_free(struct hand *h, struct page **p, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		end_page_writeback(p[i]);
+	drop_works(h);
+	list_del(&h->inode.i_wb_list);
+	list_del(&h->bdi.bdi_list);
+	hand_free(h);
+}
+
+static unsigned int works_for(struct hand *h, enum wb_reason reason)
+{
+	struct wb_writeback_work *work;
+	unsigned int n = 0;
+
+	list_for_each_entry(work, &h->bdi.work_list, list)
+		n += work->reason == reason;
+	return n;
+}
+
+/*
+ * 3.2.41 balance_pgdat: 16 pages scanned per priority (12, 11, ...), the
+ * zone all_unreclaimable once 96 (6 x 16) were scanned, i.e. after
+ * priority 7 (:2730), which ends the run as balanced; in between, the
+ * priorities below DEF_PRIORITY - 2 (9 and 8) nap in congestion_wait
+ * (:2786-2791), congested or not.  No flusher wakeup: that is
+ * do_try_to_free_pages', which kswapd does not call (it would, past 48
+ * scanned, at priority 9).
+ */
+Test(reclaim, kswapd_32_naps_and_wakes_no_flusher, .timeout = 60)
+{
+	struct page *p[16];
+	struct hand *h = stuck_hand(&reclaim_32, p, 16);
+
+	balance_pgdat(&h->c);
+	cr_assert_eq(h->c.pool.rstat.nr_kswapd_runs, 1, "PAGEOUTRUN %lu",
+		     h->c.pool.rstat.nr_kswapd_runs);
+	cr_assert(h->c.pool.all_unreclaimable);
+	cr_assert_eq(h->c.pool.rstat.nr_congestion_wait, 2,
+		     "%lu congestion_wait naps, not 2 (priorities 9 and 8)",
+		     h->c.pool.rstat.nr_congestion_wait);
+	cr_assert_eq(works_for(h, WB_REASON_TRY_TO_FREE_PAGES), 0,
+		     "kswapd woke the flushers as direct reclaim does");
+	cr_assert_eq(h->c.pool.rstat.nr_flusher_wakeups, 0);
+	stuck_free(h, p, 16);
+}
+
+/*
+ * Mainline balance_pgdat: DEF_PRIORITY down to 1, no nap, no flusher
+ * wakeup of its own; kswapd meeting its PG_reclaim writeback pages again
+ * (nr_immediate) throttles in reclaim_throttle (shrink_node), and a run
+ * that freed nothing is a kswapd failure.
+ */
+Test(reclaim, kswapd_mainline_priorities_and_failures, .timeout = 60)
+{
+	struct page *p[16];
+	struct hand *h = stuck_hand(&reclaim_mainline, p, 16);
+
+	balance_pgdat(&h->c);
+	cr_assert_eq(h->c.pool.rstat.nr_congestion_wait, 0);
+	cr_assert_eq(h->c.pool.kswapd_failures, 1);
+	/* priorities 11..1 meet PG_reclaim pages marked at 12 */
+	cr_assert_eq(h->c.pool.rstat.nr_throttle, 11, "%lu throttles",
+		     h->c.pool.rstat.nr_throttle);
+	cr_assert_eq(works_for(h, WB_REASON_TRY_TO_FREE_PAGES), 0);
+	cr_assert_eq(works_for(h, WB_REASON_VMSCAN), 0,
+		     "no page was dirty: no vmscan wakeup");
+	stuck_free(h, p, 16);
+}
+
+/* 3.2.41 vmscan.c:2109: shrink_zone's early stop only below DEF_PRIORITY;
+ * mainline shrink_lruvec: at every priority but for global direct
+ * reclaim at DEF_PRIORITY (proportional_reclaim). */
+Test(reclaim, shrink_zone_early_stop_per_variant)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_32);
+	struct scan_control sc = { .nr_to_reclaim = 32, .global = true };
+
+	sc.priority = DEF_PRIORITY;
+	cr_assert_not(shrink_zone_done(&h->c, &sc, 32));
+	sc.kswapd = true;
+	cr_assert_not(shrink_zone_done(&h->c, &sc, 32));
+	sc.priority = DEF_PRIORITY - 1;
+	cr_assert(shrink_zone_done(&h->c, &sc, 32));
+	cr_assert_not(shrink_zone_done(&h->c, &sc, 31));
+
+	hpol.reclaim = &reclaim_mainline;
+	sc.priority = DEF_PRIORITY;
+	cr_assert(shrink_zone_done(&h->c, &sc, 32), "kswapd stops");
+	sc.kswapd = false;
+	cr_assert_not(shrink_zone_done(&h->c, &sc, 32), "proportional");
+	sc.global = false;
+	cr_assert(shrink_zone_done(&h->c, &sc, 32), "memcg stops");
+	hand_free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.2's bdi congestion                                                */
+
+/* 3.2 blk_queue_congestion_threshold(): on at nr - nr/8 + 1, off at
+ * nr - nr/8 - nr/16 - 1. */
+Test(reclaim, congestion_thresholds_as_blk_core)
+{
+	struct backing_dev_info bdi = { .nr_requests = 128 };
+
+	cr_assert_eq(queue_congestion_on_threshold(&bdi), 113);
+	cr_assert_eq(queue_congestion_off_threshold(&bdi), 103);
+	bdi.nr_requests = 0;	/* the default queue depth, 64 */
+	cr_assert_eq(queue_congestion_on_threshold(&bdi), 57);
+	cr_assert_eq(queue_congestion_off_threshold(&bdi), 51);
+	bdi.nr_requests = 4;
+	cr_assert_eq(queue_congestion_on_threshold(&bdi), 4);	/* capped */
+	cr_assert_eq(queue_congestion_off_threshold(&bdi), 3);
+	bdi.nr_requests = 1;
+	cr_assert_eq(queue_congestion_off_threshold(&bdi), 1);	/* floor */
+}
+
+struct cwaiter {
+	struct hand *h;
+	long ret;
+	bool iff;
+	bool done;
+};
+
+static void *cwaiter_fn(void *arg)
+{
+	struct cwaiter *w = arg;
+
+	if (w->iff)
+		w->ret = wait_iff_congested(&w->h->c, BLK_RW_ASYNC, 20 * HZ);
+	else
+		w->ret = congestion_wait(&w->h->c, BLK_RW_ASYNC, 20 * HZ);
+	__atomic_store_n(&w->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Write requests in flight, as wb_request_prep/_done count them. */
+static void set_writeback_requests(struct backing_dev_info *bdi, long n)
+{
+	__atomic_store_n(&bdi->nr_async_requests, n, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Congested at 57 requests in flight (of 64, the default depth), still
+ * at 51 (hysteresis), clear below; the clear (clear_bdi_congested) wakes
+ * a congestion_wait() sleeper long before its timeout, and with nothing
+ * congested a write's completion does (end_page_writeback ->
+ * __freed_request's wake_up below the off mark).
+ */
+Test(reclaim, congestion_set_clear_and_wakeup, .timeout = 60)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_32);
+	struct cwaiter w = { .h = h };
+	struct page *page = add_page(h, 0);
+	pthread_t t;
+	double t0;
+
+	h->bdi.max_io_pages = 1;
+	list_add(&h->bdi.bdi_list, &h->c.bdi_list);
+	set_writeback_requests(&h->bdi, 55);
+	cr_assert_not(bdi_update_congested(&h->bdi));
+	set_writeback_requests(&h->bdi, 56);
+	cr_assert(bdi_update_congested(&h->bdi));
+	cr_assert(bdi_any_congested(BLK_RW_ASYNC));
+	set_writeback_requests(&h->bdi, 51);
+	cr_assert(bdi_update_congested(&h->bdi), "cleared above the off mark");
+
+	cr_assert_eq(pthread_create(&t, NULL, cwaiter_fn, &w), 0);
+	usleep(200000);
+	cr_assert_not(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
+	t0 = now();
+	set_writeback_requests(&h->bdi, 50);
+	cr_assert_not(bdi_update_congested(&h->bdi));	/* 50 < 51 */
+	pthread_join(t, NULL);
+	cr_assert_gt(w.ret, 0, "timed out: the clear woke nobody");
+	cr_assert_lt(now() - t0, 5.0);
+	cr_assert_not(bdi_any_congested(BLK_RW_ASYNC));
+
+	/* nothing congested: the next write's completion wakes it */
+	w.done = false;
+	cr_assert_eq(pthread_create(&t, NULL, cwaiter_fn, &w), 0);
+	usleep(200000);
+	cr_assert_not(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
+	t0 = now();
+	start_writeback(page);
+	end_page_writeback(page);
+	pthread_join(t, NULL);
+	cr_assert_gt(w.ret, 0, "timed out: the completion woke nobody");
+	cr_assert_lt(now() - t0, 5.0);
+	set_writeback_requests(&h->bdi, 0);
+	list_del(&h->bdi.bdi_list);
+	hand_free(h);
+}
+
+/* 3.2 wait_iff_congested(): no sleep unless a bdi is congested AND the
+ * zone is (ZONE_CONGESTED); then woken by the clear. */
+Test(reclaim, wait_iff_congested_needs_zone_congested, .timeout = 60)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_32);
+	struct cwaiter w = { .h = h, .iff = true };
+	pthread_t t;
+
+	h->bdi.max_io_pages = 1;
+	list_add(&h->bdi.bdi_list, &h->c.bdi_list);
+	set_writeback_requests(&h->bdi, 64);
+	cr_assert(bdi_update_congested(&h->bdi));
+	cr_assert_eq(wait_iff_congested(&h->c, BLK_RW_ASYNC, HZ), HZ,
+		     "slept without ZONE_CONGESTED");
+	set_bit(ZONE_CONGESTED, &h->c.pool.zone_flags);
+	cr_assert_eq(pthread_create(&t, NULL, cwaiter_fn, &w), 0);
+	usleep(200000);
+	cr_assert_not(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST),
+		      "did not sleep with both congested");
+	set_writeback_requests(&h->bdi, 0);
+	bdi_writeback_done_congestion(&h->c);
+	pthread_join(t, NULL);
+	cr_assert_gt(w.ret, 0);
+	cr_assert_eq(h->c.pool.rstat.nr_congestion_wait, 1);
+	list_del(&h->bdi.bdi_list);
+	hand_free(h);
+}
+
+/* The device of the cache's first (only) bdi. */
+static struct backing_dev_info *first_bdi(struct uf_cache *c)
+{
+	cr_assert_not(list_empty(&c->bdi_list));
+	return list_first_entry(&c->bdi_list, struct backing_dev_info,
+				bdi_list);
+}
+
+/*
+ * 3.2.41 may_write_to_queue (vmscan.c:386): direct reclaim leaves a
+ * congested bdi alone (pageout() -> PAGE_KEEP, nr_congested) unless it
+ * is the bdi the thread is writing to (current->backing_dev_info, :392);
+ * a batch whose dirty pages all met it sets ZONE_CONGESTED.
+ * reclaim=legacy (3.1), no flusher.
+ */
+Test(reclaim, may_write_to_queue_congested_unless_own_bdi, .timeout = 60,
+     .fini = tu_fini)
+{
+	const char *path = tu_dev(TU_FILE, 8ull << 20);
+	struct backing_dev_info *bdi;
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	struct uf_cache *cache;
+	struct uf_file *file;
+	struct uf_dev *dev;
+	struct uf_cache *c;
+	char buf[PAGE_SIZE];
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cfg.policy = "linux-3.1";
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	c = uf_cache_obj(cache);
+	dev = tu_cache_dev(cache, path, UF_DEV_NO_FLUSHER);
+	file = tu_file_open(dev, 1, 0, 1 << 20, NULL, NULL);
+	for (int i = 0; i < 8; i++) {
+		tu_fill(buf, sizeof(buf), (uint64_t)i * PAGE_SIZE, 6);
+		cr_assert_eq(uf_pwrite(file, buf, sizeof(buf),
+				       (uint64_t)i * PAGE_SIZE),
+			     (ssize_t)sizeof(buf));
+	}
+	lru_add_drain();
+	bdi = first_bdi(c);
+	/* 200 requests in flight: congested (on at 7/8 of the depth) */
+	__atomic_add_fetch(&bdi->nr_async_requests, 200,
+			   __ATOMIC_SEQ_CST);
+	/* every priority: the first pass clears PG_referenced, the
+	 * others find the queue congested */
+	try_to_free_pages(c, 1);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert(bdi_write_congested(bdi));
+	cr_assert_eq(st.nr_pageout, 0, "%lu written to a congested queue",
+		     st.nr_pageout);
+	/* 3.2.41 vmscan.c:1016: every dirty page met a congested bdi */
+	cr_assert(test_bit(ZONE_CONGESTED, &c->pool.zone_flags));
+
+	set_current_backing_dev_info(bdi);
+	try_to_free_pages(c, 1);
+	set_current_backing_dev_info(NULL);
+	cr_assert_eq(uf_cache_stats(cache, &st), 0);
+	cr_assert_eq(st.nr_pageout, 8, "own bdi: %lu written", st.nr_pageout);
+
+	__atomic_sub_fetch(&bdi->nr_async_requests, 200,
+			   __ATOMIC_SEQ_CST);
+	cr_assert(bdi_write_congested(bdi), "cleared with no write done");
+	/* the next write's completion clears it (__freed_request) */
+	cr_assert_eq(uf_pwrite(file, buf, sizeof(buf), 8 * PAGE_SIZE),
+		     (ssize_t)sizeof(buf));
+	cr_assert_eq(uf_fsync(file), 0);
+	cr_assert_not(bdi_write_congested(bdi), "not cleared by a write");
+	tu_raw_expect(path, 0, 8 * PAGE_SIZE, 6, "written by reclaim");
+	cr_assert_eq(uf_file_close(file), 0);
+	cr_assert_eq(uf_dev_close(dev), 0);
+	cr_assert_eq(uf_cache_close(cache), 0);
+}

@@ -74,6 +74,8 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 		d->bdi.max_segments = lim.max_segments;
 		d->bdi.max_segment_pages = lim.max_segment_size >> PAGE_SHIFT;
 	}
+	/* the congestion thresholds are over the requests it takes */
+	uf_bdev_queue_depth(d->bdev, &d->bdi.nr_requests);
 	sb_init(&d->sb, d, devt);
 	d->bdi.sb = &d->sb;
 	pthread_mutex_init(&d->files_lock, NULL);

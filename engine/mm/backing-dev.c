@@ -20,6 +20,7 @@
 #include "kernel/printk.h"
 #include "lib/proportions.h"
 #include "kernel/sched.h"
+#include "trace/events/vmscan.h"
 #include "trace/events/writeback.h"
 #include "uflush.h"
 #include "fs/writeback.h"
@@ -185,4 +186,157 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							__ATOMIC_RELAXED);
 	st->wcp_pages_scanned = (unsigned long)__atomic_load_n(
 		&bdi->wcp_scanned, __ATOMIC_RELAXED);
+}
+
+/* ---- congestion (3.2 mm/backing-dev.c, block/blk-core.c) ---- */
+
+/* One pair for the process, as 3.2 has one for the machine. */
+static wait_queue_head_t congestion_wqh[2] = {
+	__WAIT_QUEUE_HEAD_INITIALIZER(congestion_wqh[0]),
+	__WAIT_QUEUE_HEAD_INITIALIZER(congestion_wqh[1]),
+};
+static long nr_bdi_congested[2];	/* atomic */
+
+static unsigned int bdi_nr_requests(struct backing_dev_info *bdi)
+{
+	return bdi->nr_requests ? bdi->nr_requests : BDI_DEFAULT_NR_REQUESTS;
+}
+
+/* 3.2 blk_queue_congestion_threshold(): on at nr - nr/8 + 1 (at most nr),
+ * off at nr - nr/8 - nr/16 - 1 (at least 1). */
+unsigned int queue_congestion_on_threshold(struct backing_dev_info *bdi)
+{
+	unsigned int nr = bdi_nr_requests(bdi), on = nr - nr / 8 + 1;
+
+	return on > nr ? nr : on;
+}
+
+unsigned int queue_congestion_off_threshold(struct backing_dev_info *bdi)
+{
+	unsigned int nr = bdi_nr_requests(bdi);
+	int off = (int)nr - (int)(nr / 8) - (int)(nr / 16) - 1;
+
+	return off < 1 ? 1 : (unsigned int)off;
+}
+
+/* rl->count[BLK_RW_ASYNC]: the write requests built (wb_request_prep)
+ * and not completed (wb_request_done). */
+unsigned long bdi_async_requests(struct backing_dev_info *bdi)
+{
+	long n = __atomic_load_n(&bdi->nr_async_requests, __ATOMIC_RELAXED);
+
+	return n > 0 ? (unsigned long)n : 0;
+}
+
+void set_bdi_congested(struct backing_dev_info *bdi, int sync)
+{
+	int bit = sync ? BDI_sync_congested : BDI_async_congested;
+
+	if (!test_and_set_bit(bit, &bdi->state))
+		__atomic_add_fetch(&nr_bdi_congested[sync], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Clearing wakes every sleeper, congested or not: a write completed. */
+void clear_bdi_congested(struct backing_dev_info *bdi, int sync)
+{
+	int bit = sync ? BDI_sync_congested : BDI_async_congested;
+	wait_queue_head_t *wqh = &congestion_wqh[sync];
+
+	if (test_and_clear_bit(bit, &bdi->state))
+		__atomic_sub_fetch(&nr_bdi_congested[sync], 1, __ATOMIC_SEQ_CST);
+	if (waitqueue_active(wqh))
+		wake_up(wqh);
+}
+
+bool bdi_any_congested(int sync)
+{
+	return __atomic_load_n(&nr_bdi_congested[sync], __ATOMIC_SEQ_CST) > 0;
+}
+
+/* get_request() (count + 1 >= on: set) and __freed_request() (count <
+ * off: clear), from the count as it is now; in between it stays. */
+bool bdi_update_congested(struct backing_dev_info *bdi)
+{
+	unsigned long nr = bdi_async_requests(bdi);
+
+	if (nr + 1 >= queue_congestion_on_threshold(bdi))
+		set_bdi_congested(bdi, BLK_RW_ASYNC);
+	else if (nr < queue_congestion_off_threshold(bdi))
+		clear_bdi_congested(bdi, BLK_RW_ASYNC);
+	return bdi_write_congested(bdi);
+}
+
+/* end_page_writeback(): a page of @c was written; the congested bdis are
+ * looked at again, and with none congested the sleepers are woken as
+ * __freed_request() wakes them below the off threshold. */
+void bdi_writeback_done_congestion(struct uf_cache *c)
+{
+	struct backing_dev_info *bdi;
+
+	if (bdi_any_congested(BLK_RW_ASYNC)) {
+		spin_lock(&c->bdi_lock);
+		list_for_each_entry(bdi, &c->bdi_list, bdi_list)
+			if (bdi_write_congested(bdi))
+				bdi_update_congested(bdi);
+		spin_unlock(&c->bdi_lock);
+		if (bdi_any_congested(BLK_RW_ASYNC))
+			return;
+	}
+	if (waitqueue_active(&congestion_wqh[BLK_RW_ASYNC]))
+		wake_up(&congestion_wqh[BLK_RW_ASYNC]);
+}
+
+/*
+ * 3.2 congestion_wait(): sleep up to @timeout on the congestion queue,
+ * congested or not (kswapd's nap in balance_pgdat); traced as 3.2's
+ * writeback_congestion_wait.
+ */
+long congestion_wait(struct uf_cache *c, int sync, long timeout)
+{
+	wait_queue_head_t *wqh = &congestion_wqh[sync];
+	unsigned long start = jiffies;
+	long ret;
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(wqh, &wait, TASK_UNINTERRUPTIBLE);
+	ret = io_schedule_timeout(timeout);
+	finish_wait(wqh, &wait);
+	__atomic_add_fetch(&c->pool.rstat.nr_congestion_wait, 1,
+			   __ATOMIC_RELAXED);
+	trace_writeback_congestion_wait(c,
+		jiffies_to_usecs((unsigned long)timeout),
+		jiffies_to_usecs(jiffies - start));
+	return ret;
+}
+
+/*
+ * 3.2 wait_iff_congested(): sleep only while some bdi is congested and
+ * reclaim of this zone met only congested dirty pages (ZONE_CONGESTED,
+ * zone_is_reclaim_congested); else yield and return what is left.
+ */
+long wait_iff_congested(struct uf_cache *c, int sync, long timeout)
+{
+	wait_queue_head_t *wqh = &congestion_wqh[sync];
+	unsigned long start = jiffies;
+	long ret;
+	DEFINE_WAIT(wait);
+
+	if (!bdi_any_congested(sync) ||
+	    !test_bit(ZONE_CONGESTED, &c->pool.zone_flags)) {
+		cond_resched();
+		ret = timeout - (long)(jiffies - start);
+		if (ret < 0)
+			ret = 0;
+		goto out;
+	}
+	__atomic_add_fetch(&c->pool.rstat.nr_congestion_wait, 1,
+			   __ATOMIC_RELAXED);
+	prepare_to_wait(wqh, &wait, TASK_UNINTERRUPTIBLE);
+	ret = io_schedule_timeout(timeout);
+	finish_wait(wqh, &wait);
+out:
+	trace_writeback_wait_iff_congested(c,
+		jiffies_to_usecs((unsigned long)timeout),
+		jiffies_to_usecs(jiffies - start));
+	return ret;
 }

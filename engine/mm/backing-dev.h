@@ -30,6 +30,17 @@ enum bdi_state {
 	BDI_writeback_running,	/* wb_do_writeback() is running */
 };
 
+/* 3.2 include/linux/blkdev.h: the two request lists of a queue */
+enum { BLK_RW_ASYNC = 0, BLK_RW_SYNC = 1 };
+
+/*
+ * A bdi's nr_requests when none was given: the queue depth uf_bdev_open()
+ * uses by default (io/blkdev.c), the number of requests a submitter can
+ * have in flight before it sleeps for a slot, as a 3.2 task sleeps in
+ * get_request_wait() once nr_requests are allocated.
+ */
+#define BDI_DEFAULT_NR_REQUESTS	64
+
 /* bdi->capabilities (mainline's): throttle on the device's own counters */
 #define BDI_CAP_STRICTLIMIT	0x00000010
 
@@ -93,6 +104,11 @@ struct backing_dev_info {
 	 * per physically contiguous run of frames */
 	unsigned int max_segments;
 	unsigned int max_segment_pages;
+	/* the device queue's nr_requests (0: BDI_DEFAULT_NR_REQUESTS):
+	 * write-congested past 7/8 of it (bdi_update_congested) */
+	unsigned int nr_requests;
+	long nr_async_requests;		/* atomic: write requests built and
+					 * not completed (rl->count) */
 	long write_errors;
 	long works_done;
 	long wcp_scanned;		/* pages write_cache_pages looked at */
@@ -138,6 +154,34 @@ void bdi_unregister(struct backing_dev_info *bdi); /* writes back, stops it */
 void bdi_destroy(struct backing_dev_info *bdi);
 int bdi_writeback_thread(void *data);
 void bdi_wakeup_thread_delayed(struct backing_dev_info *bdi);
+/*
+ * Congestion, as 3.2 keeps it (mm/backing-dev.c, block/blk-core.c): a
+ * bdi is write-congested (BDI_async_congested) once its queue's async
+ * requests reach queue_congestion_on_threshold() and until they drop
+ * below queue_congestion_off_threshold(); every clear wakes
+ * congestion_wait() and wait_iff_congested() sleepers.
+ */
+unsigned int queue_congestion_on_threshold(struct backing_dev_info *bdi);
+unsigned int queue_congestion_off_threshold(struct backing_dev_info *bdi);
+/* The bdi's write requests in flight, rl->count[BLK_RW_ASYNC]. */
+unsigned long bdi_async_requests(struct backing_dev_info *bdi);
+/* Set or clear BDI_async_congested from the count, as get_request() and
+ * __freed_request() do; returns whether it is congested now. */
+bool bdi_update_congested(struct backing_dev_info *bdi);
+void set_bdi_congested(struct backing_dev_info *bdi, int sync);
+void clear_bdi_congested(struct backing_dev_info *bdi, int sync);
+static inline bool bdi_write_congested(struct backing_dev_info *bdi)
+{
+	return test_bit(BDI_async_congested, &bdi->state);
+}
+/* Some bdi is congested (3.2's nr_bdi_congested[sync] != 0). */
+bool bdi_any_congested(int sync);
+/* 3.2's congestion_wait(): sleep up to @timeout for a bdi to leave
+ * congestion or a write to complete; the jiffies left. */
+long congestion_wait(struct uf_cache *c, int sync, long timeout);
+/* Every congested bdi of @c re-evaluated (a write completed). */
+void bdi_writeback_done_congestion(struct uf_cache *c);
+
 struct uf_dev_stats;
 void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st);
 

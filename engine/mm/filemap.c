@@ -679,8 +679,8 @@ static void copy_to_frame(void *dst, const void *src, size_t bytes,
 	memcpy(dst, src, bytes);
 }
 
-ssize_t generic_perform_write(struct inode *inode, const void *buf,
-			      size_t len, loff_t pos)
+static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
+				       size_t len, loff_t pos)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct uf_cache *c = inode_cache(inode);
@@ -713,6 +713,24 @@ ssize_t generic_perform_write(struct inode *inode, const void *buf,
 		balance_dirty_pages_ratelimited(mapping);
 	} while (written < len);
 	return written ? (ssize_t)written : status;
+}
+
+/*
+ * __generic_file_aio_write() of 3.2: the writer is "current->
+ * backing_dev_info" while it writes, so that its own direct reclaim may
+ * write to the device it is dirtying even when that is congested
+ * (may_write_to_queue).
+ */
+ssize_t generic_perform_write(struct inode *inode, const void *buf,
+			      size_t len, loff_t pos)
+{
+	struct backing_dev_info *old = current_backing_dev_info();
+	ssize_t ret;
+
+	set_current_backing_dev_info(mapping_bdi(inode->i_mapping));
+	ret = __generic_perform_write(inode, buf, len, pos);
+	set_current_backing_dev_info(old);
+	return ret;
 }
 
 /* ---- writeback and waiting ---- */

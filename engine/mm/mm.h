@@ -187,6 +187,11 @@ struct reclaim_stat {
 
 struct task_struct;
 
+/* page_pool.zone_flags bits (3.2 include/linux/mmzone.h zone_flags_t) */
+enum zone_flags {
+	ZONE_CONGESTED,		/* reclaim met only congested dirty pages */
+};
+
 /* The frame pool: mm/page_alloc.c's free list and the LRU of file pages. */
 struct page_pool {
 	struct page *pages;		/* descriptors */
@@ -229,6 +234,12 @@ struct page_pool {
 	wait_queue_head_t reclaim_wqh;	/* seed 003: reclaim_wait() */
 	wait_queue_head_t congestion_wqh; /* wait_iff_congested() */
 	wait_queue_head_t throttle_wqh;	/* mainline reclaim_throttle() */
+	/* zone->flags (ZONE_CONGESTED) and the all_unreclaimable test of
+	 * 3.2's balance_pgdat: pages scanned since reclaim last freed one */
+	unsigned long zone_flags;
+	unsigned long pages_scanned;	/* atomic */
+	bool all_unreclaimable;
+	int kswapd_failures;	/* mainline: balance_pgdat runs freeing none */
 	long nr_throttled;		/* atomic: sleepers on throttle_wqh */
 	unsigned long nr_throttled_written; /* atomic: written since first */
 	struct reclaim_stat rstat;

@@ -2476,6 +2476,10 @@ static void wb_request_done(struct wb_request *wr, int res)
 {
 	unsigned int i;
 
+	/* __freed_request(): before the pages' end, whose congestion
+	 * check reads the count */
+	__atomic_sub_fetch(&mapping_bdi(wr->mapping)->nr_async_requests, 1,
+			   __ATOMIC_RELAXED);
 	if (res < 0)
 		wb_request_error(wr, res);
 	for (i = 0; i < wr->nr_pages; i++) {
@@ -2500,6 +2504,10 @@ static void end_wb_request(struct uf_io_req *req, int res)
 static void wb_request_prep(struct wb_request *wr)
 {
 	struct inode *inode = wr->mapping->host;
+
+	/* get_request(): a write request exists from here to its end */
+	__atomic_add_fetch(&mapping_bdi(wr->mapping)->nr_async_requests, 1,
+			   __ATOMIC_RELAXED);
 
 	wr->req.op = UF_IO_WRITE;
 	wr->req.offset = inode->dev_offset +

@@ -38,6 +38,17 @@
 
 static __thread bool in_kswapd;
 static __thread bool in_reclaim;
+static __thread struct backing_dev_info *cur_bdi;
+
+void set_current_backing_dev_info(struct backing_dev_info *bdi)
+{
+	cur_bdi = bdi;
+}
+
+struct backing_dev_info *current_backing_dev_info(void)
+{
+	return cur_bdi;
+}
 
 bool current_is_kswapd(void)
 {
@@ -54,6 +65,13 @@ const struct reclaim_policy *cache_reclaim_policy(struct uf_cache *c)
 	if (c->policy && c->policy->reclaim)
 		return c->policy->reclaim;
 	return &reclaim_32;
+}
+
+/* The 3.x variants (legacy, 3.2, pageout) have 3.2's kswapd and bdi
+ * congestion; mainline has neither (removed in 5.16-5.18). */
+bool reclaim_is_3x(struct uf_cache *c)
+{
+	return cache_reclaim_policy(c) != &reclaim_mainline;
 }
 
 static void rstat_add(unsigned long *ctr, unsigned long n)
@@ -161,11 +179,26 @@ static bool is_page_cache_freeable(struct page *page)
 }
 
 /*
+ * may_write_to_queue() (3.2.41 vmscan.c:386): kswapd (PF_SWAPWRITE), an
+ * uncongested bdi, or the bdi this thread is writing to (3.2.41 :392,
+ * current->backing_dev_info).  No lumpy reclaim here (sc->order).
+ */
+static bool may_write_to_queue(struct backing_dev_info *bdi,
+			       struct scan_control *sc)
+{
+	if (sc->kswapd)
+		return true;
+	if (!bdi || !bdi_update_congested(bdi))
+		return true;
+	return bdi == cur_bdi;
+}
+
+/*
  * pageout() (3.2): write one dirty page from reclaim.  The page is locked;
  * reclaim_writepage() puts it under writeback with PG_reclaim, so that it
- * is rotated to the tail when written, and unlocks it.  A device that is
- * write-congested is left alone for a non-kswapd reclaimer
- * (may_write_to_queue).
+ * is rotated to the tail when written, and unlocks it.  In the 3.x
+ * variants a congested device is left alone (may_write_to_queue);
+ * mainline's pageout() has no such test.
  */
 enum pageout_t pageout(struct uf_cache *c, struct page *page,
 		       struct scan_control *sc)
@@ -181,7 +214,8 @@ enum pageout_t pageout(struct uf_cache *c, struct page *page,
 
 	if (!is_page_cache_freeable(page) || !mapping)
 		return PAGE_KEEP;
-	if (!sc->kswapd && bdi_write_congested(mapping->backing_dev_info))
+	if (reclaim_is_3x(c) &&
+	    !may_write_to_queue(mapping->backing_dev_info, sc))
 		return PAGE_KEEP;
 	if (!clear_page_dirty_for_io(page))
 		return PAGE_CLEAN;
@@ -294,10 +328,25 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 
 activate_locked:
 		SetPageActive(page);
+		rb->nr_activate++;
 keep_locked:
 		unlock_page(page);
 keep:
 		list_add(&page->lru, &ret_pages);
+	}
+	/* 3.2.41 vmscan.c:1016: every dirty page met was on a congested
+	 * bdi: wait_iff_congested() may sleep (global reclaim only) */
+	if (rb->nr_dirty && rb->nr_dirty == rb->nr_congested && sc->global &&
+	    reclaim_is_3x(c))
+		set_bit(ZONE_CONGESTED, &c->pool.zone_flags);
+	if (nr_reclaimed) {
+		/* free_pcppages_bulk() resets these on any free; reclaim's
+		 * frees are the ones seen here */
+		__atomic_store_n(&c->pool.pages_scanned, 0, __ATOMIC_RELAXED);
+		c->pool.all_unreclaimable = false;
+		/* mainline shrink_node(): a node reclaim frees from is
+		 * kswapd's again */
+		__atomic_store_n(&c->pool.kswapd_failures, 0, __ATOMIC_RELAXED);
 	}
 	list_splice(&ret_pages, page_list);
 	return nr_reclaimed;
@@ -319,17 +368,21 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 	rb.nr_taken = isolate_lru_pages(c, nr_to_scan, &pool->inactive_file,
 					&page_list, &nr_scanned);
 	spin_unlock(&pool->lru_lock);
+	trace_mm_vmscan_lru_isolate(c, nr_to_scan, nr_scanned, rb.nr_taken);
 	sc->nr_scanned += nr_scanned;
 	rstat_add(&pool->rstat.nr_scanned, nr_scanned);
+	if (sc->global)		/* 3.2: zone->pages_scanned */
+		rstat_add(&pool->pages_scanned, nr_scanned);
 	if (!rb.nr_taken)
 		return 0;
 	nr_reclaimed = shrink_page_list(c, &page_list, sc, &rb);
 	putback_lru_pages(c, &page_list);
 	rstat_add(&pool->rstat.nr_reclaimed, nr_reclaimed);
-	trace_mm_vmscan_lru_shrink_inactive(c, nr_scanned, nr_reclaimed, &rb,
-					    sc->priority);
 	/* no page lock held from here: the variant may sleep */
 	pol->throttle(c, sc, &rb);
+	/* after the throttle, as 3.2.41 :1612 and mainline trace it */
+	trace_mm_vmscan_lru_shrink_inactive(c, nr_scanned, nr_reclaimed, &rb,
+					    sc->priority);
 	return nr_reclaimed;
 }
 
@@ -377,11 +430,27 @@ static unsigned long scan_count(unsigned long size, int priority)
 	return scan;
 }
 
+/*
+ * shrink_zone()'s early stop once this pass freed nr_to_reclaim: 3.1 and
+ * 3.2 (3.2.41 vmscan.c:2109) never at DEF_PRIORITY; mainline
+ * (shrink_lruvec) always but for global direct reclaim at DEF_PRIORITY
+ * (proportional_reclaim).
+ */
+bool shrink_zone_done(struct uf_cache *c, struct scan_control *sc,
+		      unsigned long nr_reclaimed)
+{
+	if (nr_reclaimed < sc->nr_to_reclaim)
+		return false;
+	if (reclaim_is_3x(c))
+		return sc->priority < DEF_PRIORITY;
+	return !(sc->global && !sc->kswapd && sc->priority == DEF_PRIORITY);
+}
+
 /* shrink_zone(): one pass at sc->priority. */
 static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 {
 	struct page_pool *pool = &c->pool;
-	unsigned long nr_to_scan, nr;
+	unsigned long nr_to_scan, nr, nr_reclaimed = 0;
 
 	/*
 	 * Last pass and nothing freed: the inactive list may hold only
@@ -396,10 +465,13 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 		nr = nr_to_scan < SWAP_CLUSTER_MAX ? nr_to_scan
 						   : SWAP_CLUSTER_MAX;
 		nr_to_scan -= nr;
-		sc->nr_reclaimed += shrink_inactive_list(c, nr, sc);
-		if (sc->nr_reclaimed >= sc->nr_to_reclaim)
+		nr_reclaimed += shrink_inactive_list(c, nr, sc);
+		if (shrink_zone_done(c, sc, nr_reclaimed)) {
+			sc->nr_reclaimed += nr_reclaimed;
 			return;
+		}
 	}
+	sc->nr_reclaimed += nr_reclaimed;
 	if (inactive_file_is_low(pool))
 		shrink_active_list(c, scan_count(lru_count(pool, true),
 						 sc->priority), sc);
@@ -441,7 +513,7 @@ unsigned long try_to_free_pages(struct uf_cache *c,
 	};
 	unsigned long ret;
 
-	trace_mm_vmscan_direct_reclaim_begin(c, sc.nr_to_reclaim);
+	trace_mm_vmscan_direct_reclaim_begin(c, sc.may_writepage);
 	ret = do_try_to_free_pages(c, &sc);
 	trace_mm_vmscan_direct_reclaim_end(c, ret);
 	return ret;
@@ -469,58 +541,6 @@ bool zone_dirty_ok(struct uf_cache *c)
 	return global_page_state(c, NR_FILE_DIRTY) +
 	       global_page_state(c, NR_UNSTABLE_NFS) +
 	       global_page_state(c, NR_WRITEBACK) <= limit;
-}
-
-/*
- * A device is write-congested, as a 3.2 request queue is once 7/8 of its
- * 128 requests are in flight (blk_queue_congestion_threshold): uflush
- * counts that in pages, requests of max_io_pages.
- */
-bool bdi_write_congested(struct backing_dev_info *bdi)
-{
-	unsigned long max = bdi->max_io_pages ? bdi->max_io_pages
-			    : bdi->cache->max_io_pages ? bdi->cache->max_io_pages
-			    : 256;
-
-	return bdi_stat(bdi, BDI_WRITEBACK) >= 113 * max;
-}
-
-static bool cache_write_congested(struct uf_cache *c)
-{
-	struct backing_dev_info *bdi;
-	bool ret = false;
-
-	spin_lock(&c->bdi_lock);
-	list_for_each_entry(bdi, &c->bdi_list, bdi_list)
-		if (bdi_write_congested(bdi)) {
-			ret = true;
-			break;
-		}
-	spin_unlock(&c->bdi_lock);
-	return ret;
-}
-
-long wait_iff_congested(struct uf_cache *c, long timeout)
-{
-	unsigned long start = jiffies;
-	long ret;
-	DEFINE_WAIT(wait);
-
-	if (!cache_write_congested(c)) {
-		cond_resched();
-		ret = timeout - (long)(jiffies - start);
-		if (ret < 0)
-			ret = 0;
-		goto out;
-	}
-	rstat_add(&c->pool.rstat.nr_congestion_wait, 1);
-	prepare_to_wait(&c->pool.congestion_wqh, &wait, TASK_UNINTERRUPTIBLE);
-	ret = io_schedule_timeout(timeout);
-	finish_wait(&c->pool.congestion_wqh, &wait);
-out:
-	trace_writeback_wait_iff_congested(c, jiffies_to_usecs((unsigned long)timeout),
-					   jiffies_to_usecs(jiffies - start));
-	return ret;
 }
 
 /*
@@ -586,6 +606,7 @@ void acct_reclaim_writeback(struct uf_cache *c, unsigned long nr)
 	long throttled = __atomic_load_n(&pool->nr_throttled, __ATOMIC_SEQ_CST);
 	unsigned long written;
 
+	bdi_writeback_done_congestion(c);	/* 3.x: __freed_request */
 	if (throttled <= 0)
 		return;
 	written = __atomic_add_fetch(&pool->nr_throttled_written, nr,
@@ -603,41 +624,168 @@ static unsigned long nr_free(struct uf_cache *c)
 	return f > c->pool.nr_outside ? f - c->pool.nr_outside : 0;
 }
 
+/* zone_watermark_ok(): free frames above @mark. */
+static bool zone_watermark_ok(struct uf_cache *c, unsigned long mark)
+{
+	return nr_free(c) > mark;
+}
+
+/*
+ * wakeup_kswapd(): free frames fell below the low mark.  Mainline leaves
+ * a node kswapd failed on MAX_RECLAIM_RETRIES times to direct reclaim
+ * until reclaim frees from it again.
+ */
 void wakeup_kswapd(struct uf_cache *c)
 {
 	struct page_pool *pool = &c->pool;
 
 	if (!pool->kswapd || in_kswapd)
 		return;
+	if (!reclaim_is_3x(c) &&
+	    __atomic_load_n(&pool->kswapd_failures, __ATOMIC_RELAXED) >=
+	    MAX_RECLAIM_RETRIES)
+		return;
 	if (__atomic_exchange_n(&pool->kswapd_wanted, true, __ATOMIC_SEQ_CST))
 		return;
-	trace_mm_vmscan_wakeup_kswapd(c, nr_free(c));
+	trace_mm_vmscan_wakeup_kswapd(c);
 	wake_up_process(pool->kswapd);
 }
 
+/* zone_reclaimable() (3.2.41 vmscan.c:2245): scanned less than six
+ * times what is on the LRU since reclaim last freed a page. */
+static bool zone_reclaimable(struct page_pool *pool)
+{
+	return __atomic_load_n(&pool->pages_scanned, __ATOMIC_RELAXED) <
+	       (lru_count(pool, true) + lru_count(pool, false)) * 6;
+}
+
 /*
- * balance_pgdat(): reclaim until free frames reach the high watermark, a
- * batch of SWAP_CLUSTER_MAX at a time; give up when a whole priority loop
- * freed nothing (the next allocation below the low mark wakes us again).
+ * 3.1/3.2's balance_pgdat() (3.2.41 vmscan.c:2593-2870) for one zone:
+ * nr_to_reclaim = ULONG_MAX (:2612, so shrink_zone never stops early),
+ * priorities 12 -> 0 each scanning the zone once unless it is balanced
+ * (free above the high mark, :2660, which clears ZONE_CONGESTED) or
+ * all_unreclaimable below DEF_PRIORITY (:2651, counted as balanced);
+ * the zone goes all_unreclaimable when scanned six times over without a
+ * page freed (:2730); below DEF_PRIORITY - 2, having scanned, a nap in
+ * congestion_wait(BLK_RW_ASYNC, HZ/10) unless under the min mark
+ * (:2786-2791); SWAP_CLUSTER_MAX freed ends the priority loop (:2800),
+ * and an unbalanced zone starts it again (loop_again, :2835).  No
+ * flusher wakeup and no wait_iff_congested nap: those are
+ * do_try_to_free_pages', which kswapd does not call.  The balance gap
+ * (:2713) is left out: with one zone the shrink test after a failed
+ * high-mark test always passes.
  */
-static void balance_pgdat(struct uf_cache *c)
+static void balance_pgdat_3x(struct uf_cache *c)
 {
 	struct page_pool *pool = &c->pool;
-	unsigned long got;
+	struct scan_control sc = {
+		.nr_to_reclaim = ULONG_MAX,
+		.kswapd = true,
+		.global = true,
+	};
+	bool balanced = false, under_min;
 
-	rstat_add(&pool->rstat.nr_kswapd_runs, 1);
-	while (nr_free(c) < pool->wmark_high && !kthread_should_stop()) {
-		struct scan_control sc = {
-			.nr_to_reclaim = SWAP_CLUSTER_MAX,
-			.may_writepage = true,
-			.kswapd = true,
-			.global = true,
-		};
-
-		got = do_try_to_free_pages(c, &sc);
-		if (!got)
+loop_again:
+	sc.total_scanned = 0;
+	sc.nr_reclaimed = 0;
+	sc.may_writepage = true;	/* !laptop_mode */
+	rstat_add(&pool->rstat.nr_kswapd_runs, 1);	/* PAGEOUTRUN */
+	for (sc.priority = DEF_PRIORITY; sc.priority >= 0; sc.priority--) {
+		if (kthread_should_stop())
+			return;
+		balanced = true;
+		under_min = false;
+		if (pool->all_unreclaimable && sc.priority != DEF_PRIORITY)
+			goto out;
+		if (zone_watermark_ok(c, pool->wmark_high)) {
+			clear_bit(ZONE_CONGESTED, &pool->zone_flags);
+			goto out;
+		}
+		sc.nr_scanned = 0;
+		shrink_zone(c, &sc);
+		sc.total_scanned += sc.nr_scanned;
+		if (!zone_reclaimable(pool))
+			pool->all_unreclaimable = true;
+		if (!pool->all_unreclaimable) {
+			if (!zone_watermark_ok(c, pool->wmark_high)) {
+				balanced = false;
+				under_min = !zone_watermark_ok(c,
+							pool->wmark_min);
+			} else {
+				clear_bit(ZONE_CONGESTED, &pool->zone_flags);
+			}
+		}
+		if (balanced)
+			break;
+		if (sc.total_scanned && sc.priority < DEF_PRIORITY - 2 &&
+		    !under_min)
+			congestion_wait(c, BLK_RW_ASYNC, HZ / 10 ? HZ / 10 : 1);
+		if (sc.nr_reclaimed >= SWAP_CLUSTER_MAX)
 			break;
 	}
+out:
+	if (!balanced && !kthread_should_stop()) {
+		cond_resched();
+		goto loop_again;
+	}
+}
+
+/*
+ * Mainline's balance_pgdat() (mm/vmscan.c, 6.18) for one zone, order 0,
+ * no boost: from DEF_PRIORITY down to 1, stop once balanced (free above
+ * the high mark); kswapd_shrink_node() reclaims with sc.nr_to_reclaim =
+ * max(high mark, SWAP_CLUSTER_MAX) and the priority is kept when that
+ * many were scanned and some freed; may_writepage from DEF_PRIORITY - 2
+ * on (always here: no laptop_mode).  A run that freed nothing counts a
+ * kswapd failure.  No nap and no flusher wakeup of its own: the flusher
+ * wakeup (WB_REASON_VMSCAN) and reclaim_throttle are
+ * shrink_inactive_list()'s and shrink_node()'s (the variant's hooks).
+ */
+static void balance_pgdat_mainline(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+	struct scan_control sc = {
+		.may_writepage = true,
+		.kswapd = true,
+		.global = true,
+		.priority = DEF_PRIORITY,
+	};
+	unsigned long before;
+	bool raise;
+
+	rstat_add(&pool->rstat.nr_kswapd_runs, 1);
+	do {
+		if (zone_watermark_ok(c, pool->wmark_high))
+			break;
+		sc.nr_to_reclaim = pool->wmark_high > SWAP_CLUSTER_MAX ?
+				   pool->wmark_high : SWAP_CLUSTER_MAX;
+		sc.nr_scanned = 0;
+		before = sc.nr_reclaimed;
+		shrink_zone(c, &sc);
+		sc.total_scanned += sc.nr_scanned;
+		raise = sc.nr_scanned < sc.nr_to_reclaim;
+		if (kthread_should_stop())
+			break;
+		if (raise || sc.nr_reclaimed == before)
+			sc.priority--;
+	} while (sc.priority >= 1);
+	if (!sc.nr_reclaimed && !zone_watermark_ok(c, pool->wmark_high))
+		__atomic_add_fetch(&pool->kswapd_failures, 1,
+				   __ATOMIC_RELAXED);
+	else if (sc.nr_reclaimed)
+		__atomic_store_n(&pool->kswapd_failures, 0, __ATOMIC_RELAXED);
+}
+
+void balance_pgdat(struct uf_cache *c)
+{
+	bool was_in_reclaim = in_reclaim;
+
+	in_reclaim = true;	/* PF_MEMALLOC */
+	if (reclaim_is_3x(c))
+		balance_pgdat_3x(c);
+	else
+		balance_pgdat_mainline(c);
+	in_reclaim = was_in_reclaim;
 }
 
 static int kswapd(void *data)
@@ -649,13 +797,15 @@ static int kswapd(void *data)
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!__atomic_load_n(&pool->kswapd_wanted, __ATOMIC_SEQ_CST) &&
-		    !kthread_should_stop())
+		    !kthread_should_stop()) {
+			trace_mm_vmscan_kswapd_sleep(c);
 			schedule();
+		}
 		__set_current_state(TASK_RUNNING);
 		if (kthread_should_stop())
 			break;
 		__atomic_store_n(&pool->kswapd_wanted, false, __ATOMIC_SEQ_CST);
-		trace_mm_vmscan_kswapd_wake(c, nr_free(c));
+		trace_mm_vmscan_kswapd_wake(c);
 		balance_pgdat(c);
 		lru_add_drain();
 	}

@@ -48,6 +48,7 @@ struct reclaim_batch {
 	unsigned long nr_pgreclaim;	/* PG_reclaim met again */
 	unsigned long nr_congested;
 	unsigned long nr_immediate;	/* writeback + PG_reclaim (mainline) */
+	unsigned long nr_activate;	/* sent to the active list */
 };
 
 /* What shrink_page_list does with a dirty page after the variant's look. */
@@ -90,6 +91,10 @@ extern const struct reclaim_policy reclaim_legacy, reclaim_32,
 /* The cache's reclaim variant (policy knob reclaim=; 3.2 if unset). */
 const struct reclaim_policy *cache_reclaim_policy(struct uf_cache *c);
 
+/* The variant is a 3.x one (legacy, 3.2, pageout): 3.2's kswapd, bdi
+ * congestion and shrink_zone; else mainline's. */
+bool reclaim_is_3x(struct uf_cache *c);
+
 /* Shared by the variants (policies/reclaim-*.c). */
 enum reclaim_dirty_action reclaim_keep_immediate(struct uf_cache *c,
 						  struct page *page);
@@ -103,9 +108,6 @@ bool pageout_should_wait(struct uf_cache *c, struct scan_control *sc,
 			 struct reclaim_batch *rb);
 
 /* ---- engine/mm/vmscan.c ---- */
-
-/* 3.2's may_write_to_queue() input: the device is write-congested. */
-bool bdi_write_congested(struct backing_dev_info *bdi);
 
 /* ->writepage for reclaim (page-writeback.c): @page locked, dirty bit
  * already cleared by clear_page_dirty_for_io(); puts it under writeback
@@ -122,9 +124,16 @@ enum pageout_t pageout(struct uf_cache *c, struct page *page,
  * dirtyable memory (the machine's, not a domain's). */
 bool zone_dirty_ok(struct uf_cache *c);
 
-/* mm/backing-dev.c wait_iff_congested(): sleep only if a device of the
- * cache is write-congested.  Returns the jiffies left. */
-long wait_iff_congested(struct uf_cache *c, long timeout);
+/* 3.2 mm/backing-dev.c wait_iff_congested() (engine/mm/backing-dev.c):
+ * sleep only if a bdi is write-congested and ZONE_CONGESTED is set.
+ * Returns the jiffies left. */
+long wait_iff_congested(struct uf_cache *c, int sync, long timeout);
+
+/* current->backing_dev_info: the bdi this thread is writing to (3.2's
+ * __generic_file_aio_write sets it), which may_write_to_queue() lets
+ * reclaim write to even when congested.  NULL: none. */
+void set_current_backing_dev_info(struct backing_dev_info *bdi);
+struct backing_dev_info *current_backing_dev_info(void);
 
 /* Seed 003: sleep on the cache's reclaim wait queue until a rotation
  * (reclaim_rotated) or @timeout.  Traced writeback_reclaim_wait. */
@@ -135,6 +144,15 @@ void reclaim_rotated(struct uf_cache *c);
  * writeback accounting that ends it early (__acct_reclaim_writeback). */
 void reclaim_throttle_writeback(struct uf_cache *c);
 void acct_reclaim_writeback(struct uf_cache *c, unsigned long nr);
+
+/* shrink_zone() stops once this pass freed @nr_reclaimed (exported for
+ * the tests): 3.x below DEF_PRIORITY only, mainline unless global direct
+ * reclaim at DEF_PRIORITY. */
+bool shrink_zone_done(struct uf_cache *c, struct scan_control *sc,
+		      unsigned long nr_reclaimed);
+/* One kswapd run, the variant's balance_pgdat(), in the calling thread
+ * (kswapd's loop; the tests). */
+void balance_pgdat(struct uf_cache *c);
 
 /* The background reclaimer (kswapd): started with the cache. */
 int kswapd_run(struct uf_cache *c);
