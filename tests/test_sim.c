@@ -23,6 +23,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,4 +532,472 @@ Test(sim_dev, bad_input, .fini = dev_fini)
 	/* a sim device is reached only by engine "sim", and the other way */
 	cfg.engine = NULL;
 	cr_assert_neq(uf_bdev_open("t-sim", &cfg, &b), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Power-cut crash test: uflush over a sim device                      */
+
+/*
+ * One seed is one run: a cache on a fresh sim device (four files), a
+ * random sequence of uf_pwrite, page-API writes, uf_fsync, uf_fdatasync
+ * and uf_sync, and a power cut armed at a random request number (so it
+ * can land inside an fsync's writes or its flush), or made after the
+ * last operation.  The device has no flusher thread and the dirty limits
+ * are out of reach, so the request sequence is a function of the seed
+ * alone, and with it the image the cut leaves: a failing seed replays
+ * exactly (UF_SIM_CRASH_SEED=N, suite sim_crash, test replay).
+ *
+ * The rule, per 512 B sector (a tear cut keeps or drops each alone): the
+ * reopened image shows the sector after some prefix, in order, of the
+ * writes to it, and that prefix holds every acknowledged one (a write
+ * whose file was then fsynced, fdatasynced or synced successfully).
+ */
+#define PC_FILES	4
+#define PC_FILE_SIZE	(512u << 10)
+#define PC_DEV_SIZE	((uint64_t)PC_FILES * PC_FILE_SIZE)
+#define PC_SEC		512u
+#define PC_OPS		80
+#define PC_SEEDS	200
+
+static const char *const pc_policies[] = {
+	"linux-3.2", "linux-3.1", "kara-v4.2", "wu-riw", "mainline",
+};
+static const char *const pc_modes[] = { "drop", "keep", "tear512", "tear4k" };
+
+struct pc_write {
+	uint64_t off;		/* device offset */
+	uint32_t len, ver;
+};
+
+struct pc_run {
+	uint64_t seed, rng;
+	bool verbose;
+	struct pc_write w[PC_OPS];
+	unsigned int nr_w;
+	uint32_t ver;
+	uint32_t acked[PC_FILES];	/* versions below are durable */
+	unsigned int nr_acks;
+	int mode;
+	uint64_t cut_nth;
+	char why[256];
+	uint64_t hash;
+	struct uf_sim *sim;
+};
+
+/* The byte version ver puts at device offset off. */
+static uint8_t pc_byte(uint64_t off, uint32_t ver)
+{
+	uint64_t x = (off >> 3) * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)ver * 0xc2b2ae3d27d4eb4full;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 32;
+	return (uint8_t)(x >> ((off & 7) * 8));
+}
+
+static void pc_fill(uint8_t *buf, uint64_t off, size_t len, uint32_t ver)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pc_byte(off + i, ver);
+}
+
+static uint64_t pc_below(struct pc_run *r, uint64_t n)
+{
+	return t_rng(&r->rng) % n;
+}
+
+static void pc_log(struct pc_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void pc_log(struct pc_run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->verbose)
+		return;
+	va_start(ap, fmt);
+	printf("sim_crash seed %" PRIu64 ": ", r->seed);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+/* Record a write before it is made: it may then be on the device. */
+static struct pc_write *pc_note(struct pc_run *r, int fi, uint64_t off,
+				uint32_t len)
+{
+	struct pc_write *w = &r->w[r->nr_w++];
+
+	w->off = (uint64_t)fi * PC_FILE_SIZE + off;
+	w->len = len;
+	w->ver = r->ver++;
+	return w;
+}
+
+static int pc_pwrite(struct pc_run *r, struct uf_file *f, int fi,
+		     uint8_t *buf)
+{
+	uint64_t off = pc_below(r, PC_FILE_SIZE);
+	uint32_t len = pc_below(r, 4) ? 1 + (uint32_t)pc_below(r, 16 << 10) :
+		       (64 << 10) + (uint32_t)pc_below(r, 64 << 10);
+	struct pc_write *w;
+	ssize_t ret;
+
+	if (len > PC_FILE_SIZE - off)
+		len = (uint32_t)(PC_FILE_SIZE - off);
+	w = pc_note(r, fi, off, len);
+	pc_fill(buf, w->off, len, w->ver);
+	ret = uf_pwrite(f, buf, len, off);
+	pc_log(r, "pwrite file %d +%" PRIu64 " len %u ver %u: %zd", fi, off,
+	       len, w->ver, ret);
+	return ret == (ssize_t)len ? 0 : ret < 0 ? (int)ret : -EIO;
+}
+
+static int pc_page(struct pc_run *r, struct uf_file *f, int fi)
+{
+	unsigned long index = (unsigned long)pc_below(r, PC_FILE_SIZE / PG);
+	bool noread = pc_below(r, 4) == 0;
+	uint32_t a = 0, b = PG;
+	struct pc_write *w;
+	struct uf_page *p;
+	int ret;
+
+	if (!noread) {
+		a = (uint32_t)pc_below(r, PG);
+		b = a + 1 + (uint32_t)pc_below(r, PG - a);
+	}
+	ret = uf_page_get(f, index, UF_PAGE_WRITE |
+			  (noread ? UF_PAGE_NOREAD : 0), &p);
+	pc_log(r, "page_get file %d index %lu%s: %d", fi, index,
+	       noread ? " noread" : "", ret);
+	if (ret)
+		return ret;
+	/* a NOREAD miss is zeros, not the file: the write covers it all */
+	w = pc_note(r, fi, (uint64_t)index * PG + a, b - a);
+	pc_fill((uint8_t *)uf_page_data(p) + a, w->off, w->len, w->ver);
+	ret = uf_page_set_dirty(p);
+	uf_page_put(p);
+	return ret;
+}
+
+static int pc_sync(struct pc_run *r, struct uf_cache *c,
+		   struct uf_file **files, int fi, int kind)
+{
+	int ret, i;
+
+	ret = kind == 0 ? uf_fsync(files[fi]) :
+	      kind == 1 ? uf_fdatasync(files[fi]) : uf_sync(c);
+	pc_log(r, "%s file %d: %d", kind == 0 ? "fsync" :
+	       kind == 1 ? "fdatasync" : "sync", kind == 2 ? -1 : fi, ret);
+	if (ret)
+		return ret;
+	for (i = 0; i < PC_FILES; i++)
+		if (kind == 2 || i == fi)
+			r->acked[i] = r->ver;
+	r->nr_acks++;
+	return 0;
+}
+
+static int pc_open(struct pc_run *r, const char *name, struct uf_cache **c,
+		   struct uf_dev **d, struct uf_file **files)
+{
+	struct uf_dev_config dcfg = {
+		.engine = "sim", .flags = UF_DEV_NO_FLUSHER,
+	};
+	struct uf_cache_config cfg;
+	int i, ret;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	cfg.policy = pc_policies[r->seed % (sizeof(pc_policies) /
+					    sizeof(pc_policies[0]))];
+	/* no kupdate, limits above the device: nothing writes but syncs */
+	cfg.dirty_writeback_centisecs = 0;
+	cfg.dirty_bytes = 3u << 20;
+	cfg.dirty_background_bytes = 5u << 19;
+	ret = uf_cache_open(&cfg, c);
+	if (ret)
+		return ret;
+	ret = uf_dev_open(*c, name, &dcfg, d);
+	for (i = 0; !ret && i < PC_FILES; i++)
+		ret = uf_file_open(*d, (uint64_t)i + 1,
+				   (uint64_t)i * PC_FILE_SIZE, PC_FILE_SIZE,
+				   NULL, NULL, &files[i]);
+	if (ret)
+		uf_cache_close_discard(*c, UF_DISCARD_DIRTY);
+	return ret;
+}
+
+static bool pc_check_sector(struct pc_run *r, const uint8_t *img,
+			    uint64_t s);
+
+/* Replays: the device's content after each operation, checked. */
+static void pc_check_live(struct pc_run *r, unsigned int op)
+{
+	static uint8_t live[PC_DEV_SIZE];
+	uint64_t s;
+
+	if (!r->verbose || !r->sim)
+		return;
+	uf_sim_read(r->sim, live, PC_DEV_SIZE, 0);
+	for (s = 0; s < PC_DEV_SIZE / PC_SEC; s++)
+		if (!pc_check_sector(r, live, s)) {
+			pc_log(r, "after op %u, before the cut: %s", op,
+			       r->why);
+			return;
+		}
+}
+
+/* The workload, until the power goes (an error) or PC_OPS are done. */
+static void pc_work(struct pc_run *r, struct uf_cache *c,
+		    struct uf_file **files, uint8_t *buf)
+{
+	unsigned int op;
+	int fi, ret = 0;
+	uint64_t k;
+
+	for (op = 0; op < PC_OPS && !ret; op++) {
+		fi = (int)pc_below(r, PC_FILES);
+		k = pc_below(r, 100);
+		if (k < 45)
+			ret = pc_pwrite(r, files[fi], fi, buf);
+		else if (k < 70)
+			ret = pc_page(r, files[fi], fi);
+		else
+			ret = pc_sync(r, c, files, fi,
+				      k < 85 ? 0 : k < 95 ? 1 : 2);
+		pc_check_live(r, op);
+	}
+}
+
+static bool pc_touches(const struct pc_write *w, uint64_t so)
+{
+	return w->off < so + PC_SEC && w->off + w->len > so;
+}
+
+/* Sector s: after a prefix of its writes holding the acknowledged ones? */
+static bool pc_check_sector(struct pc_run *r, const uint8_t *img, uint64_t s)
+{
+	uint64_t so = s * PC_SEC, lo, hi;
+	unsigned int f = (unsigned int)(so / PC_FILE_SIZE), i, need = 0;
+	uint8_t cur[PC_SEC];
+
+	img += so;
+	/* the prefix must reach past the last acknowledged write here */
+	for (i = 0; i < r->nr_w; i++)
+		if (pc_touches(&r->w[i], so) && r->w[i].ver < r->acked[f])
+			need = i + 1;
+	memset(cur, 0, sizeof(cur));
+	if (!need && !memcmp(cur, img, PC_SEC))
+		return true;
+	for (i = 0; i < r->nr_w; i++) {
+		const struct pc_write *w = &r->w[i];
+
+		if (!pc_touches(w, so))
+			continue;
+		lo = w->off > so ? w->off : so;
+		hi = w->off + w->len < so + PC_SEC ? w->off + w->len :
+		     so + PC_SEC;
+		pc_fill(cur + (lo - so), lo, hi - lo, w->ver);
+		if (i + 1 >= need && !memcmp(cur, img, PC_SEC))
+			return true;
+	}
+	for (i = 0; r->verbose && i < r->nr_w; i++)
+		if (pc_touches(&r->w[i], so))
+			pc_log(r, "  write %u: +%" PRIu64 " len %u ver %u", i,
+			       r->w[i].off, r->w[i].len, r->w[i].ver);
+	for (i = 0; r->verbose && i < PC_SEC; i += 64)
+		pc_log(r, "  image +%u: %02x", i, img[i]);
+	snprintf(r->why, sizeof(r->why),
+		 "sector at device offset %" PRIu64 " (file %u) is not after any prefix of its writes holding the acknowledged ones (below version %u)",
+		 so, f, r->acked[f]);
+	return false;
+}
+
+/* Reopen the image through uflush and check every sector. */
+static bool pc_verify(struct pc_run *r, struct uf_sim *sim,
+		      const char *name, uint8_t *img)
+{
+	static uint8_t raw[PC_DEV_SIZE];
+	struct uf_file *files[PC_FILES];
+	struct uf_cache *c;
+	struct uf_dev *d;
+	uint64_t s;
+	ssize_t n;
+	int i, ret;
+
+	ret = pc_open(r, name, &c, &d, files);
+	if (ret) {
+		snprintf(r->why, sizeof(r->why), "reopen: %s", strerror(-ret));
+		return false;
+	}
+	for (i = 0; i < PC_FILES; i++) {
+		n = uf_pread(files[i], img + (uint64_t)i * PC_FILE_SIZE,
+			     PC_FILE_SIZE, 0);
+		if (n != PC_FILE_SIZE) {
+			snprintf(r->why, sizeof(r->why), "read file %d: %zd",
+				 i, n);
+			uf_cache_close_discard(c, UF_DISCARD_DIRTY);
+			return false;
+		}
+	}
+	uf_cache_close(c);
+	/* what uflush read is the image (the engine's reads) */
+	uf_sim_read(sim, raw, PC_DEV_SIZE, 0);
+	for (s = 0; s < PC_DEV_SIZE && raw[s] == img[s]; s++)
+		;
+	if (s < PC_DEV_SIZE) {
+		snprintf(r->why, sizeof(r->why),
+			 "uf_pread differs from the image at %" PRIu64, s);
+		return false;
+	}
+	for (s = 0; s < PC_DEV_SIZE / PC_SEC; s++)
+		if (!pc_check_sector(r, img, s))
+			return false;
+	return true;
+}
+
+/* One seed, start to end; false with r->why if the rule broke. */
+static bool pc_run_seed(struct pc_run *r, uint8_t *buf, uint8_t *img)
+{
+	struct uf_file *files[PC_FILES];
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_sim *sim;
+	char name[32], spec[96];
+	bool ok;
+	int ret;
+
+	r->rng = r->seed;
+	r->ver = 1;
+	snprintf(name, sizeof(name), "crash-%" PRIu64, r->seed);
+	/* a little latency and depth: writes are in flight at a cut */
+	snprintf(spec, sizeof(spec), "ssd,size=2m,lbs=4096,qd=%u,lat_us=%u",
+		 1 + (unsigned int)pc_below(r, 32),
+		 (unsigned int)pc_below(r, 30));
+	r->mode = (int)pc_below(r, 4);
+	r->cut_nth = pc_below(r, 3) ? 1 + pc_below(r, 120) : 0;
+	ret = uf_sim_create(name, spec, &sim);
+	if (ret) {
+		snprintf(r->why, sizeof(r->why), "create: %s", strerror(-ret));
+		return false;
+	}
+	ret = pc_open(r, name, &c, &d, files);
+	if (ret) {
+		snprintf(r->why, sizeof(r->why), "open: %s", strerror(-ret));
+		uf_sim_destroy(sim);
+		return false;
+	}
+	r->sim = sim;
+	if (r->cut_nth)
+		uf_sim_cut_at(sim, r->cut_nth, (enum uf_sim_cut)r->mode,
+			      r->seed);
+	pc_work(r, c, files, buf);
+	uf_sim_power_cut(sim, (enum uf_sim_cut)r->mode, r->seed);
+	uf_cache_close_discard(c, UF_DISCARD_DIRTY);
+	uf_sim_image_hash(sim, &r->hash);
+	ok = pc_verify(r, sim, name, img);
+	pc_log(r, "%s: %s cut at request %" PRIu64 " (0: after the last op), %u writes, %u acks, image %016" PRIx64,
+	       ok ? "ok" : "FAILED", pc_modes[r->mode], r->cut_nth, r->nr_w,
+	       r->nr_acks, r->hash);
+	uf_sim_destroy(sim);
+	return ok;
+}
+
+static void pc_quiet(void *priv, int level, const char *msg)
+{
+	(void)priv;
+	(void)level;
+	(void)msg;
+}
+
+static uint64_t pc_env(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+Test(sim_crash, acknowledged_writes_survive_power_cuts, .timeout = 300)
+{
+	uint64_t base = pc_env("UF_SIM_CRASH_BASE", 1);
+	uint64_t n = pc_env("UF_SIM_CRASH_SEEDS", PC_SEEDS), i, failed = 0;
+	unsigned int by_mode[4] = { 0 }, acks = 0;
+	uint8_t *buf = page_of(0, 128 << 10), *img = page_of(0, PC_DEV_SIZE);
+	struct pc_run *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	uf_set_log_fn(pc_quiet, NULL);
+	for (i = 0; i < n; i++) {
+		memset(r, 0, sizeof(*r));
+		r->seed = base + i;
+		if (!pc_run_seed(r, buf, img)) {
+			failed++;
+			printf("sim_crash: seed %" PRIu64 " FAILED (%s cut at request %" PRIu64 "): %s; replay: UF_SIM_CRASH_SEED=%" PRIu64 " uflush-tests --filter 'sim_crash/replay'\n",
+			       r->seed, pc_modes[r->mode], r->cut_nth, r->why,
+			       r->seed);
+		}
+		by_mode[r->mode]++;
+		acks += r->nr_acks;
+	}
+	uf_set_log_fn(NULL, NULL);
+	printf("sim_crash: %" PRIu64 " seeds from %" PRIu64 " (%u drop, %u keep, %u tear512, %u tear4k cuts, %u acks): %" PRIu64 " failed\n",
+	       n, base, by_mode[0], by_mode[1], by_mode[2], by_mode[3], acks,
+	       failed);
+	free(r);
+	free(buf);
+	free(img);
+	cr_assert_eq(failed, 0, "%" PRIu64 " of %" PRIu64 " seeds failed",
+		     failed, n);
+}
+
+Test(sim_crash, replays_exactly)
+{
+	uint8_t *buf = page_of(0, 128 << 10), *img = page_of(0, PC_DEV_SIZE);
+	struct pc_run *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint64_t s;
+
+	cr_assert(a && b);
+	uf_set_log_fn(pc_quiet, NULL);
+	for (s = 1000; s < 1010; s++) {
+		memset(a, 0, sizeof(*a));
+		memset(b, 0, sizeof(*b));
+		a->seed = b->seed = s;
+		cr_assert(pc_run_seed(a, buf, img), "seed %" PRIu64 ": %s", s,
+			  a->why);
+		cr_assert(pc_run_seed(b, buf, img), "seed %" PRIu64 ": %s", s,
+			  b->why);
+		cr_assert_eq(a->hash, b->hash, "seed %" PRIu64 ": image %016"
+			     PRIx64 " then %016" PRIx64, s, a->hash, b->hash);
+		cr_assert_eq(a->nr_w, b->nr_w);
+		cr_assert_eq(a->nr_acks, b->nr_acks);
+	}
+	uf_set_log_fn(NULL, NULL);
+	free(a);
+	free(b);
+	free(buf);
+	free(img);
+}
+
+Test(sim_crash, replay)
+{
+	uint8_t *buf = page_of(0, 128 << 10), *img = page_of(0, PC_DEV_SIZE);
+	struct pc_run *r = calloc(1, sizeof(*r));
+	const char *v = getenv("UF_SIM_CRASH_SEED");
+
+	cr_assert_not_null(r);
+	if (!v || !*v) {
+		printf("sim_crash/replay: skipped: set UF_SIM_CRASH_SEED=N to replay seed N with a trace\n");
+		cr_skip_test("UF_SIM_CRASH_SEED not set");
+	}
+	r->seed = strtoull(v, NULL, 0);
+	r->verbose = true;
+	cr_assert(pc_run_seed(r, buf, img), "seed %" PRIu64 ": %s", r->seed,
+		  r->why);
+	free(r);
+	free(buf);
+	free(img);
 }
