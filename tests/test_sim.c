@@ -325,6 +325,38 @@ Test(sim_dev, keep_cut_keeps_unflushed_write, .fini = dev_fini)
 	image_is(64 << 10, 0xbb, 16 * PG);
 }
 
+static void t_end_io(struct uf_io_req *req, int res)
+{
+	__atomic_store_n((int *)req->private, res == 0 ? 1 : res > 0 ? 2 : res,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * REQ_PREFLUSH's rule: a flush covers the writes completed when it was
+ * submitted.  A write still in flight then is not durable when the flush
+ * completes, though it completes first.
+ */
+Test(sim_dev, flush_covers_only_completed_writes, .fini = dev_fini)
+{
+	void *p = page_of(0x44, PG);
+	struct iovec v = { .iov_base = p, .iov_len = PG };
+	int wdone = 0, fdone = 0;
+	struct uf_io_req w = {
+		.op = UF_IO_WRITE, .offset = 0, .iov = &v, .nr_iov = 1,
+		.end_io = t_end_io, .private = &wdone,
+	}, f = { .op = UF_IO_FLUSH, .end_io = t_end_io, .private = &fdone };
+	struct uf_io_req *reqs[2] = { &w, &f };
+
+	dev_make("ssd,size=16m,lat_us=20000,flush_us=0");
+	cr_assert_eq(uf_bdev_submit(t_bdev, reqs, 2), 0);
+	cr_assert_eq(uf_bdev_drain(t_bdev), 0);
+	cr_assert_eq(wdone, 2);
+	cr_assert_eq(fdone, 1);
+	cr_assert_eq(uf_sim_power_cut(t_sim, UF_SIM_CUT_DROP, 0), 0);
+	image_is(0, 0, PG);
+	free(p);
+}
+
 /* Sectors of B: each all old or all new; returns how many are new. */
 static unsigned int torn_sectors(unsigned int sec, unsigned int *nr)
 {
