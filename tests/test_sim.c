@@ -95,6 +95,8 @@ Test(sim_model, sequential_is_transfer_bound)
 	cr_assert_float_eq((double)done, want, want * 0.001,
 			   "%" PRIu64 " ns for %" PRIu64 " MiB, want %.0f",
 			   done, n, want);
+	printf("sim_model: hdd sequential 1 MiB writes: %.1f MiB/s\n",
+	       n / (done / 1e9));
 	uf_sim_model_exit(&m);
 }
 
@@ -118,6 +120,10 @@ Test(sim_model, random_4k_is_seek_bound)
 		  want, uf_sim_seek_mean_ns(&m) / MS, rot / MS);
 	cr_assert(iops > 70 && iops < 90, "%.1f IOPS for a 7200 rpm disk",
 		  iops);
+	printf("sim_model: hdd random 4 KiB reads, depth 1: %.1f IOPS (mean seek %.2f ms; t2t %.2f, full %.2f)\n",
+	       iops, uf_sim_seek_mean_ns(&m) / MS,
+	       uf_sim_seek_ns(&m, 1 << 20) / MS,
+	       uf_sim_seek_ns(&m, m.cfg.size) / MS);
 	uf_sim_model_exit(&m);
 }
 
