@@ -183,7 +183,8 @@ struct uf_io_shape {
 
 struct uf_dev_config {
 	const char *engine;		/* "io_uring" (default), "libaio",
-					 * "psync"; falls back if unavailable */
+					 * "psync"; falls back if unavailable;
+					 * "sim": path names a uf_sim device */
 	unsigned int queue_depth;	/* 0 = 64 */
 	unsigned int flags;		/* UF_DEV_* */
 };
@@ -565,6 +566,62 @@ int uf_dev_get_bdi_tunable(struct uf_dev *dev, const char *name,
  */
 const char *uf_version(void);
 /* ---- end: version ---- */
+
+/* ---- begin: simulated devices (issue 19) ---- */
+/*
+ * A modelled device in this process's memory: an SSD or a 7200 rpm disk
+ * with a volatile write cache, for tests and A/B runs without real I/O,
+ * and for power-cut crash tests.  io/sim.h documents the model.
+ *
+ * uf_sim_create(name, spec, &sim): spec is "hdd" or "ssd" followed by
+ * ",key=value" items, e.g. "hdd,size=16g,keep_data=0,seed=7" (README,
+ * "Simulated devices").  The name is what uf_dev_open() takes as its path
+ * with cfg.engine = "sim" (no fallback to another engine, nor from one to
+ * sim).  -EEXIST name in use; -EINVAL bad spec (logged); -ENOSPC 64
+ * devices exist already; -ENOMEM.
+ * uf_sim_destroy(): -EBUSY (nothing done) while the device is open.
+ *
+ * uf_sim_power_cut(sim, mode, seed): cut the power now.  Writes not made
+ * durable by a completed flush, and writes in flight, are dropped, kept or
+ * torn per 512 B / 4 KiB sector (seeded) by mode; requests in flight and
+ * all later ones fail with -EIO until the device is next opened, which
+ * sees the image the cut left.  uf_sim_cut_at(sim, nth, mode, seed): the
+ * same, when the nth request (1 = the next) since power-on arrives; that
+ * request fails.  nth 0 disarms.  -EINVAL unknown mode.
+ * uf_sim_read(): the device's current content (its cache included),
+ * bypassing the model; 0 or -ERANGE.
+ * uf_sim_image_hash(): a hash of the content (equal content, equal hash).
+ */
+struct uf_sim;
+
+enum uf_sim_cut {
+	UF_SIM_CUT_DROP,
+	UF_SIM_CUT_KEEP,
+	UF_SIM_CUT_TEAR512,
+	UF_SIM_CUT_TEAR4K,
+};
+
+struct uf_sim_stats {
+	uint64_t reads, writes, flushes;	/* completed without error */
+	uint64_t read_bytes, write_bytes;
+	uint64_t zero_read_bytes;	/* keep_data=0: bytes read as zeros */
+	uint64_t merged;		/* requests back-merged in the model */
+	uint64_t eio_injected;
+	uint64_t failed_off;		/* requests failed: power was off */
+	uint64_t power_cuts;
+	uint64_t cut_lost_writes;	/* writes not durable at the cut */
+	uint64_t cut_torn_sectors;	/* sectors rolled back by tear cuts */
+};
+
+int uf_sim_create(const char *name, const char *spec, struct uf_sim **out);
+int uf_sim_destroy(struct uf_sim *sim);
+int uf_sim_power_cut(struct uf_sim *sim, enum uf_sim_cut mode, uint64_t seed);
+int uf_sim_cut_at(struct uf_sim *sim, uint64_t nth, enum uf_sim_cut mode,
+		  uint64_t seed);
+int uf_sim_read(struct uf_sim *sim, void *buf, size_t len, uint64_t off);
+int uf_sim_image_hash(struct uf_sim *sim, uint64_t *hash);
+int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
+/* ---- end: simulated devices ---- */
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@
 #include <linux/fs.h>
 
 #include "io/io.h"
+#include "io/sim.h"
 #include "kernel/printk.h"
 
 #define UF_MAX_BDEVS		256
@@ -43,6 +44,7 @@ struct uf_bdev {
 	atomic_bool in_use;
 	bool is_blk;
 	bool shaped;
+	bool sim;			/* q.fd is a uf_sim id, not a file */
 	char path[PATH_MAX];
 	uint64_t size;
 	unsigned int lbs;
@@ -217,6 +219,9 @@ const struct uf_io_engine *uf_io_engine_find(const char *name)
 	for (i = 0; i < NR_ENGINES; i++)
 		if (!strcmp(engines[i]->name, name))
 			return engines[i];
+	/* not in engines[]: no fallback reaches it or leaves it */
+	if (!strcmp(name, uf_sim_engine.name))
+		return &uf_sim_engine;
 	return NULL;
 }
 
@@ -476,12 +481,12 @@ static int choose_engine(struct uf_bdev *b, int fd,
 	size_t i;
 
 	if (!e) {
-		pr_err("unknown I/O engine \"%s\" (valid: io_uring, libaio, psync)",
+		pr_err("unknown I/O engine \"%s\" (valid: io_uring, libaio, psync, sim)",
 		       want);
 		return -EINVAL;
 	}
 	ret = first = setup_queue(b, fd, e, cfg);
-	if (!ret || (cfg->flags & UF_BDEV_NO_FALLBACK))
+	if (!ret || (cfg->flags & UF_BDEV_NO_FALLBACK) || b->sim)
 		return ret;
 	for (i = 0; i < NR_ENGINES && ret; i++) {
 		if (engines[i] == e)
@@ -534,9 +539,19 @@ static int check_config(const char *path, const struct uf_bdev_config *cfg)
 	return 0;
 }
 
-static int bdev_open_fd(struct uf_bdev *b, unsigned int flags)
+static int bdev_open_fd(struct uf_bdev *b, const struct uf_bdev_config *cfg)
 {
+	unsigned int flags = cfg->flags;
 	struct stat st;
+	int id, ret;
+
+	/* a modelled device (io/sim.h): the path is its name */
+	if (b->sim) {
+		b->is_blk = false;
+		ret = uf_sim_claim(b->path, &id, &b->size, &b->lbs,
+				   &b->max_pages);
+		return ret ? ret : id;
+	}
 
 	if (stat(b->path, &st))
 		return -errno;
@@ -545,6 +560,14 @@ static int bdev_open_fd(struct uf_bdev *b, unsigned int flags)
 	if (S_ISREG(st.st_mode))
 		return open_regular(b, &st);
 	return -ENODEV;
+}
+
+static void bdev_close_fd(struct uf_bdev *b, int fd)
+{
+	if (b->sim)
+		uf_sim_unclaim(fd);
+	else
+		close(fd);
 }
 
 int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
@@ -569,7 +592,8 @@ int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
 		return -EMFILE;
 	strcpy(b->path, path);
 	b->shaped = (cfg->flags & UF_BDEV_SHAPED) || cfg->shape;
-	fd = bdev_open_fd(b, cfg->flags);
+	b->sim = cfg->engine && !strcmp(cfg->engine, uf_sim_engine.name);
+	fd = bdev_open_fd(b, cfg);
 	if (fd < 0) {
 		bdev_slot_put(b);
 		return fd;
@@ -581,12 +605,13 @@ int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
 			uf_io_queue_exit(&b->q);
 	}
 	if (ret) {
-		close(fd);
+		bdev_close_fd(b, fd);
 		bdev_slot_put(b);
 		return ret;
 	}
 	pr_info("%s: opened (%s, %" PRIu64 " bytes, %u-byte blocks, engine %s%s)",
-		path, b->is_blk ? "block device" : "file", b->size, b->lbs,
+		path, b->sim ? "modelled" : b->is_blk ? "block device" : "file",
+		b->size, b->lbs,
 		uf_bdev_engine_name(b), b->shaped ? " shaped" : "");
 	*out = b;
 	return 0;
@@ -611,7 +636,7 @@ int uf_bdev_close(struct uf_bdev *b)
 		return -EBADF;
 	fd = b->q.fd;
 	uf_io_queue_exit(&b->q);
-	close(fd);
+	bdev_close_fd(b, fd);
 	bdev_slot_put(b);
 	return 0;
 }
