@@ -1109,8 +1109,10 @@ static int pool_run_all(struct pool_bench *b, uint64_t range)
 
 	b->runs_total = b->nr_cfgs * b->o.reps * POOL_NR_SYS;
 	est = b->runs_total * b->o.secs * 1.25;
-	bench_err("pool", "%u configs x %u reps x 3 systems, about %.0f min; device %s (%s)",
-		  b->nr_cfgs, b->o.reps, est / 60, b->t.path, b->t.desc);
+	if (!b->o.quiet)
+			bench_err("pool", "%u configs x %u reps x 3 systems, about %.0f min; device %s (%s)",
+			  b->nr_cfgs, b->o.reps, est / 60, b->t.path,
+			  b->t.desc);
 	if (b->t.scratch && !bench_stop) {
 		err = bench_target_prefill(&b->t, range, POOL_PREFILL_CHUNK);
 		if (err) {

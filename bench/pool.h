@@ -189,7 +189,7 @@ static inline void pool_hist_merge(struct pool_hist *to,
 /*
  * The q-quantile (0 < q <= 1): the value of the bucket holding the
  * ceil(q * n)-th smallest sample (nearest rank), never above the largest
- * sample.  NAN if empty.
+ * sample, which q = 1 gives exactly.  NAN if empty.
  */
 static inline double pool_hist_quantile(const struct pool_hist *h, double q)
 {
@@ -202,6 +202,8 @@ static inline double pool_hist_quantile(const struct pool_hist *h, double q)
 	rank = (uint64_t)ceil(q * (double)h->n);
 	if (rank < 1)
 		rank = 1;
+	if (rank >= h->n)
+		return (double)h->max;
 	for (b = 0; b < POOL_HIST_BUCKETS; b++) {
 		seen += h->count[b];
 		if (seen >= rank)
