@@ -147,13 +147,13 @@ Test(pool, histogram_percentiles_of_known_inputs)
 		pool_hist_add(g, v);
 	cr_expect_float_eq(pool_hist_quantile(g, 0.5), 31, 1e-9);
 	cr_expect_float_eq(pool_hist_quantile(g, 1.0 / 64), 0, 1e-9);
-	/* a tail: 990 ops of 10 us, 10 of 5 ms; merged into the first */
+	/* a tail: 10 ops of 5 ms, and 990 of 10 us merged in from another */
 	memset(h, 0, sizeof(*h));
 	memset(g, 0, sizeof(*g));
-	for (v = 0; v < 990; v++)
-		pool_hist_add(h, 10000);
 	for (v = 0; v < 10; v++)
-		pool_hist_add(g, 5000000);
+		pool_hist_add(h, 5000000);
+	for (v = 0; v < 990; v++)
+		pool_hist_add(g, 10000);
 	pool_hist_merge(h, g);
 	cr_expect_eq(h->n, 1000);
 	expect_near(pool_hist_quantile(h, 0.99), 10000, 1.0 / 64, "p99 body");
