@@ -1171,5 +1171,7 @@ int bench_pool_main(int argc, char **argv)
 		err = pool_run_all(b, range);
 	bench_target_close(&b->t);
 	free(b->cfgs);
+	if (!b->o.sys[SYS_UFLUSH])	/* --systems without it */
+		return bench_exit_code("pool", err);
 	return bench_exit_uflush("pool", err, uflush_runs(b));
 }
