@@ -889,13 +889,14 @@ static int json_report(const struct pool_bench *b, const char *path)
 static const struct bench_opt pool_opt_table[] = {
 	{ .name = "mix", .arg = "LIST", .type = BENCH_OPT_LIST,
 	  .dest = pool_bench.o.mix, .names = mix_names, .nr = POOL_NR_MIXES,
-	  .given = &pool_bench.o.mix_given,
+	  .given = &pool_bench.o.mix_given, .want = "A, B, C or W",
 	  .help = "of A (50% reads, 50% updates), B (95/5), C (reads),\n"
 		  "W (10/90, fsync every --fsync-every updates)\n"
 		  "(default A,B,C,W)" },
 	{ .name = "dist", .arg = "LIST", .type = BENCH_OPT_LIST,
 	  .dest = pool_bench.o.dist, .names = dist_names,
 	  .nr = POOL_NR_DISTS, .given = &pool_bench.o.dist_given,
+	  .want = "zipf or uniform",
 	  .help = "keys: zipf (theta 0.99, scrambled), uniform\n"
 		  "(default zipf,uniform)" },
 	BENCH_STR("ws", "LIST", &pool_bench.o.ws_arg,
@@ -906,10 +907,13 @@ static const struct bench_opt pool_opt_table[] = {
 	{ .name = "systems", .arg = "LIST", .type = BENCH_OPT_LIST,
 	  .dest = pool_bench.o.sys, .names = sys_keys, .nr = POOL_NR_SYS,
 	  .given = &pool_bench.o.sys_given,
+	  .want = "uflush, kernel or direct",
 	  .help = "of uflush, kernel, direct (default all three)" },
-	BENCH_SIZE("cache", &pool_bench.o.cache, 1u << 20, 64ull << 30, 4096,
-		   "the uflush cache, and the kernel's memory cgroup\n"
-		   "(default 256M)"),
+	{ .name = "cache", .arg = "SIZE", .type = BENCH_OPT_SIZE,
+	  .dest = &pool_bench.o.cache, .min = 1u << 20, .max = 64ull << 30,
+	  .align = 4096, .want = "a multiple of 4k from 1M to 64G",
+	  .help = "the uflush cache, and the kernel's memory cgroup\n"
+		  "(default 256M)" },
 	BENCH_UINT("secs", "N", &pool_bench.o.secs, 1, 3600, NULL,
 		   "timed seconds per run, after N/4 s of warm-up\n"
 		   "(default 10)"),
@@ -981,6 +985,22 @@ static int parse_nums(const char *opt, const char *s, double lo, double hi,
 	}
 }
 
+/* A --json FILE that cannot be written is said before the runs, not after. */
+static int check_json(const char *path)
+{
+	FILE *f;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	f = fopen(path, "a");
+	if (!f) {
+		bench_err("pool", "--json %s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	fclose(f);
+	return 0;
+}
+
 static int check_opts(struct pool_bench *b)
 {
 	double th[POOL_MAX_THREADS];
@@ -1001,11 +1021,7 @@ static int check_opts(struct pool_bench *b)
 				 &b->nr_threads);
 	for (i = 0; !err && i < b->nr_threads; i++)
 		b->threads[i] = (unsigned int)th[i];
-	if (!err && b->o.cache / POOL_PAGE < 64) {
-		bench_err("pool", "--cache must be at least 256k");
-		err = -EINVAL;
-	}
-	return err;
+	return err ? err : check_json(b->o.json);
 }
 
 /* ------------------------------------------------------------------ */
