@@ -10,7 +10,10 @@
  *             YCSB's ZipfianGenerator implements it; scrambled as YCSB's
  *             ScrambledZipfianGenerator: the rank is hashed (FNV-1a, 64
  *             bits, over its 8 bytes) modulo the key count, so that the
- *             hot keys are spread over the file instead of its head;
+ *             hot keys are spread over the file instead of its head (YCSB
+ *             draws the rank over 10^10 items before the modulo; here over
+ *             the key count itself, so that the top ranks' frequencies are
+ *             exactly the formula's);
  *   uniform   every key alike;
  *   pool_hist an HDR-style histogram: 32 log-linear buckets per power of
  *             two (a bucket is at most 1/32 of its value wide), exact
@@ -111,7 +114,7 @@ static inline uint64_t pool_zipf_next(const struct pool_zipf *z,
 {
 	uint64_t r = pool_zipf_rank(z, pool_unit(rng));
 
-	/* YCSB drops the hash's sign bit (Math.abs) before the modulo */
+	/* non-negative before the modulo, as YCSB's Math.abs makes it */
 	return z->scramble ? (pool_fnv64(r) & INT64_MAX) % z->n : r;
 }
 
