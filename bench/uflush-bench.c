@@ -30,6 +30,7 @@ static const struct bench_cmd bench_cmds[] = {
 	BENCH_CMD(reclaim, "seed 003: 2 writers in a small memory domain, reclaim=3.2 vs pageout works"),
 	BENCH_CMD(wcpcap, "seed 004: fsync CPU of a delalloc file, write_cache_pages capped or not"),
 	BENCH_CMD(jbod, "seed 001: slow devices, 1/10/100 writers, global vs per-device background threshold"),
+	BENCH_CMD(pool, "a buffer pool: YCSB mixes over a working set vs the kernel page cache and O_DIRECT"),
 	BENCH_CMD(sqlite, "a SQLite workload through the uflush VFS vs SQLite on ext4"),
 	BENCH_CMD(kdiff, "live-kernel differential: the host kernel vs uflush's preset, tracefs vs uflush's trace"),
 	BENCH_CMD(plot, "PNGs of a run (or of A and B) from its tracepoints, via gnuplot"),
