@@ -906,10 +906,14 @@ static void converge_case(const char *policy, int n, bool mainline)
 	/*
 	 * dirty_ratelimit tracks write_bw / N of the *estimated* write_bw
 	 * (which starts at 100 MB/s and decays over a 3 s period): >= 1, and
-	 * no more than the estimate.
+	 * about the estimate at most.  Only mainline caps the balanced rate
+	 * at write_bw (below, per update); 3.2's bdi_update_dirty_ratelimit
+	 * has no such cap, and the two fields are read at different moments,
+	 * so 3.2 gets a margin (a run under load read 13216 against 13011).
 	 */
 	cr_assert_geq(ratelimit, 1);
-	cr_assert_leq(ratelimit, bx.bdi->avg_write_bandwidth,
+	cr_assert_leq(ratelimit, bx.bdi->avg_write_bandwidth *
+		      (mainline ? 1.0 : 1.25),
 		      "%s: dirty_ratelimit %lu for %d writers, write_bw %lu",
 		      policy, ratelimit, n, bx.bdi->avg_write_bandwidth);
 	/*
