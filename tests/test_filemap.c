@@ -175,10 +175,9 @@ Test(filemap, pool_alloc_free_and_counts)
 	for (i = 0; i < 8; i++)
 		put_page(&h->c, pages[i]);
 	cr_assert_eq(nr_free(h), 8);
-	/* FIFO: frames go out in the order they were freed (page_alloc.c:
-	 * consecutive pages get consecutive frames) */
-	cr_assert_eq(page_pool_alloc(&h->c), pages[0]);
-	put_page(&h->c, pages[0]);
+	/* LIFO: the last frame freed is handed out first */
+	cr_assert_eq(page_pool_alloc(&h->c), pages[7]);
+	put_page(&h->c, pages[7]);
 	hand_free(h);
 }
 

@@ -32,7 +32,7 @@
 
 #define QL_DEV_SIZE	(128ull << 20)
 #define QL_WRITE	(64ull << 20)
-#define QL_POOL		16384ul		/* 64 MiB of frames */
+#define QL_POOL		32768ul		/* 128 MiB: never recycled here */
 
 static struct uf_cache *ql_cache;
 

@@ -32,14 +32,15 @@
  * then take would otherwise lose every race, and did: a 54-page write to
  * a 32-page cache came back short after 16 fruitless rounds in under 1 ms.
  *
- * Frames are FIFO (freed to the tail, taken from the head).  The kernel's
- * per-cpu lists are LIFO for cache warmth, but a page-cache frame here is
- * filled by the device or by streaming stores, and the pool recycles all
- * the time (it is the memory limit): reclaim frees the LRU's oldest pages
- * in the order they were allocated, FIFO hands them out in that order, so
- * a file's consecutive pages get consecutive frames and the frames of a
- * write request are contiguous, as the buddy allocator's blocks give the
- * kernel (LIFO reversed each freed batch, and no request merged).
+ * Frames are LIFO (freed to and taken from the head), as the kernel's
+ * per-cpu lists are.  That also gives the kernel's write request sizes in
+ * both regimes (the block layer merges physically contiguous pages into
+ * one segment): frames never used come off the free list in ascending
+ * order, so a file's consecutive pages get consecutive frames and large
+ * requests, as the kernel's with free memory gets from the buddy
+ * allocator's blocks; under reclaim each freed batch comes back reversed,
+ * as from the kernel's per-cpu lists in a memory cgroup at its limit,
+ * and requests are one frame a segment (512 KiB on a loop device).
  *
  * The pool is backed by transparent huge pages where the kernel gives them
  * (MADV_HUGEPAGE), so frames are contiguous in physical memory too; which
@@ -293,7 +294,7 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->page, page, __ATOMIC_RELEASE);
 	} else {
-		list_add_tail(&page->lru, &pool->free_list);	/* FIFO */
+		list_add(&page->lru, &pool->free_list);
 	}
 	spin_unlock(&pool->lock);
 	if (w)
