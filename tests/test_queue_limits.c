@@ -59,6 +59,17 @@ static unsigned long ql_sysfs(const char *path, const char *name)
 	return v;
 }
 
+/* The share of frames that follow the one before in physical memory. */
+static double ql_contig_share(struct uf_cache *c)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < c->pool.nr; i++)
+		n += !!(c->pool.phys_contig[i / BITS_PER_LONG] &
+			(1ul << (i % BITS_PER_LONG)));
+	return (double)n / (double)c->pool.nr;
+}
+
 /* Stream QL_WRITE bytes and fsync; the mean request in bytes. */
 static double ql_stream(const char *path, bool contig)
 {
@@ -74,8 +85,11 @@ static double ql_stream(const char *path, bool contig)
 	c = uf_cache_obj(ql_cache);
 	if (contig && !c->pool.phys_contig)
 		tu_skip("no frame known contiguous in physical memory "
-			"(/proc/self/pagemap gives frame numbers to root only, "
-			"and transparent huge pages may be off)");
+			"(/proc/self/pagemap gives frame numbers to root only)");
+	if (contig && ql_contig_share(c) < 0.5)
+		tu_skip("only %.0f%% of the frames follow each other in physical "
+			"memory here (a fragmented host): requests cannot grow",
+			100 * ql_contig_share(c));
 	if (!contig) {
 		/* white box: as a process that cannot read pagemap */
 		free(c->pool.phys_contig);

@@ -42,11 +42,11 @@
  * as from the kernel's per-cpu lists in a memory cgroup at its limit,
  * and requests are one frame a segment (512 KiB on a loop device).
  *
- * The pool is backed by transparent huge pages where the kernel gives them
- * (MADV_HUGEPAGE), so frames are contiguous in physical memory too; which
- * ones are is read once from /proc/self/pagemap (pool->phys_contig), for
- * the block layer's segment count (one segment per physically contiguous
- * run, bio_add_page()'s merge).
+ * The frames are the kernel's own 4 KiB pages (no huge pages asked for),
+ * so they are as contiguous in physical memory as its page cache's would
+ * be; which ones are is read once from /proc/self/pagemap
+ * (pool->phys_contig), for the block layer's segment count (one segment
+ * per physically contiguous run, bio_add_page()'s merge).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,12 +72,13 @@ static struct uf_cache *pool_cache(struct page_pool *pool)
 	return container_of(pool, struct uf_cache, pool);
 }
 
-#define POOL_HUGE_SIZE	(2ul << 20)	/* a transparent huge page */
+#define POOL_HUGE_SIZE	(2ul << 20)	/* alignment and merge boundary */
 
 /*
- * The frames: 2 MiB-aligned, huge pages asked for, then populated (the
- * pool is the cache's memory, taken at open so a shortage shows there
- * rather than as a fault under load).  NULL if there is no memory.
+ * The frames: 2 MiB-aligned (no merged segment crosses such a boundary,
+ * nor so one of io_uring's registered buffers), then populated (the pool
+ * is the cache's memory, taken at open so a shortage shows there rather
+ * than as a fault under load).  NULL if there is no memory.
  */
 static void *pool_map(size_t len)
 {
@@ -98,7 +99,6 @@ static void *pool_map(size_t len)
 	if (span - (start - base) > len)
 		munmap((void *)(start + len), span - (start - base) - len);
 	p = (unsigned char *)start;
-	madvise(p, len, MADV_HUGEPAGE);	/* best effort: THP may be off */
 #ifdef MADV_POPULATE_WRITE
 	if (!madvise(p, len, MADV_POPULATE_WRITE))
 		return p;
@@ -114,8 +114,8 @@ static void *pool_map(size_t len)
 
 /*
  * Bit i set: frame i follows frame i - 1 in physical memory (and in the
- * same huge page, so that a merged segment never straddles a 2 MiB
- * boundary, nor one of io_uring's registered buffers).  From
+ * same 2 MiB of the pool, so that a merged segment never straddles one of
+ * io_uring's registered buffers).  From
  * /proc/self/pagemap, whose frame numbers only CAP_SYS_ADMIN may read;
  * without them nothing is known contiguous and every frame counts as a
  * segment of its own.  Pinned by io_uring's registration, the frames do
