@@ -249,7 +249,7 @@ run: deps
 	$(Q)$(O)/uflush-bench ab --matrix demo --reps 2 --dev-size 256M \
 		--plots $(RUN_DIR)/plots --json $(RUN_DIR)/ab.json $(RUN_ARGS)
 	$(Q)echo; echo "== busyloop: seed 000's v3a (busy-loops) vs v4.2, 3 s stuck =="
-	$(Q)$(O)/uflush-bench busyloop --stuck 3 --variants v3a,v4.2 --files 2 \
+	$(Q)$(O)/uflush-bench busyloop --secs 3 --variants v3a,v4.2 --files 2 \
 		--json $(RUN_DIR)/busyloop.json
 	$(Q)echo; echo "results: $(RUN_DIR)/ab.json $(RUN_DIR)/busyloop.json"
 
