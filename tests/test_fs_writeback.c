@@ -1276,3 +1276,88 @@ Test(fs_writeback, mainline_redirty_under_fsync_goes_to_b_dirty,
 	fx_fini();
 	redirty_under_fsync("mainline", true);
 }
+
+/* B's write_inode under fsync: hold I_SYNC until the work sleeps, then
+ * note what C looked like at that moment. */
+static int hook_hold_note_c(struct tf *t, int sync)
+{
+	struct tf *c = &fx.tf[2];
+
+	(void)sync;
+	pthread_mutex_lock(&hs.lock);
+	hs.inside = true;
+	pthread_cond_broadcast(&hs.cond);
+	pthread_mutex_unlock(&hs.lock);
+
+	hs.wait_ret = uf_wait_task_sleeping(hs.main_task, 30000);
+	snprintf(hs.where, sizeof(hs.where), "%s", which_list(t));
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(c));
+	seen.starts[0] = __atomic_load_n(&c->nr_writepages, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
+ * 6.18 writeback_sb_inodes and wb_writeback (Linux 6.18 fs/fs-writeback.c).
+ * A first work (nr_pages 1) writes A and leaves B on b_io.  B is then
+ * fsync'ed, clean, and held under I_SYNC inside its write_inode; C is
+ * dirtied.  A second work meets B on b_io: requeue_io, traced as
+ * writeback_sb_inodes_requeue, and not counted as progress (3.x counted a
+ * clean I_SYNC inode, so this work would spin instead of sleeping).  That
+ * pass did not queue, so 6.18 goes on to queue_io, writes C, and only
+ * then, B alone left on b_more_io, sleeps on B's I_SYNC (3.x's loop slept
+ * before ever taking C).
+ */
+Test(fs_writeback, mainline_i_sync_inode_requeued_uncounted_wait_once_queued,
+     .fini = fx_fini, .timeout = 90)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b, *c;
+	pthread_t th;
+	void *thret;
+	long ret;
+
+	FX_SETUP(.start = 16300000, .policy = "mainline", .trace = true);
+	a = tf_open_dirty(3, 1, 1);
+	advance(1);
+	b = tf_open_dirty(1, 4, 2);
+	mark_sync(b);
+	c = tf_open(2, 1);
+	advance(5);
+	w = mkwork(W_NONE);
+	w.nr_pages = 1;
+	cr_assert_eq(run(&w), 1);
+	expect_on(a, "none");
+	expect_on(b, "b_io");
+
+	advance(1);
+	tf_dirty(c, 0, 1, 2);
+	advance(1);
+	b->on_write_inode = hook_hold_note_c;
+	hs.main_task = current;
+	cr_assert_eq(pthread_create(&th, NULL, fsync_thread, b), 0);
+	pthread_mutex_lock(&hs.lock);
+	while (!hs.inside)
+		pthread_cond_wait(&hs.cond, &hs.lock);
+	pthread_mutex_unlock(&hs.lock);
+	cr_assert(istate(b) & I_SYNC);
+	cr_assert_eq(istate(b) & I_DIRTY, 0);
+
+	w = mkwork(W_NONE);
+	w.nr_pages = 1000;
+	ret = run(&w);
+	pthread_join(th, &thret);
+	cr_assert_eq((int)(intptr_t)thret, 0);
+	cr_assert_eq(hs.wait_ret, 0, "the work never slept on B's I_SYNC");
+	cr_assert_str_eq(hs.where, "b_more_io", "B was on %s", hs.where);
+	cr_assert_eq(seen.starts[0], 1, "C not written before the wait");
+	cr_assert_str_eq(seen.where[0], "none");
+	cr_assert_eq(ret, 1, "wrote %ld pages, want C's", ret);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue", NULL), 3);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue",
+				 "ino=1 state=I_SYNC|I_SYNC_QUEUED "), 3);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue",
+				 " cgroup_ino=0"), 3);
+	cr_assert_eq(trace_count("writeback_single_inode_requeue", NULL), 0);
+	expect_on(b, "none");
+	tf_expect_on_dev(c, 0, 1, 2, "C");
+}
