@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * policies/nowait-mainline.c - nowait=mainline: today's wb_writeback
- * (torvalds/linux 2025, fs/fs-writeback.c:wb_writeback): nothing written and b_more_io not empty,
- * sleep once until the oldest b_more_io inode's I_SYNC clears
+ * policies/nowait-mainline.c - nowait=mainline: Linux 6.18's wb_writeback
+ * (fs/fs-writeback.c): nothing written and b_more_io not empty, sleep once
+ * until the oldest b_more_io inode's I_SYNC clears
  * (inode_sleep_on_writeback); if it is not under writeback, go on at once.
  * Mainline never requeue_io()s an inode that made no progress, so its
  * b_more_io holds only inodes under writeback or with their slice used up.
+ *
+ * The knob also selects 6.18's loop around it (wb_policy.wb_loop_mainline,
+ * fs-writeback.c:wb_writeback): the cutoff is taken only when b_io is
+ * empty, right before queue_io, and an empty pass waits (or ends the work)
+ * only once a pass of the work has queued.
  */
 #include "kernel/sched.h"
 #include "policies/nowait.h"
@@ -36,6 +41,14 @@ static bool no_progress_mainline(struct bdi_writeback *wb,
 	return false;
 }
 
-DEFINE_WB_VARIANT(nowait_mainline, "nowait", "mainline",
-		  "mainline wb_writeback + inode_sleep_on_writeback()",
-		  no_progress, no_progress_mainline);
+static void apply_nowait_mainline(struct wb_policy *pol)
+{
+	pol->no_progress = no_progress_mainline;
+	pol->wb_loop_mainline = true;
+}
+
+const struct wb_variant wb_variant_nowait_mainline = {
+	.knob = "nowait", .value = "mainline",
+	.source = "Linux 6.18 wb_writeback (cutoff at queue_io, wait once queued) + inode_sleep_on_writeback()",
+	.apply = apply_nowait_mainline,
+};

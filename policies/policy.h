@@ -104,10 +104,14 @@ struct wb_policy {
 	/*
 	 * writeback_single_inode(): where the inode goes after writeback,
 	 * the inode not being freed.  inode_written: write_inode succeeded
-	 * or was not needed.  Called with wb->list_lock and i_lock held.
+	 * or was not needed.  dirtied_before: when the writeback_sb_inodes()
+	 * pass started (kupdate: its expiry cutoff), as 6.18's
+	 * requeue_inode() gets it; a sync_inode() call passes its own start.
+	 * Called with wb->list_lock and i_lock held.
 	 */
 	void (*requeue)(struct inode *inode, struct bdi_writeback *wb,
-			struct writeback_control *wbc, bool inode_written);
+			struct writeback_control *wbc, bool inode_written,
+			unsigned long dirtied_before);
 
 	/*
 	 * writeback_sb_inodes(): wbc.pages_skipped != 0 after the inode was
@@ -117,7 +121,8 @@ struct wb_policy {
 
 	/*
 	 * __writeback_inodes_wb(): grab_super_passive() failed for the
-	 * inode's superblock.  list_lock held.
+	 * inode's superblock.  list_lock and i_lock held (ABI 2: the
+	 * list helpers below all want i_lock).
 	 */
 	void (*super_busy)(struct inode *inode, struct bdi_writeback *wb);
 
@@ -165,6 +170,26 @@ struct wb_policy {
 	 * policies/wcpcap.c).
 	 */
 	bool wcp_cap;
+	/*
+	 * requeue=mainline also selects 6.18's inode path (Linux 6.18
+	 * fs/fs-writeback.c, docs/linux-6.18.md): __writeback_single_inode
+	 * clears I_DIRTY after do_writepages and re-sets I_DIRTY_PAGES if
+	 * pages are still tagged; only the flusher requeues (sync_inode and
+	 * write_inode_now take a clean inode off the lists, redirty_tail a
+	 * dirty one not I_SYNC_QUEUED, leave the rest to the flusher);
+	 * writeback_sb_inodes passes over an I_SYNC inode itself (WB_SYNC_NONE:
+	 * requeue_io, not counted as progress; WB_SYNC_ALL: wait, start
+	 * again); queue_io sets I_SYNC_QUEUED, which __mark_inode_dirty tests
+	 * instead of I_SYNC.
+	 */
+	bool inode_wb_mainline;
+	/*
+	 * nowait=mainline also selects 6.18's wb_writeback loop: the cutoff
+	 * hook runs only when b_io is empty, right before queue_io, and a
+	 * pass without progress ends or waits only once some pass of the
+	 * work has queued (6.18's "progress || !queued": continue).
+	 */
+	bool wb_loop_mainline;
 	/* reclaim=: the reclaim variant (engine/mm/vmscan.h) */
 	const struct reclaim_policy *reclaim;
 
@@ -217,7 +242,9 @@ typedef int (*uf_policy_plugin_init_t)(struct wb_policy *pol);
  *
  *	UF_POLICY_PLUGIN_ABI;
  */
-#define UF_POLICY_ABI_VERSION	1
+/* 2: requeue() gets dirtied_before; super_busy() holds i_lock; the
+ * inode_wb_mainline and wb_loop_mainline members */
+#define UF_POLICY_ABI_VERSION	2
 #define UF_POLICY_ABI_SYMBOL	"uf_policy_abi_version"
 #ifdef __cplusplus
 #define UF_POLICY_ABI_LINKAGE	extern "C"
@@ -279,7 +306,7 @@ struct wb_variant {
  */
 extern void (*wb_nowait_test_hook)(struct bdi_writeback *wb);
 
-/* Helpers the variants share (fs-writeback.c). */
+/* Helpers the variants share (fs-writeback.c); list_lock and i_lock held. */
 void redirty_tail(struct inode *inode, struct bdi_writeback *wb);
 void requeue_io(struct inode *inode, struct bdi_writeback *wb);
 void requeue_io_wait(struct inode *inode, struct bdi_writeback *wb);

@@ -142,9 +142,12 @@ static const struct preset presets[] = {
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
 	  ",reclaim=3.2", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
 	/*
-	 * 6.18.35: wb_writeback (bg-all, inode_sleep_on_writeback),
-	 * requeue_inode, writeback_sb_inodes (no pages_skipped block; wrote
-	 * less pages_skipped), super_trylock_shared -> redirty_tail,
+	 * 6.18.35: wb_writeback (bg-all taken at queue_io, wait once
+	 * queued, inode_sleep_on_writeback), requeue_inode with
+	 * dirtied_before, __writeback_single_inode / writeback_single_inode
+	 * and I_SYNC_QUEUED (requeue=mainline), writeback_sb_inodes (I_SYNC
+	 * passed over uncounted; no pages_skipped block; wrote less
+	 * pages_skipped), super_trylock_shared -> redirty_tail,
 	 * wb_over_bg_thresh, writeback_chunk_size, writeback_iter +
 	 * folio_redirty_for_writepage.  bdp=mainline and reclaim=mainline
 	 * are older than 6.18 in places: docs/linux-6.18.md, "to do".
@@ -248,6 +251,19 @@ static int bad_item(const struct spec_parse *sp, int pos, const char *item,
 	return -EINVAL;
 }
 
+/*
+ * Before a knob's variant applies: the members it sets beside its hook
+ * go back to their 3.x value, so that "mainline,requeue=base" is base's
+ * requeue on 3.x's inode path, not half of 6.18's.
+ */
+static void reset_knob(struct wb_policy *pol, const char *knob)
+{
+	if (!strcmp(knob, "requeue"))
+		pol->inode_wb_mainline = false;
+	else if (!strcmp(knob, "nowait"))
+		pol->wb_loop_mainline = false;
+}
+
 /* The preset's own knob list: trusted, every item known. */
 static void apply_preset(struct wb_policy *pol, struct spec_parse *sp,
 			 const struct preset *p)
@@ -263,6 +279,7 @@ static void apply_preset(struct wb_policy *pol, struct spec_parse *sp,
 		eq = strchr(item, '=');
 		*eq = '\0';
 		v = find_variant(item, eq + 1);
+		reset_knob(pol, v->knob);
 		v->apply(pol);
 		sp->choice[knob_index(item, strlen(item))] = v->value;
 	}
@@ -314,6 +331,7 @@ static int parse_knob(struct wb_policy *pol, struct spec_parse *sp, int pos,
 		return bad_item(sp, pos, item, "unknown %s value (valid: %s)",
 				knobs[k], vals);
 	}
+	reset_knob(pol, v->knob);
 	v->apply(pol);
 	sp->choice[k] = v->value;
 	return 0;
@@ -451,7 +469,9 @@ static void knobs_changed(const struct wb_policy *a, const struct wb_policy *b,
 			set[knob_index(knob, strlen(knob))] = true;	\
 	} while (0)
 	DIFF("nowait", no_progress);
+	DIFF("nowait", wb_loop_mainline);
 	DIFF("requeue", requeue);
+	DIFF("requeue", inode_wb_mainline);
 	DIFF("skipped", pages_skipped);
 	DIFF("sbbusy", super_busy);
 	DIFF("cutoff", cutoff);

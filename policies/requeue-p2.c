@@ -25,8 +25,10 @@ static requeue_fn written_rule(bool inode_written)
 }
 
 static void requeue_p2_v3(struct inode *inode, struct bdi_writeback *wb,
-			  struct writeback_control *wbc, bool inode_written)
+			  struct writeback_control *wbc, bool inode_written,
+			  unsigned long dirtied_before)
 {
+	(void)dirtied_before;
 	if (requeue_sync_redirty(inode, wb, wbc))
 		return;
 	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
@@ -38,16 +40,20 @@ static void requeue_p2_v3(struct inode *inode, struct bdi_writeback *wb,
 }
 
 static void requeue_requeue4(struct inode *inode, struct bdi_writeback *wb,
-			     struct writeback_control *wbc, bool inode_written)
+			     struct writeback_control *wbc, bool inode_written,
+			     unsigned long dirtied_before)
 {
+	(void)dirtied_before;
 	requeue_sync_stamp(inode, wbc);
 	requeue_after_sync(inode, wb, wbc, redirty_tail,
 			   written_rule(inode_written));
 }
 
 static void requeue_p2_v4(struct inode *inode, struct bdi_writeback *wb,
-			  struct writeback_control *wbc, bool inode_written)
+			  struct writeback_control *wbc, bool inode_written,
+			  unsigned long dirtied_before)
 {
+	(void)dirtied_before;
 	if (requeue_sync_redirty(inode, wb, wbc))
 		return;
 	requeue_after_sync(inode, wb, wbc, redirty_tail,

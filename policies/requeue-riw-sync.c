@@ -10,8 +10,10 @@
 #include "policies/requeue.h"
 
 static void requeue_riw_sync(struct inode *inode, struct bdi_writeback *wb,
-			     struct writeback_control *wbc, bool inode_written)
+			     struct writeback_control *wbc, bool inode_written,
+			     unsigned long dirtied_before)
 {
+	(void)dirtied_before;
 	(void)inode_written;
 	if (requeue_sync_redirty(inode, wb, wbc))
 		return;

@@ -66,10 +66,13 @@ static inline void requeue_dirty_or_clean(struct inode *inode,
 					  struct bdi_writeback *wb,
 					  requeue_fn dirty)
 {
-	if (inode->i_state & I_DIRTY)
+	if (inode->i_state & I_DIRTY) {
 		dirty(inode, wb);
-	else
+	} else {
+		/* off b_io/b_more_io (6.18 inode_cgwb_move_to_attached) */
+		inode->i_state &= ~I_SYNC_QUEUED;
 		list_del_init(&inode->i_wb_list);
+	}
 }
 
 /* Every row after the sync one, for all but p2-v3 (which never splits). */
@@ -89,9 +92,11 @@ static inline void requeue_after_sync(struct inode *inode,
  */
 #define DEFINE_REQUEUE_VARIANT(sym, value_, source_, blocked, dirty)	\
 	static void sym(struct inode *inode, struct bdi_writeback *wb,	\
-			struct writeback_control *wbc, bool inode_written) \
+			struct writeback_control *wbc, bool inode_written, \
+			unsigned long dirtied_before)			\
 	{								\
 		(void)inode_written;					\
+		(void)dirtied_before;					\
 		requeue_sync_stamp(inode, wbc);				\
 		requeue_after_sync(inode, wb, wbc, blocked, dirty);	\
 	}								\

@@ -1135,3 +1135,229 @@ Test(fs_writeback, trace_fields_3x_have_no_cgroup_ino, .fini = fx_fini,
 			     "3.2's %s has a cgroup_ino", ev[i]);
 	}
 }
+
+/* ================================================================== */
+/* Linux 6.18's inode path (requeue=mainline; docs/linux-6.18.md)      */
+
+/* F's first writepages: page 5, clean until now, is dirtied. */
+static void hook_dirty_page5(struct tf *t, enum uf_wb_kind kind)
+{
+	(void)kind;
+	if (__atomic_load_n(&t->nr_writepages, __ATOMIC_SEQ_CST) == 1)
+		tf_write(t, 5, 1, 55);
+}
+
+/*
+ * 6.18 __writeback_single_inode: I_DIRTY is cleared after do_writepages
+ * and I_DIRTY_PAGES put back only if pages are still tagged.  F (pages 0-1
+ * dirty) gets page 5 dirtied at the start of its writepages, which then
+ * writes all three.  3.2 cleared I_DIRTY_PAGES before the write, so the
+ * dirtying set it again on a mapping that ends clean: F goes back to
+ * b_dirty flagged dirty; under 6.18 F is clean and off the lists.
+ */
+static void dirty_during_writepages(const char *spec, bool mainline)
+{
+	struct tf *f;
+
+	FX_SETUP(.start = 16000000, .policy = spec);
+	f = tf_open_dirty(1, 8, 2);
+	f->on_writepages = hook_dirty_page5;
+	advance(expire_jiffies() + 1);
+	cr_assert_eq(run_kind(W_KUPDATE), 3, "%s: F's 3 pages", spec);
+	tf_expect_on_dev(f, 5, 1, 55, "F page 5");
+	if (mainline) {
+		expect_on(f, "none");
+		cr_assert_eq(istate(f) & I_DIRTY, 0, "%s: clean F flagged %#lx",
+			     spec, istate(f));
+	} else {
+		expect_on(f, "b_dirty");
+		cr_assert_eq(istate(f) & I_DIRTY, I_DIRTY_PAGES);
+	}
+}
+
+Test(fs_writeback, mainline_clears_i_dirty_after_writepages, .fini = fx_fini,
+     .timeout = 60)
+{
+	dirty_during_writepages("linux-3.2", false);
+	fx_fini();
+	dirty_during_writepages("mainline", true);
+}
+
+/*
+ * 6.18 writeback_single_inode (sync_inode, write_inode_now, fsync's
+ * metadata) never calls requeue_inode: a still-dirty inode not queued by
+ * the flusher goes to b_dirty, one on b_io (I_SYNC_QUEUED) stays there.
+ * 3.2's requeue moves both to b_more_io (pages left, nr_to_write 0 used
+ * up).  F's pages are declined (veto), so they stay dirty.
+ */
+static void metadata_sync_keeps_lists(const char *spec, bool mainline)
+{
+	struct inode *inode;
+	struct tf *f;
+
+	FX_SETUP(.start = 16100000, .policy = spec);
+	f = tf_open_dirty(1, 4, 2);
+	mark_sync(f);
+	set_veto(f, 1u << UF_WB_OTHER_NONE);
+	inode = f->inode;
+	advance(5);
+
+	cr_assert_eq(sync_inode_metadata(inode, 0), 0);
+	cr_assert_eq(f->nr_write_inode, 1);
+	expect_on(f, mainline ? "b_dirty" : "b_more_io");
+
+	/* as queue_io leaves it: on b_io, I_SYNC_QUEUED under 6.18 */
+	mark_sync(f);
+	spin_lock(&fx.wb->list_lock);
+	list_move(&inode->i_wb_list, &fx.wb->b_io);
+	spin_lock(&inode->i_lock);
+	if (mainline)
+		inode->i_state |= I_SYNC_QUEUED;
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&fx.wb->list_lock);
+	cr_assert_eq(sync_inode_metadata(inode, 0), 0);
+	cr_assert_eq(f->nr_write_inode, 2);
+	expect_on(f, mainline ? "b_io" : "b_more_io");
+}
+
+Test(fs_writeback, mainline_sync_inode_never_requeues, .fini = fx_fini,
+     .timeout = 60)
+{
+	metadata_sync_keeps_lists("linux-3.2", false);
+	fx_fini();
+	metadata_sync_keeps_lists("mainline", true);
+}
+
+/* R's write_inode under fsync: dirty page 1 again, note R's place. */
+static int hook_redirty_note(struct tf *t, int sync)
+{
+	(void)sync;
+	tf_write(t, 1, 1, 21);
+	list_str(&fx.wb->b_dirty, seen.b_dirty, sizeof(seen.b_dirty));
+	seen.dirtied_when[0] = dirtied_when(t);
+	return 0;
+}
+
+/*
+ * 6.18 __mark_inode_dirty tests I_SYNC_QUEUED, not I_SYNC: R, fsync'ed
+ * (I_SYNC) and clean by then, dirtied again from its write_inode, goes to
+ * the head of b_dirty at once with dirtied_when = now.  3.x leaves an
+ * I_SYNC inode where it is (its dirtied_when kept) until the requeue.
+ */
+static void redirty_under_fsync(const char *spec, bool mainline)
+{
+	unsigned long t0, t1;
+	struct tf *r;
+
+	r = r_then_s(spec, 16200000, 4, 2, 1);
+	t0 = dirtied_when(r);
+	r->on_write_inode = hook_redirty_note;
+	t1 = jiffies;
+	cr_assert_eq(uf_fsync(r->f), 0);
+	cr_assert_eq(r->nr_write_inode, 1);
+	if (mainline) {
+		cr_assert_str_eq(seen.b_dirty, "2,1", "%s: b_dirty %s", spec,
+				 seen.b_dirty);
+		cr_assert_eq(seen.dirtied_when[0], t1);
+	} else {
+		cr_assert_str_eq(seen.b_dirty, "1,2", "%s: b_dirty %s", spec,
+				 seen.b_dirty);
+		cr_assert_eq(seen.dirtied_when[0], t0);
+	}
+	cr_assert(istate(r) & I_DIRTY_PAGES);
+	/* then 3.x's requeue: pages left, nr_to_write 0 → requeue_io */
+	expect_on(r, mainline ? "b_dirty" : "b_more_io");
+}
+
+Test(fs_writeback, mainline_redirty_under_fsync_goes_to_b_dirty,
+     .fini = fx_fini, .timeout = 60)
+{
+	redirty_under_fsync("linux-3.2", false);
+	fx_fini();
+	redirty_under_fsync("mainline", true);
+}
+
+/* B's write_inode under fsync: hold I_SYNC until the work sleeps, then
+ * note what C looked like at that moment. */
+static int hook_hold_note_c(struct tf *t, int sync)
+{
+	struct tf *c = &fx.tf[2];
+
+	(void)sync;
+	pthread_mutex_lock(&hs.lock);
+	hs.inside = true;
+	pthread_cond_broadcast(&hs.cond);
+	pthread_mutex_unlock(&hs.lock);
+
+	hs.wait_ret = uf_wait_task_sleeping(hs.main_task, 30000);
+	snprintf(hs.where, sizeof(hs.where), "%s", which_list(t));
+	snprintf(seen.where[0], sizeof(seen.where[0]), "%s", which_list(c));
+	seen.starts[0] = __atomic_load_n(&c->nr_writepages, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
+ * 6.18 writeback_sb_inodes and wb_writeback (Linux 6.18 fs/fs-writeback.c).
+ * A first work (nr_pages 1) writes A and leaves B on b_io.  B is then
+ * fsync'ed, clean, and held under I_SYNC inside its write_inode; C is
+ * dirtied.  A second work meets B on b_io: requeue_io, traced as
+ * writeback_sb_inodes_requeue, and not counted as progress (3.x counted a
+ * clean I_SYNC inode, so this work would spin instead of sleeping).  That
+ * pass did not queue, so 6.18 goes on to queue_io, writes C, and only
+ * then, B alone left on b_more_io, sleeps on B's I_SYNC (3.x's loop slept
+ * before ever taking C).
+ */
+Test(fs_writeback, mainline_i_sync_inode_requeued_uncounted_wait_once_queued,
+     .fini = fx_fini, .timeout = 90)
+{
+	struct wb_writeback_work w;
+	struct tf *a, *b, *c;
+	pthread_t th;
+	void *thret;
+	long ret;
+
+	FX_SETUP(.start = 16300000, .policy = "mainline", .trace = true);
+	a = tf_open_dirty(3, 1, 1);
+	advance(1);
+	b = tf_open_dirty(1, 4, 2);
+	mark_sync(b);
+	c = tf_open(2, 1);
+	advance(5);
+	w = mkwork(W_NONE);
+	w.nr_pages = 1;
+	cr_assert_eq(run(&w), 1);
+	expect_on(a, "none");
+	expect_on(b, "b_io");
+
+	advance(1);
+	tf_dirty(c, 0, 1, 2);
+	advance(1);
+	b->on_write_inode = hook_hold_note_c;
+	hs.main_task = current;
+	cr_assert_eq(pthread_create(&th, NULL, fsync_thread, b), 0);
+	pthread_mutex_lock(&hs.lock);
+	while (!hs.inside)
+		pthread_cond_wait(&hs.cond, &hs.lock);
+	pthread_mutex_unlock(&hs.lock);
+	cr_assert(istate(b) & I_SYNC);
+	cr_assert_eq(istate(b) & I_DIRTY, 0);
+
+	w = mkwork(W_NONE);
+	w.nr_pages = 1000;
+	ret = run(&w);
+	pthread_join(th, &thret);
+	cr_assert_eq((int)(intptr_t)thret, 0);
+	cr_assert_eq(hs.wait_ret, 0, "the work never slept on B's I_SYNC");
+	cr_assert_str_eq(hs.where, "b_more_io", "B was on %s", hs.where);
+	cr_assert_eq(seen.starts[0], 1, "C not written before the wait");
+	cr_assert_str_eq(seen.where[0], "none");
+	cr_assert_eq(ret, 1, "wrote %ld pages, want C's", ret);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue", NULL), 3);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue",
+				 "ino=1 state=I_SYNC|I_SYNC_QUEUED "), 3);
+	cr_assert_eq(trace_count("writeback_sb_inodes_requeue",
+				 " cgroup_ino=0"), 3);
+	cr_assert_eq(trace_count("writeback_single_inode_requeue", NULL), 0);
+	expect_on(b, "none");
+	tf_expect_on_dev(c, 0, 1, 2, "C");
+}

@@ -195,6 +195,7 @@ enum row {
 	ROW_EAGAIN,		/* clean pages, I_DIRTY, !inode_written */
 	ROW_CLEAN,		/* clean */
 	ROW_SKIPPED,		/* wbc.pages_skipped, slice used up */
+	ROW_SLICE_YOUNG,	/* slice used up, dirtied after the pass began */
 	NR_ROWS,
 };
 
@@ -204,6 +205,7 @@ static const char *const row_name[NR_ROWS] = {
 	"pages left, slice used up", "pages left, nr_to_write > 0",
 	"I_DIRTY, inode_written", "I_DIRTY, write_inode -EAGAIN",
 	"clean", "pages_skipped, slice used up",
+	"slice used up, dirtied after start",
 };
 
 /* D redirty_tail, M requeue_io, W requeue_io_wait, N off the lists */
@@ -253,6 +255,7 @@ static void row_prepare(enum row r, struct tf *t)
 		break;
 	case ROW_SLICE:
 	case ROW_SKIPPED:
+	case ROW_SLICE_YOUNG:
 		tf_dirty(t, 0, 4, 1);
 		break;
 	case ROW_BLOCKED:
@@ -297,6 +300,7 @@ static struct writeback_control row_wbc(enum row r)
 		wbc.range_cyclic = 0;
 		break;
 	case ROW_SLICE:
+	case ROW_SLICE_YOUNG:
 		wbc.nr_to_write = 2;
 		break;
 	case ROW_SKIPPED:
@@ -313,16 +317,24 @@ static struct writeback_control row_wbc(enum row r)
 }
 
 /*
- * Run writeback_single_inode() (through sync_inode(), with the row's
- * wbc) on an inode that queue_io() moved to b_io, as writeback_sb_inodes
- * does; it ends with the policy's requeue decision.
+ * Write an inode that queue_io() moved to b_io (I_SYNC_QUEUED under
+ * requeue=mainline, as queue_io sets it) with the row's wbc, as
+ * writeback_sb_inodes does (writeback_inode_flusher); it ends with the
+ * policy's requeue decision, given the pass's start @dirtied_before.
  */
-static void write_one(struct tf *t, struct writeback_control *wbc)
+static void write_one(struct tf *t, struct writeback_control *wbc,
+		      unsigned long dirtied_before)
 {
+	struct inode *inode = t->inode;
+
 	spin_lock(&fx.wb->list_lock);
-	list_move(&t->inode->i_wb_list, &fx.wb->b_io);
+	list_move(&inode->i_wb_list, &fx.wb->b_io);
+	spin_lock(&inode->i_lock);
+	if (fx.pol->inode_wb_mainline)
+		inode->i_state |= I_SYNC_QUEUED;
+	writeback_inode_flusher(inode, fx.wb, wbc, dirtied_before);
+	spin_unlock(&inode->i_lock);
 	spin_unlock(&fx.wb->list_lock);
-	sync_inode(t->inode, wbc);
 }
 
 #define REQUEUE_COLUMN(name, ...)					\
@@ -331,7 +343,9 @@ static void write_one(struct tf *t, struct writeback_control *wbc)
 /*
  * One column of the §2.2 table: every row's inode was dirtied at t0, a
  * newer inode H heads b_dirty (so a redirty_tail shows as dirtied_when =
- * now), and each row is written at a later jiffy.
+ * now), and each row is written at a later jiffy by a pass that began
+ * then, except the last row's, which began before t0 (the inode was
+ * dirtied after it began: 6.18's requeue_inode tells it apart).
  */
 static void requeue_column(const char *spec, const char *want)
 {
@@ -356,7 +370,8 @@ static void requeue_column(const char *spec, const char *want)
 		struct writeback_control wbc = row_wbc((enum row)r);
 
 		advance(1);
-		write_one(t[r], &wbc);
+		write_one(t[r], &wbc,
+			  r == ROW_SLICE_YOUNG ? t0 - 1 : jiffies);
 		outcome(t[r], t0, got, sizeof(got));
 		if (strcmp(got, outcome_str(want[r])) && n < sizeof(fails))
 			n += (size_t)snprintf(fails + n, sizeof(fails) - n,
@@ -378,20 +393,20 @@ static void requeue_column(const char *spec, const char *want)
  * write_inode worked or not (B10); clean → off the lists.  The requeue
  * hook ignores pages_skipped (the writeback_sb_inodes block handles it).
  */
-REQUEUE_COLUMN(requeue_table_base, "linux-3.1", "DDMDDDNM")
+REQUEUE_COLUMN(requeue_table_base, "linux-3.1", "DDMDDDNMM")
 
 /*
  * P2-v3 (L4590-4650): the sync branch redirty_tails and stops; pages left
  * → requeue_io even with nr_to_write > 0 (the hunk behind btrfs -80 %,
  * B2, L6247-6320); I_DIRTY → inode_written ? redirty_tail : requeue_io.
  */
-REQUEUE_COLUMN(requeue_table_p2_v3, "linux-3.1,requeue=p2-v3", "DDMMDMNM")
+REQUEUE_COLUMN(requeue_table_p2_v3, "linux-3.1,requeue=p2-v3", "DDMMDMNMM")
 
 /*
  * requeue4 (Wu's reduction, L5893-5935): base everywhere except the
  * inode_written rule for I_DIRTY.
  */
-REQUEUE_COLUMN(requeue_table_requeue4, "linux-3.1,requeue=requeue4", "DDMDDMNM")
+REQUEUE_COLUMN(requeue_table_requeue4, "linux-3.1,requeue=requeue4", "DDMDDMNMM")
 
 /*
  * P2-v4 = v3.1 (L4000-4060, L6610-6670): v3's sync branch and
@@ -399,7 +414,7 @@ REQUEUE_COLUMN(requeue_table_requeue4, "linux-3.1,requeue=requeue4", "DDMDDMNM")
  * to dirty list to prevent livelocking" for pages left with nr_to_write
  * > 0.
  */
-REQUEUE_COLUMN(requeue_table_p2_v4, "linux-3.1,requeue=p2-v4", "DDMDDMNM")
+REQUEUE_COLUMN(requeue_table_p2_v4, "linux-3.1,requeue=p2-v4", "DDMDDMNMM")
 
 /*
  * RIW (L1921-1946): every "might be blocked" case → requeue_io_wait
@@ -409,19 +424,21 @@ REQUEUE_COLUMN(requeue_table_p2_v4, "linux-3.1,requeue=p2-v4", "DDMDDMNM")
  * too, which defeats sync livelock prevention (I14, B7; spec §7 [ours]):
  * the variant keeps the seed's bug, pinned here.
  */
-REQUEUE_COLUMN(requeue_table_riw, "linux-3.1,requeue=riw", "wwMWWWNM")
+REQUEUE_COLUMN(requeue_table_riw, "linux-3.1,requeue=riw", "wwMWWWNMM")
 
 /*
  * riw-sync: RIW with P2-v4's sync branch in front, as spec §7 advises:
  * the sync rows go back to b_dirty, the rest is RIW's.
  */
-REQUEUE_COLUMN(requeue_table_riw_sync, "linux-3.1,requeue=riw-sync", "DDMWWWNM")
+REQUEUE_COLUMN(requeue_table_riw_sync, "linux-3.1,requeue=riw-sync", "DDMWWWNMM")
 
 /*
- * Mainline requeue_inode() (kernel-mainline.md §1.2 table): base's rows
- * plus the pages_skipped row (redirty_tail) ahead of the pages-left rows.
+ * 6.18 requeue_inode() (Linux 6.18 fs/fs-writeback.c): base's rows plus
+ * the pages_skipped row (redirty_tail) ahead of the pages-left rows, and
+ * a used-up slice of an inode dirtied after the pass began goes to
+ * b_dirty (redirty_tail), not b_more_io: every 3.x column says M there.
  */
-REQUEUE_COLUMN(requeue_table_mainline, "linux-3.1,requeue=mainline", "DDMDDDND")
+REQUEUE_COLUMN(requeue_table_mainline, "linux-3.1,requeue=mainline", "DDMDDDNDD")
 
 /* ================================================================== */
 /* B3: pages_skipped double handling                                   */

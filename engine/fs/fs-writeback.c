@@ -169,7 +169,10 @@ void inode_wb_list_del(struct inode *inode)
 	struct backing_dev_info *bdi = inode_to_bdi(inode);
 
 	spin_lock(&bdi->wb.list_lock);
+	spin_lock(&inode->i_lock);
+	inode->i_state &= ~I_SYNC_QUEUED;
 	list_del_init(&inode->i_wb_list);
+	spin_unlock(&inode->i_lock);
 	spin_unlock(&bdi->wb.list_lock);
 }
 
@@ -180,10 +183,14 @@ void inode_wb_list_del(struct inode *inode)
  * Put the inode back on b_dirty as the newest.  If it is older than the
  * current newest, its dirtied_when becomes now to keep b_dirty ordered, which
  * delays its next kupdate by dirty_expire_interval (seed 000 L3956-3964).
+ * i_lock held: off b_io, the inode is no longer I_SYNC_QUEUED (6.18
+ * redirty_tail_locked; the flag is never set on 3.x).
  */
 void redirty_tail(struct inode *inode, struct bdi_writeback *wb)
 {
 	assert_spin_locked(&wb->list_lock);
+	assert_spin_locked(&inode->i_lock);
+	inode->i_state &= ~I_SYNC_QUEUED;
 	if (!list_empty(&wb->b_dirty)) {
 		struct inode *tail = wb_inode(wb->b_dirty.next);
 
@@ -225,7 +232,7 @@ static bool inode_dirtied_after(struct inode *inode, unsigned long t)
  */
 static int move_expired_inodes(struct list_head *delaying_queue,
 			       struct list_head *dispatch_queue,
-			       unsigned long *older_than_this)
+			       unsigned long *older_than_this, bool mark_queued)
 {
 	LIST_HEAD(tmp);
 	struct list_head *pos, *node;
@@ -244,6 +251,12 @@ static int move_expired_inodes(struct list_head *delaying_queue,
 		sb = inode->i_sb;
 		list_move(&inode->i_wb_list, &tmp);
 		moved++;
+		if (mark_queued) {
+			/* 6.18: the flusher owns its place from now on */
+			spin_lock(&inode->i_lock);
+			inode->i_state |= I_SYNC_QUEUED;
+			spin_unlock(&inode->i_lock);
+		}
 	}
 
 	if (!do_sb_sort) {
@@ -276,7 +289,8 @@ static void queue_io(struct bdi_writeback *wb, struct wb_writeback_work *work)
 	list_splice_init(&wb->b_more_io, &wb->b_io);
 	list_splice_init(&wb->b_more_io_wait, &wb->b_io);
 	moved = move_expired_inodes(&wb->b_dirty, &wb->b_io,
-				    work->older_than_this);
+				    work->older_than_this,
+				    wb_policy(wb)->inode_wb_mainline);
 	trace_writeback_queue_io(wb, work, moved);
 }
 
@@ -346,22 +360,80 @@ void inode_wait_for_writeback_sync(struct inode *inode)
 /* One inode                                                           */
 
 /*
- * Write an inode's dirty pages and, if dirty, its metadata; then put it on
- * the list the policy chooses.  Called with list_lock and i_lock held;
- * drops both around the I/O.
+ * Write an inode's dirty pages and, if dirty, its metadata.  The caller
+ * has set I_SYNC and holds no lock.  3.x clears I_DIRTY_PAGES before the
+ * write (the caller does, under i_lock); 6.18 clears every I_DIRTY bit
+ * after do_writepages and puts I_DIRTY_PAGES back if pages are still
+ * tagged (6.18 __writeback_single_inode), so a page dirtied during the
+ * write never leaves a clean inode flagged dirty, nor the reverse.
+ * *inode_written: write_inode succeeded or was not needed.
  */
-static int writeback_single_inode(struct inode *inode,
-				  struct bdi_writeback *wb,
-				  struct writeback_control *wbc)
+static int __writeback_single_inode(struct inode *inode,
+				    struct writeback_control *wbc,
+				    bool mainline, bool *inode_written)
 {
 	struct address_space *mapping = inode->i_mapping;
 	long nr_to_write = wbc->nr_to_write;
-	bool inode_written = true;
 	unsigned long dirty;
 	int ret;
 
-	assert_spin_locked(&wb->list_lock);
-	assert_spin_locked(&inode->i_lock);
+	*inode_written = true;
+	ret = do_writepages(mapping, wbc);
+
+	/* data before metadata, for filesystems that update it at I/O end */
+	if (wbc->sync_mode == WB_SYNC_ALL) {
+		int err = filemap_fdatawait(mapping);
+
+		if (ret == 0)
+			ret = err;
+	}
+
+	spin_lock(&inode->i_lock);
+	dirty = inode->i_state & I_DIRTY;
+	if (mainline) {
+		inode->i_state &= ~dirty;
+		if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY))
+			inode->i_state |= I_DIRTY_PAGES;
+	} else {
+		/* the metadata flags are cleared right before write_inode() */
+		inode->i_state &= ~(I_DIRTY_SYNC | I_DIRTY_DATASYNC);
+	}
+	spin_unlock(&inode->i_lock);
+	if (dirty & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)) {
+		int err = write_inode(inode, wbc);
+
+		if (err)
+			*inode_written = false;
+		if (err == -EAGAIN) {
+			/* "a lock is held": still dirty, as XFS redirtied it */
+			spin_lock(&inode->i_lock);
+			inode->i_state |= dirty & (I_DIRTY_SYNC |
+						   I_DIRTY_DATASYNC);
+			spin_unlock(&inode->i_lock);
+		}
+		if (ret == 0)
+			ret = err;
+	}
+	/* 6.18 traces here, I_SYNC still set; 3.x after the requeue */
+	if (mainline)
+		trace_writeback_single_inode(inode, wbc, nr_to_write);
+	return ret;
+}
+
+/*
+ * 3.x's writeback_single_inode(), for the flusher and sync_inode() alike:
+ * an inode under I_SYNC is requeue_io'd (WB_SYNC_NONE) or waited for,
+ * then written, then put on the list the policy's requeue chooses.
+ * list_lock and i_lock held; dropped around the I/O.
+ */
+static int writeback_single_inode_3x(struct inode *inode,
+				     struct bdi_writeback *wb,
+				     struct writeback_control *wbc,
+				     unsigned long dirtied_before)
+{
+	long nr_to_write = wbc->nr_to_write;
+	bool inode_written;
+	int ret;
 
 	if (inode->i_state & I_SYNC) {
 		/*
@@ -386,45 +458,117 @@ static int writeback_single_inode(struct inode *inode,
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
-	ret = do_writepages(mapping, wbc);
-
-	/* data before metadata, for filesystems that update it at I/O end */
-	if (wbc->sync_mode == WB_SYNC_ALL) {
-		int err = filemap_fdatawait(mapping);
-
-		if (ret == 0)
-			ret = err;
-	}
-
-	/* the metadata flags are cleared right before write_inode() */
-	spin_lock(&inode->i_lock);
-	dirty = inode->i_state & I_DIRTY;
-	inode->i_state &= ~(I_DIRTY_SYNC | I_DIRTY_DATASYNC);
-	spin_unlock(&inode->i_lock);
-	if (dirty & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)) {
-		int err = write_inode(inode, wbc);
-
-		if (err)
-			inode_written = false;
-		if (err == -EAGAIN) {
-			/* "a lock is held": still dirty, as XFS redirtied it */
-			spin_lock(&inode->i_lock);
-			inode->i_state |= dirty & (I_DIRTY_SYNC |
-						   I_DIRTY_DATASYNC);
-			spin_unlock(&inode->i_lock);
-		}
-		if (ret == 0)
-			ret = err;
-	}
+	ret = __writeback_single_inode(inode, wbc, false, &inode_written);
 
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
 	inode->i_state &= ~I_SYNC;
 	if (!(inode->i_state & I_FREEING))
-		wb_policy(wb)->requeue(inode, wb, wbc, inode_written);
+		wb_policy(wb)->requeue(inode, wb, wbc, inode_written,
+				       dirtied_before);
 	inode_sync_complete(inode);
 	trace_writeback_single_inode(inode, wbc, nr_to_write);
 	return ret;
+}
+
+/*
+ * The flusher's write of one inode from b_io (writeback_sb_inodes' loop
+ * body, exported for tests).  6.18: the caller has dealt with I_SYNC;
+ * write, then requeue_inode() with the pass's dirtied_before.  list_lock
+ * and i_lock held; dropped around the I/O.
+ */
+int writeback_inode_flusher(struct inode *inode, struct bdi_writeback *wb,
+			    struct writeback_control *wbc,
+			    unsigned long dirtied_before)
+{
+	bool inode_written;
+	int ret;
+
+	assert_spin_locked(&wb->list_lock);
+	assert_spin_locked(&inode->i_lock);
+	if (!wb_policy(wb)->inode_wb_mainline)
+		return writeback_single_inode_3x(inode, wb, wbc,
+						 dirtied_before);
+
+	BUG_ON(inode->i_state & I_SYNC);
+	inode->i_state |= I_SYNC;
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+
+	ret = __writeback_single_inode(inode, wbc, true, &inode_written);
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	if (!(inode->i_state & I_FREEING))
+		wb_policy(wb)->requeue(inode, wb, wbc, inode_written,
+				       dirtied_before);
+	inode->i_state &= ~I_SYNC;
+	inode_sync_complete(inode);
+	return ret;
+}
+
+/*
+ * 6.18's writeback_single_inode(): writeback outside the flusher
+ * (sync_inode, write_inode_now), which never calls requeue_inode.  A clean
+ * inode goes off the lists, a dirty one not I_SYNC_QUEUED to b_dirty
+ * (redirty_tail), one the flusher has queued stays where it is.
+ */
+static int writeback_single_inode_618(struct inode *inode,
+				      struct bdi_writeback *wb,
+				      struct writeback_control *wbc)
+{
+	bool inode_written;
+	int ret;
+
+	if (inode->i_state & I_SYNC) {
+		/* WB_SYNC_NONE: the writeback running is enough */
+		if (wbc->sync_mode != WB_SYNC_ALL)
+			return 0;
+		inode_wait_for_writeback(inode, wb);
+		if (inode->i_state & I_FREEING)
+			return 0;
+	}
+	BUG_ON(inode->i_state & I_SYNC);
+	/* clean, and (for integrity) no page under writeback: nothing to do */
+	if (!(inode->i_state & I_DIRTY) &&
+	    (wbc->sync_mode != WB_SYNC_ALL ||
+	     !mapping_tagged(inode->i_mapping, PAGECACHE_TAG_WRITEBACK)))
+		return 0;
+
+	inode->i_state |= I_SYNC;
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+
+	ret = __writeback_single_inode(inode, wbc, true, &inode_written);
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	if (!(inode->i_state & I_FREEING)) {
+		if (!(inode->i_state & I_DIRTY)) {
+			inode->i_state &= ~I_SYNC_QUEUED;
+			list_del_init(&inode->i_wb_list);
+		} else if (!(inode->i_state & I_SYNC_QUEUED)) {
+			redirty_tail(inode, wb);
+		}
+	}
+	inode->i_state &= ~I_SYNC;
+	inode_sync_complete(inode);
+	return ret;
+}
+
+/*
+ * Writeback of one inode outside the flusher's passes.  list_lock and
+ * i_lock held; dropped around the I/O.
+ */
+static int writeback_single_inode(struct inode *inode,
+				  struct bdi_writeback *wb,
+				  struct writeback_control *wbc)
+{
+	assert_spin_locked(&wb->list_lock);
+	assert_spin_locked(&inode->i_lock);
+	if (wb_policy(wb)->inode_wb_mainline)
+		return writeback_single_inode_618(inode, wb, wbc);
+	return writeback_single_inode_3x(inode, wb, wbc, jiffies);
 }
 
 /* ------------------------------------------------------------------ */
@@ -478,7 +622,13 @@ static long writeback_sb_inodes(struct super_block *sb,
 	};
 	const struct wb_policy *pol = wb_policy(wb);
 	unsigned long start_time = jiffies;
+	unsigned long dirtied_before = jiffies;
 	long write_chunk, wrote = 0;
+
+	/* what requeue_inode() calls "dirtied after the pass began" (6.18) */
+	if (work->for_kupdate)
+		dirtied_before = jiffies - msecs_to_jiffies(
+			wb->bdi->cache->vm.dirty_expire_interval * 10);
 
 	while (!list_empty(&wb->b_io)) {
 		struct inode *inode = wb_inode(wb->b_io.prev);
@@ -486,7 +636,9 @@ static long writeback_sb_inodes(struct super_block *sb,
 		if (inode->i_sb != sb) {
 			if (work->sb) {
 				/* only this sb's data: the rest goes back */
+				spin_lock(&inode->i_lock);
 				redirty_tail(inode, wb);
+				spin_unlock(&inode->i_lock);
 				continue;
 			}
 			break;	/* let the caller pin the other sb */
@@ -494,15 +646,32 @@ static long writeback_sb_inodes(struct super_block *sb,
 
 		spin_lock(&inode->i_lock);
 		if (inode->i_state & (I_NEW | I_FREEING | I_WILL_FREE)) {
-			spin_unlock(&inode->i_lock);
 			redirty_tail(inode, wb);
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (pol->inode_wb_mainline && (inode->i_state & I_SYNC)) {
+			/*
+			 * 6.18 writeback_sb_inodes: someone else writes it.
+			 * WB_SYNC_NONE: retry after this b_io, and no
+			 * progress is counted for it; WB_SYNC_ALL: wait, then
+			 * start again from the tail of b_io.
+			 */
+			if (wbc.sync_mode != WB_SYNC_ALL) {
+				requeue_io(inode, wb);
+				trace_writeback_sb_inodes_requeue(inode);
+				spin_unlock(&inode->i_lock);
+				continue;
+			}
+			inode_wait_for_writeback(inode, wb);
+			spin_unlock(&inode->i_lock);
 			continue;
 		}
 		write_chunk = writeback_chunk_size(wb->bdi, work);
 		wbc.nr_to_write = write_chunk;
 		wbc.pages_skipped = 0;
 
-		writeback_single_inode(inode, wb, &wbc);
+		writeback_inode_flusher(inode, wb, &wbc, dirtied_before);
 
 		work->nr_pages -= write_chunk - wbc.nr_to_write;
 		wrote += sb_inode_wrote(pol, write_chunk, &wbc);
@@ -538,7 +707,9 @@ static long __writeback_inodes_wb(struct bdi_writeback *wb,
 		struct super_block *sb = inode->i_sb;
 
 		if (!grab_super_passive(sb)) {
+			spin_lock(&inode->i_lock);
 			wb_policy(wb)->super_busy(inode, wb);
+			spin_unlock(&inode->i_lock);
 			continue;
 		}
 		wrote += writeback_sb_inodes(sb, wb, work);
@@ -582,6 +753,7 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 		.oldest_jif = jiffies,
 		.pause = 1,
 	};
+	bool queued = false;
 	long progress;
 
 	st.max_pause = wb_max_pause(c);
@@ -602,11 +774,17 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 		if (work->for_background && !over_bground_thresh(wb->bdi))
 			break;
 
-		pol->cutoff(wb, work, &st);
+		/* 6.18 takes the cutoff only for a queue_io (2185-2194) */
+		if (!pol->wb_loop_mainline)
+			pol->cutoff(wb, work, &st);
 
 		trace_writeback_start(wb->bdi, work);
-		if (list_empty(&wb->b_io))
+		if (list_empty(&wb->b_io)) {
+			if (pol->wb_loop_mainline)
+				pol->cutoff(wb, work, &st);
 			queue_io(wb, work);
+			queued = true;
+		}
 		if (work->sb)
 			progress = writeback_sb_inodes(work->sb, wb, work);
 		else
@@ -620,6 +798,12 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 			st.pause = 1;
 			continue;
 		}
+		/*
+		 * 6.18: a pass over what an earlier work left on b_io ends
+		 * nothing, as long as no pass of this work has queued.
+		 */
+		if (pol->wb_loop_mainline && !queued)
+			continue;
 		/* nothing written and nothing to retry: done */
 		if (list_empty(&wb->b_more_io))
 			break;
@@ -1087,7 +1271,16 @@ void __mark_inode_dirty(struct inode *inode, int flags)
 		goto out_unlock_inode;
 	was_dirty = inode->i_state & I_DIRTY;
 	inode->i_state |= (unsigned long)flags;
-	if (inode->i_state & (I_SYNC | I_FREEING) || was_dirty)
+	/*
+	 * 3.x leaves an inode under writeback to writeback_single_inode();
+	 * 6.18 only one the flusher has queued (I_SYNC_QUEUED): an inode
+	 * written by fsync and redirtied after it went clean goes to b_dirty
+	 * now, with a new dirtied_when.
+	 */
+	if (inode->i_state & (inode_cache(inode)->policy->inode_wb_mainline ?
+			      I_SYNC_QUEUED : I_SYNC))
+		goto out_unlock_inode;
+	if (inode->i_state & I_FREEING || was_dirty)
 		goto out_unlock_inode;
 
 	bdi = inode_to_bdi(inode);

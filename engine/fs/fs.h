@@ -31,6 +31,12 @@
 #define __I_SYNC		7
 #define I_SYNC			(1UL << __I_SYNC)
 #define I_REFERENCED		(1UL << 8)
+/*
+ * 6.18's I_SYNC_QUEUED (its value there): the inode is on b_io or
+ * b_more_io, so __mark_inode_dirty() leaves its list to the flusher.
+ * Set and tested under requeue=mainline only.
+ */
+#define I_SYNC_QUEUED		(1UL << 17)
 
 #define I_DIRTY (I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES)
 

@@ -90,6 +90,15 @@ void wakeup_flusher_threads(struct uf_cache *cache, long nr_pages,
 			    enum wb_reason reason);
 long get_nr_dirty_pages(struct uf_cache *cache);
 void inode_wb_list_del(struct inode *inode);
+/*
+ * The flusher's write of one inode of b_io: writeback_sb_inodes' loop
+ * body, as its requeue tests drive it.  list_lock and i_lock held (and
+ * held again on return); under requeue=mainline the inode must not be
+ * under I_SYNC.  dirtied_before: the pass's start (requeue hook).
+ */
+int writeback_inode_flusher(struct inode *inode, struct bdi_writeback *wb,
+			    struct writeback_control *wbc,
+			    unsigned long dirtied_before);
 
 /* Seed 003 pageout works (fs-writeback.c).  flush_inode_page(): >0 an
  * existing work covers or was extended to @page (its 1-based position

@@ -94,6 +94,7 @@ static void inode_state_str(unsigned long state, char *buf, size_t len)
 		{ I_CLEAR, "I_CLEAR" },
 		{ I_SYNC, "I_SYNC" },
 		{ I_REFERENCED, "I_REFERENCED" },
+		{ I_SYNC_QUEUED, "I_SYNC_QUEUED" },	/* set under 6.18 only */
 	};
 	size_t i, n = 0;
 
@@ -123,6 +124,19 @@ void __trace_writeback_single_inode(const char *event, struct inode *inode,
 		   __atomic_load_n(&inode->i_mapping->writeback_index,
 				   __ATOMIC_RELAXED), (long)nr_to_write,
 		   nr_to_write - (unsigned long)wbc->nr_to_write);
+}
+
+/* 6.18 include/trace/events/writeback.h: writeback_sb_inodes_requeue */
+void __trace_writeback_sb_inodes_requeue(struct inode *inode)
+{
+	char state[160];
+
+	inode_state_str(inode->i_state, state, sizeof(state));
+	trace_emit(inode_cache(inode), "writeback_sb_inodes_requeue",
+		   "bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu cgroup_ino=0",
+		   inode->i_sb->s_bdi->name, inode->i_ino, state,
+		   inode->dirtied_when,
+		   (jiffies - inode->dirtied_when) / (unsigned long)HZ);
 }
 
 void __trace_writeback_pages_written(struct uf_cache *c, long pages)

@@ -23,6 +23,7 @@ void __trace_writeback_work(const char *event, struct backing_dev_info *bdi,
 			    struct wb_writeback_work *work);
 void __trace_writeback_queue_io(struct bdi_writeback *wb,
 				struct wb_writeback_work *work, int moved);
+void __trace_writeback_sb_inodes_requeue(struct inode *inode);
 void __trace_writeback_single_inode(const char *event, struct inode *inode,
 				    struct writeback_control *wbc,
 				    unsigned long nr_to_write);
@@ -84,6 +85,10 @@ void __trace_balance_dirty_written(struct backing_dev_info *bdi,
 	trace_wb_inode("writeback_single_inode", inode, wbc, nr)
 #define trace_writeback_single_inode_requeue(inode, wbc, nr)		\
 	trace_wb_inode("writeback_single_inode_requeue", inode, wbc, nr)
+/* 6.18: writeback_sb_inodes() passing over an inode under I_SYNC */
+#define trace_writeback_sb_inodes_requeue(inode)			\
+	trace_if(inode_cache(inode),					\
+		 __trace_writeback_sb_inodes_requeue(inode))
 #define trace_writeback_pages_written(c, pages)				\
 	trace_if(c, __trace_writeback_pages_written(c, pages))
 #define trace_writeback_wake_background(bdi)				\
