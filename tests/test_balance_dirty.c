@@ -1031,14 +1031,17 @@ static void expect_bdp(const char *spec,
 	wb_policy_release(&pol);
 }
 
-/* Each preset's bdp (linux-3.1: 3.1; the 3.2-era series: 3.2; mainline)
- * and the override of it; an unknown value is refused. */
+/* Each preset's bdp (linux-3.1: 3.1; linux-3.3: 3.3; the 3.2-era series:
+ * 3.2; mainline) and the override of it; an unknown value is refused. */
 Test(balance_dirty, presets_pick_their_kernels_throttle)
 {
 	struct wb_policy pol;
 
 	expect_bdp("linux-3.1", balance_dirty_pages_ratelimited_31, "3.1");
 	expect_bdp("linux-3.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("linux-3.3", balance_dirty_pages_ratelimited_33, "3.3");
+	expect_bdp("linux-3.2,bdp=3.3", balance_dirty_pages_ratelimited_33,
+		   "3.3");
 	expect_bdp(NULL, balance_dirty_pages_ratelimited_mainline, "mainline");
 	expect_bdp("kara-v4.2", balance_dirty_pages_ratelimited_32, "3.2");
 	expect_bdp("wu-riw", balance_dirty_pages_ratelimited_32, "3.2");
@@ -1048,7 +1051,7 @@ Test(balance_dirty, presets_pick_their_kernels_throttle)
 		   balance_dirty_pages_ratelimited_mainline, "mainline");
 	expect_bdp("mainline,bdp=3.1", balance_dirty_pages_ratelimited_31,
 		   "3.1");
-	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.3", &pol), -EINVAL);
+	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.4", &pol), -EINVAL);
 }
 
 /* ------------------------------------------------------------------ */
