@@ -431,6 +431,21 @@ Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline,
 	bd_done();
 }
 
+/* The same slow dirtier under 3.3: its bdi_update_dirty_ratelimit() has
+ * the cap (3.2.41's has not: the test above). */
+Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_33,
+     .init = bd_init_2000)
+{
+	struct backing_dev_info *bdi = &bdh->bdi[0];
+
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi_update_dirty_ratelimit_33(bdi, 2000, 1000, 1600, 2000, 1600, 10,
+				      200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
+	cr_assert_eq(bdi->dirty_ratelimit, 1007);
+	bd_done();
+}
+
 /* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
 Test(balance_dirty, dirty_ratelimit_floor_is_one, .init = bd_init_2000)
 {
@@ -482,6 +497,33 @@ Test(balance_dirty, pause_bounds, .init = bd_init_2000)
 	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
 	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
 	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
+	bd_done();
+}
+
+/*
+ * 3.3's bdi_max_pause() is mainline's form, not 3.2's: with write_bw 2000
+ * (2000 / 128 = 15), device 1749: 1749 / 16 + 1 = 110 (3.2: 39), device
+ * 100: 100 / 16 + 1 = 7 (3.2: 6), device 10: 1 (3.2: 4, its floor).
+ * bdi_min_pause() as worked above for wb_min_pause: 17, 32 pages.
+ */
+Test(balance_dirty, pause_bounds_33, .init = bd_init_2000)
+{
+	struct backing_dev_info *bdi = &bdh->bdi[0];
+	int nr_dirtied_pause = 0;
+
+	cr_assert_eq(bdi_max_pause_33(bdi, 1749), 110);
+	cr_assert_eq(bdi_max_pause_33(bdi, 100), 7);
+	cr_assert_eq(bdi_max_pause_33(bdi, 10), 1);
+	cr_assert_eq(bdi_min_pause_33(bdi, 110, 999, 1000,
+				      &nr_dirtied_pause), 17);
+	cr_assert_eq(nr_dirtied_pause, 32);
+	/* a rate too low for 32 pages in 10 ms: pages from max_pause */
+	bdi->dirty_ratelimit = 100;
+	cr_assert_eq(bdi_min_pause_33(bdi, 110, 100, 100, &nr_dirtied_pause),
+		     110);
+	cr_assert_eq(nr_dirtied_pause, 100 * 110 / 1024);
+	bdi->avg_write_bandwidth = 1;
+	cr_assert_leq(bdi_max_pause_33(bdi, ULONG_MAX / 2), 200);
 	bd_done();
 }
 
@@ -1094,6 +1136,44 @@ Test(balance_dirty, think_time_mainline_no_pause, .fini = bx_fini)
 	cr_assert_eq(think_case("mainline"), 40 * (ssize_t)PAGE_SIZE);
 }
 
+/* 3.3's balance_dirty_pages line: 3.2's fields, then period= and think=
+ * (ms since dirty_paused_when), no cgroup_ino; under min_pause the pause
+ * printed is period - think (negative here). */
+static void check_fields_33(const char *line, void *arg)
+{
+	long think, pause, period;
+	int *nth = arg;
+	const char *p;
+
+	/* the first line is the 40-page write's (later ones: its pages') */
+	if ((*nth)++)
+		return;
+	cr_assert_not_null(strstr(line, " bdi_setpoint="), "%s", line);
+	cr_assert_null(strstr(line, "cgroup_ino"), "%s", line);
+	p = strstr(line, " pause=");
+	cr_assert_not_null(p, "%s", line);
+	pause = strtol(p + 7, NULL, 10);
+	p = strstr(line, " pause=");
+	cr_assert_not_null(p = strstr(p, " period="), "%s", line);
+	period = strtol(p + 8, NULL, 10);
+	cr_assert_not_null(p = strstr(p, " think="), "%s", line);
+	think = strtol(p + 7, NULL, 10);
+	cr_assert(think >= 500 && think < 600, "think=%ld: %s", think, line);
+	cr_assert_gt(period, 0, "%s", line);
+	cr_assert(pause < 0 && pause >= period - think - 1, "%s", line);
+}
+
+/* 3.3 added the think time: the 500 ms since the last pause pay for the
+ * write, as in mainline (3.2 above still pauses). */
+Test(balance_dirty, think_time_v33_no_pause, .fini = bx_fini)
+{
+	int nth = 0;
+
+	cr_assert_eq(think_case("linux-3.3"), 40 * (ssize_t)PAGE_SIZE);
+	cr_assert_gt(trace_lines("balance_dirty_pages", check_fields_33,
+				 &nth), 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Who is charged for a rewrite                                        */
 
@@ -1140,6 +1220,15 @@ Test(balance_dirty, rewrite_of_a_dirty_page_v32, .fini = bx_fini)
 	int n = rewrite_case("linux-3.2", 10, false);
 
 	cr_assert_eq(n, 11, "3.2.41 charges every page written: %d", n);
+}
+
+/* 3.3 charges in account_page_dirtied(), as mainline does. */
+Test(balance_dirty, rewrite_of_a_dirty_page_v33, .fini = bx_fini)
+{
+	int n = rewrite_case("linux-3.3", 100, false);
+
+	cr_assert_eq(n, 1, "3.3: nr_dirtied %d after 100 rewrites", n);
+	cr_assert_eq(current->bdp_ratelimits, 1);
 }
 
 Test(balance_dirty, rewrite_of_a_dirty_page_v31, .fini = bx_fini)
