@@ -1237,3 +1237,103 @@ Test(balance_dirty, rewrite_of_a_dirty_page_v31, .fini = bx_fini)
 
 	cr_assert_eq(n, 11, "3.1 counts every page written: %d", n);
 }
+
+/* ------------------------------------------------------------------ */
+/* 3.x's global_dirty_limit and first share                            */
+
+/* The balance_dirty_pages line's device setpoint (3.x bdi_setpoint=,
+ * mainline wb_setpoint=), which is setpoint * bdi_thresh / (thresh + 1). */
+static void get_setpoint(const char *line, void *arg)
+{
+	long *sp = arg;
+	const char *p = strstr(line, "_setpoint=");
+
+	cr_assert_not_null(p, "%s", line);
+	if (*sp < 0)
+		*sp = strtol(p + 10, NULL, 10);
+}
+
+/*
+ * On the virtual clock, no flusher (so no completion ever):
+ *  1. dirty_bytes 64 MiB (16384 pages).  3.1-3.3 start global_dirty_limit
+ *     at 0 and their writeback_set_ratelimit() leaves it: the chunk is
+ *     min(bw / 2, 0) rounded up to 4 MiB = 1024 pages.  Mainline set it
+ *     to the threshold: min(bw / 2, 16384 / 8) + 1024, rounded: 3072.
+ *  2. dirty_bytes 64 pages, 60 dirty, 1 s later a 40-page uf_pwrite_nb:
+ *     the throttle's bandwidth update (3.2, 3.3; 3.1's async exit comes
+ *     first) raises the limit to the threshold, 64.  Before any
+ *     completion a 3.x device has no share (prop_fraction_percpu: 0
+ *     events), so bdi_setpoint=0; mainline's wb_setpoint is not 0.
+ *  3. dirty_bytes 32 pages: 3.x keeps 64 (only the throttle follows
+ *     down, 1/32 a step); mainline resets it to 32.
+ * Returns the limit after 3 (after 1 for 3.1).
+ */
+static unsigned long limit_case(const char *policy, bool mainline, bool v31)
+{
+	struct wb_writeback_work w = { .nr_pages = LONG_MAX,
+				       .sync_mode = WB_SYNC_NONE };
+	struct uf_cache *c;
+	char *buf = tu_alloc(40 * PAGE_SIZE);
+	uint64_t pause_ns = 0;
+	long sp = -1;
+	unsigned long limit;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	c = uf_cache_obj(bx.c);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes", 64UL << 20), 0);
+	cr_assert_eq(global_dirty_limit(c), mainline ? 16384UL : 0UL,
+		     "%s: limit %lu", policy, global_dirty_limit(c));
+	cr_assert_eq(writeback_chunk_size(bx.bdi, &w), mainline ? 3072 : 1024,
+		     "%s: chunk %ld", policy, writeback_chunk_size(bx.bdi, &w));
+	if (v31) {
+		limit = global_dirty_limit(c);
+		goto out;
+	}
+
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  64 * PAGE_SIZE), 0);
+	dirty_unthrottled(0, 0, 60);
+	cr_assert_eq(uf_clock_advance(HZ), 0);
+	cr_assert_eq(uf_pwrite_nb(bx.f[0], buf, 40 * PAGE_SIZE,
+				  1024 * PAGE_SIZE, &pause_ns), -EAGAIN);
+	cr_assert_eq(global_dirty_limit(c), 64, "%s: limit %lu", policy,
+		     global_dirty_limit(c));
+	cr_assert_gt(trace_lines("balance_dirty_pages", get_setpoint, &sp), 0);
+	if (mainline)
+		cr_assert_gt(sp, 0, "mainline: wb_setpoint=%ld", sp);
+	else
+		cr_assert_eq(sp, 0, "%s: no share yet, bdi_setpoint=%ld",
+			     policy, sp);
+
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  32 * PAGE_SIZE), 0);
+	limit = global_dirty_limit(c);
+out:
+	uf_clock_set_real();
+	free(buf);
+	return limit;
+}
+
+Test(balance_dirty, dirty_limit_starts_at_0_v31, .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.1", false, true), 0);
+}
+
+Test(balance_dirty, dirty_limit_kept_on_tunable_change_v32,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.2", false, false), 64);
+}
+
+Test(balance_dirty, dirty_limit_kept_on_tunable_change_v33,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.3", false, false), 64);
+}
+
+Test(balance_dirty, dirty_limit_reset_on_tunable_change_mainline,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("mainline", true, false), 32);
+}
