@@ -1337,3 +1337,127 @@ Test(balance_dirty, dirty_limit_reset_on_tunable_change_mainline,
 {
 	cr_assert_eq(limit_case("mainline", true, false), 32);
 }
+
+/* ------------------------------------------------------------------ */
+/* 3.3's dirty_throttle_leaks                                          */
+
+static void *leaky_writer(void *arg)
+{
+	char buf[PAGE_SIZE];
+	unsigned long i;
+
+	(void)arg;
+	memset(buf, 'l', sizeof(buf));
+	/* 10 new dirty pages: under nr_dirtied_pause (32), never paid */
+	for (i = 0; i < 10; i++)
+		cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf),
+				       (100 + i) * PAGE_SIZE),
+			     (ssize_t)sizeof(buf));
+	return NULL;
+}
+
+/*
+ * A thread dirties 10 pages and exits.  Under 3.3 its unpaid 10 go to
+ * dirty_throttle_leaks, and this thread's next dirtying picks them up:
+ * nr_dirtied 1 + 10.  3.2 has no leaks: 1.
+ */
+static int leak_case(const char *policy)
+{
+	char buf[PAGE_SIZE];
+	pthread_t th;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(pthread_create(&th, NULL, leaky_writer, NULL), 0);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	current->nr_dirtied = 0;
+	current->bdp_ratelimits = 0;
+	memset(buf, 'm', sizeof(buf));
+	cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf), 0),
+		     (ssize_t)sizeof(buf));
+	uf_clock_set_real();
+	return current->nr_dirtied;
+}
+
+Test(balance_dirty, exited_writers_leak_to_the_next_v33, .fini = bx_fini)
+{
+	int n = leak_case("linux-3.3");
+
+	cr_assert_eq(n, 11, "3.3: nr_dirtied %d", n);
+	cr_assert_eq(dirty_throttle_leaks_read(), 0);
+}
+
+Test(balance_dirty, exited_writers_leak_nothing_v32, .fini = bx_fini)
+{
+	cr_assert_eq(leak_case("linux-3.2"), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.x's bdi_stat_error                                                */
+
+static void *stuck_writer(void *arg)
+{
+	char buf[PAGE_SIZE];
+
+	memset(buf, 's', sizeof(buf));
+	/* as fork() leaves it, but looking after every page */
+	current->bdp_ready = true;
+	current->nr_dirtied = 0;
+	current->nr_dirtied_pause = 1;
+	cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf), 50 * PAGE_SIZE),
+		     (ssize_t)sizeof(buf));
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * dirty_bytes 4 pages, 5 dirty, nothing ever written (no flusher): over
+ * the limit, task_ratelimit is 0 and the writer pauses max_pause.  3.2
+ * and 3.3 then let it go once the device has no more dirty pages than
+ * bdi_stat_error() = nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) >= 8 (a
+ * stuck device must not hold its writers forever); with an error of 0
+ * it would loop until the cache closed.  On the virtual clock: 2 s of
+ * clock in 10 ms steps.
+ */
+static bool stuck_case(const char *policy)
+{
+	int done = 0, i;
+	pthread_t th;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes", 4 * PAGE_SIZE),
+		     0);
+	dirty_unthrottled(0, 0, 5);
+	cr_assert_eq(pthread_create(&th, NULL, stuck_writer, &done), 0);
+	for (i = 0; i < 200 && !__atomic_load_n(&done, __ATOMIC_ACQUIRE);
+	     i++) {
+		usleep(2000);
+		cr_assert_eq(uf_clock_advance(HZ / 100), 0);
+	}
+	/* let it go either way: on the real clock its pause ends, and the
+	 * cache's close ends the loop (bdp_fatal) */
+	uf_clock_set_real();
+	if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		uf_file_close(bx.f[0]);
+		bx.f[0] = NULL;
+		uf_dev_close(bx.d);
+		bx.d = NULL;
+		uf_cache_close(bx.c);
+		bx.c = NULL;
+	}
+	pthread_join(th, NULL);
+	return __atomic_load_n(&done, __ATOMIC_ACQUIRE);
+}
+
+Test(balance_dirty, stuck_device_lets_writer_go_v32, .fini = bx_fini,
+     .timeout = 30)
+{
+	cr_assert(stuck_case("linux-3.2"), "3.2: the writer is still held");
+}
+
+Test(balance_dirty, stuck_device_lets_writer_go_v33, .fini = bx_fini,
+     .timeout = 30)
+{
+	cr_assert(stuck_case("linux-3.3"), "3.3: the writer is still held");
+}
