@@ -12,6 +12,10 @@
  *             pages_dirtied / task_ratelimit, task_ratelimit =
  *             dirty_ratelimit * pos_ratio (bdi_position_ratio,
  *             bdi_update_dirty_ratelimit), up to bdi_max_pause().
+ *   3.3       Linux 3.3.0 mm/page-writeback.c: 3.2 + think time
+ *             (dirty_paused_when), bdi_min_pause, 3.3's bdi_max_pause,
+ *             balanced rate <= write_bw, nr_dirtied charged in
+ *             account_page_dirtied, dirty_throttle_leaks.
  *   mainline  torvalds/linux @8e9d5ead: the wb_ form with
  *             dirty_throttle_control, think time (dirty_paused_when),
  *             wb_min_pause, BDI_CAP_STRICTLIMIT, min/max bytes.
@@ -25,6 +29,9 @@ DEFINE_WB_VARIANT(bdp_31, "bdp", "3.1",
 DEFINE_WB_VARIANT(bdp_32, "bdp", "3.2",
 		  "3.2.41 IO-less balance_dirty_pages (pos_ratio, dirty_ratelimit)",
 		  balance_dirty_pages, balance_dirty_pages_ratelimited_32);
+DEFINE_WB_VARIANT(bdp_33, "bdp", "3.3",
+		  "3.3 balance_dirty_pages: 3.2 + think time, min pause, leaks",
+		  balance_dirty_pages, balance_dirty_pages_ratelimited_33);
 DEFINE_WB_VARIANT(bdp_mainline, "bdp", "mainline",
 		  "mainline wb_ form: think time, min pause, strictlimit",
 		  balance_dirty_pages, balance_dirty_pages_ratelimited_mainline);

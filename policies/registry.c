@@ -32,7 +32,7 @@ V(cutoff_fixed) V(cutoff_v42) V(cutoff_bg_all)
 V(kupdate_fixed) V(kupdate_early) V(progress_pages) V(progress_total)
 V(bgthresh_global) V(bgthresh_bdi) V(chunk_fixed) V(chunk_bandwidth)
 V(skipcount_32) V(skipcount_mainline) V(wcpcap_stock) V(wcpcap_cap)
-V(bdp_31) V(bdp_32) V(bdp_mainline)
+V(bdp_31) V(bdp_32) V(bdp_33) V(bdp_mainline)
 V(reclaim_legacy) V(reclaim_32) V(reclaim_pageout) V(reclaim_mainline)
 #undef V
 
@@ -57,7 +57,8 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_chunk_fixed, &wb_variant_chunk_bandwidth,
 	&wb_variant_skipcount_32, &wb_variant_skipcount_mainline,
 	&wb_variant_wcpcap_stock, &wb_variant_wcpcap_cap,
-	&wb_variant_bdp_31, &wb_variant_bdp_32, &wb_variant_bdp_mainline,
+	&wb_variant_bdp_31, &wb_variant_bdp_32, &wb_variant_bdp_33,
+	&wb_variant_bdp_mainline,
 	&wb_variant_reclaim_legacy, &wb_variant_reclaim_32,
 	&wb_variant_reclaim_pageout, &wb_variant_reclaim_mainline,
 };
@@ -122,14 +123,14 @@ static const struct preset presets[] = {
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
 	  ",reclaim=3.2", TREE_32, NULL },
 	/*
-	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff.
-	 * bdp=3.2 is a deviation: 3.3's balance_dirty_pages added the think
-	 * time (dirty_paused_when) and min_pause, not mirrored (README).
+	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff;
+	 * mm/page-writeback.c's balance_dirty_pages (think time, min pause,
+	 * dirty_throttle_leaks, ...: bdp=3.3).
 	 */
 	{ "linux-3.3", "3.3 fs-writeback.c: 3.2 + bg-all (seed 000 L3715-3736)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
-	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
+	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.3"
 	  ",reclaim=3.2", TREE_33, NULL },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"

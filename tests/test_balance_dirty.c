@@ -431,6 +431,21 @@ Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_mainline,
 	bd_done();
 }
 
+/* The same slow dirtier under 3.3: its bdi_update_dirty_ratelimit() has
+ * the cap (3.2.41's has not: the test above). */
+Test(balance_dirty, balanced_ratelimit_capped_at_write_bw_in_33,
+     .init = bd_init_2000)
+{
+	struct backing_dev_info *bdi = &bdh->bdi[0];
+
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi_update_dirty_ratelimit_33(bdi, 2000, 1000, 1600, 2000, 1600, 10,
+				      200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 2000);
+	cr_assert_eq(bdi->dirty_ratelimit, 1007);
+	bd_done();
+}
+
 /* dirty_ratelimit never drops below 1 (bdi_update_dirty_ratelimit). */
 Test(balance_dirty, dirty_ratelimit_floor_is_one, .init = bd_init_2000)
 {
@@ -482,6 +497,33 @@ Test(balance_dirty, pause_bounds, .init = bd_init_2000)
 	/* dirty_poll_interval: sqrt-ish of the distance to the limit */
 	cr_assert_eq(dirty_poll_interval(1000, 2000), 1UL << (9 >> 1));
 	cr_assert_eq(dirty_poll_interval(2000, 2000), 1);
+	bd_done();
+}
+
+/*
+ * 3.3's bdi_max_pause() is mainline's form, not 3.2's: with write_bw 2000
+ * (2000 / 128 = 15), device 1749: 1749 / 16 + 1 = 110 (3.2: 39), device
+ * 100: 100 / 16 + 1 = 7 (3.2: 6), device 10: 1 (3.2: 4, its floor).
+ * bdi_min_pause() as worked above for wb_min_pause: 17, 32 pages.
+ */
+Test(balance_dirty, pause_bounds_33, .init = bd_init_2000)
+{
+	struct backing_dev_info *bdi = &bdh->bdi[0];
+	int nr_dirtied_pause = 0;
+
+	cr_assert_eq(bdi_max_pause_33(bdi, 1749), 110);
+	cr_assert_eq(bdi_max_pause_33(bdi, 100), 7);
+	cr_assert_eq(bdi_max_pause_33(bdi, 10), 1);
+	cr_assert_eq(bdi_min_pause_33(bdi, 110, 999, 1000,
+				      &nr_dirtied_pause), 17);
+	cr_assert_eq(nr_dirtied_pause, 32);
+	/* a rate too low for 32 pages in 10 ms: pages from max_pause */
+	bdi->dirty_ratelimit = 100;
+	cr_assert_eq(bdi_min_pause_33(bdi, 110, 100, 100, &nr_dirtied_pause),
+		     110);
+	cr_assert_eq(nr_dirtied_pause, 100 * 110 / 1024);
+	bdi->avg_write_bandwidth = 1;
+	cr_assert_leq(bdi_max_pause_33(bdi, ULONG_MAX / 2), 200);
 	bd_done();
 }
 
@@ -1035,14 +1077,17 @@ static void expect_bdp(const char *spec,
 	wb_policy_release(&pol);
 }
 
-/* Each preset's bdp (linux-3.1: 3.1; the 3.2-era series: 3.2; mainline)
- * and the override of it; an unknown value is refused. */
+/* Each preset's bdp (linux-3.1: 3.1; linux-3.3: 3.3; the 3.2-era series:
+ * 3.2; mainline) and the override of it; an unknown value is refused. */
 Test(balance_dirty, presets_pick_their_kernels_throttle)
 {
 	struct wb_policy pol;
 
 	expect_bdp("linux-3.1", balance_dirty_pages_ratelimited_31, "3.1");
 	expect_bdp("linux-3.2", balance_dirty_pages_ratelimited_32, "3.2");
+	expect_bdp("linux-3.3", balance_dirty_pages_ratelimited_33, "3.3");
+	expect_bdp("linux-3.2,bdp=3.3", balance_dirty_pages_ratelimited_33,
+		   "3.3");
 	expect_bdp(NULL, balance_dirty_pages_ratelimited_mainline, "mainline");
 	expect_bdp("kara-v4.2", balance_dirty_pages_ratelimited_32, "3.2");
 	expect_bdp("wu-riw", balance_dirty_pages_ratelimited_32, "3.2");
@@ -1052,7 +1097,7 @@ Test(balance_dirty, presets_pick_their_kernels_throttle)
 		   balance_dirty_pages_ratelimited_mainline, "mainline");
 	expect_bdp("mainline,bdp=3.1", balance_dirty_pages_ratelimited_31,
 		   "3.1");
-	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.3", &pol), -EINVAL);
+	cr_assert_eq(wb_policy_resolve("linux-3.2,bdp=3.4", &pol), -EINVAL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1093,6 +1138,44 @@ Test(balance_dirty, think_time_v32_still_pauses, .fini = bx_fini)
 Test(balance_dirty, think_time_mainline_no_pause, .fini = bx_fini)
 {
 	cr_assert_eq(think_case("mainline"), 40 * (ssize_t)PAGE_SIZE);
+}
+
+/* 3.3's balance_dirty_pages line: 3.2's fields, then period= and think=
+ * (ms since dirty_paused_when), no cgroup_ino; under min_pause the pause
+ * printed is period - think (negative here). */
+static void check_fields_33(const char *line, void *arg)
+{
+	long think, pause, period;
+	int *nth = arg;
+	const char *p;
+
+	/* the first line is the 40-page write's (later ones: its pages') */
+	if ((*nth)++)
+		return;
+	cr_assert_not_null(strstr(line, " bdi_setpoint="), "%s", line);
+	cr_assert_null(strstr(line, "cgroup_ino"), "%s", line);
+	p = strstr(line, " pause=");
+	cr_assert_not_null(p, "%s", line);
+	pause = strtol(p + 7, NULL, 10);
+	p = strstr(line, " pause=");
+	cr_assert_not_null(p = strstr(p, " period="), "%s", line);
+	period = strtol(p + 8, NULL, 10);
+	cr_assert_not_null(p = strstr(p, " think="), "%s", line);
+	think = strtol(p + 7, NULL, 10);
+	cr_assert(think >= 500 && think < 600, "think=%ld: %s", think, line);
+	cr_assert_gt(period, 0, "%s", line);
+	cr_assert(pause < 0 && pause >= period - think - 1, "%s", line);
+}
+
+/* 3.3 added the think time: the 500 ms since the last pause pay for the
+ * write, as in mainline (3.2 above still pauses). */
+Test(balance_dirty, think_time_v33_no_pause, .fini = bx_fini)
+{
+	int nth = 0;
+
+	cr_assert_eq(think_case("linux-3.3"), 40 * (ssize_t)PAGE_SIZE);
+	cr_assert_gt(trace_lines("balance_dirty_pages", check_fields_33,
+				 &nth), 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1143,9 +1226,242 @@ Test(balance_dirty, rewrite_of_a_dirty_page_v32, .fini = bx_fini)
 	cr_assert_eq(n, 11, "3.2.41 charges every page written: %d", n);
 }
 
+/* 3.3 charges in account_page_dirtied(), as mainline does. */
+Test(balance_dirty, rewrite_of_a_dirty_page_v33, .fini = bx_fini)
+{
+	int n = rewrite_case("linux-3.3", 100, false);
+
+	cr_assert_eq(n, 1, "3.3: nr_dirtied %d after 100 rewrites", n);
+	cr_assert_eq(current->bdp_ratelimits, 1);
+}
+
 Test(balance_dirty, rewrite_of_a_dirty_page_v31, .fini = bx_fini)
 {
 	int n = rewrite_case("linux-3.1", 10, true);
 
 	cr_assert_eq(n, 11, "3.1 counts every page written: %d", n);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.x's global_dirty_limit and first share                            */
+
+/* The balance_dirty_pages line's device setpoint (3.x bdi_setpoint=,
+ * mainline wb_setpoint=), which is setpoint * bdi_thresh / (thresh + 1). */
+static void get_setpoint(const char *line, void *arg)
+{
+	long *sp = arg;
+	const char *p = strstr(line, "_setpoint=");
+
+	cr_assert_not_null(p, "%s", line);
+	if (*sp < 0)
+		*sp = strtol(p + 10, NULL, 10);
+}
+
+/*
+ * On the virtual clock, no flusher (so no completion ever):
+ *  1. dirty_bytes 64 MiB (16384 pages).  3.1-3.3 start global_dirty_limit
+ *     at 0 and their writeback_set_ratelimit() leaves it: the chunk is
+ *     min(bw / 2, 0) rounded up to 4 MiB = 1024 pages.  Mainline set it
+ *     to the threshold: min(bw / 2, 16384 / 8) + 1024, rounded: 3072.
+ *  2. dirty_bytes 64 pages, 60 dirty, 1 s later a 40-page uf_pwrite_nb:
+ *     the throttle's bandwidth update (3.2, 3.3; 3.1's async exit comes
+ *     first) raises the limit to the threshold, 64.  Before any
+ *     completion a 3.x device has no share (prop_fraction_percpu: 0
+ *     events), so bdi_setpoint=0; mainline's wb_setpoint is not 0.
+ *  3. dirty_bytes 32 pages: 3.x keeps 64 (only the throttle follows
+ *     down, 1/32 a step); mainline resets it to 32.
+ * Returns the limit after 3 (after 1 for 3.1).
+ */
+static unsigned long limit_case(const char *policy, bool mainline, bool v31)
+{
+	struct wb_writeback_work w = { .nr_pages = LONG_MAX,
+				       .sync_mode = WB_SYNC_NONE };
+	struct uf_cache *c;
+	char *buf = tu_alloc(40 * PAGE_SIZE);
+	uint64_t pause_ns = 0;
+	long sp = -1;
+	unsigned long limit;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	c = uf_cache_obj(bx.c);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes", 64UL << 20), 0);
+	cr_assert_eq(global_dirty_limit(c), mainline ? 16384UL : 0UL,
+		     "%s: limit %lu", policy, global_dirty_limit(c));
+	cr_assert_eq(writeback_chunk_size(bx.bdi, &w), mainline ? 3072 : 1024,
+		     "%s: chunk %ld", policy, writeback_chunk_size(bx.bdi, &w));
+	if (v31) {
+		limit = global_dirty_limit(c);
+		goto out;
+	}
+
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  64 * PAGE_SIZE), 0);
+	dirty_unthrottled(0, 0, 60);
+	cr_assert_eq(uf_clock_advance(HZ), 0);
+	cr_assert_eq(uf_pwrite_nb(bx.f[0], buf, 40 * PAGE_SIZE,
+				  1024 * PAGE_SIZE, &pause_ns), -EAGAIN);
+	cr_assert_eq(global_dirty_limit(c), 64, "%s: limit %lu", policy,
+		     global_dirty_limit(c));
+	cr_assert_gt(trace_lines("balance_dirty_pages", get_setpoint, &sp), 0);
+	if (mainline)
+		cr_assert_gt(sp, 0, "mainline: wb_setpoint=%ld", sp);
+	else
+		cr_assert_eq(sp, 0, "%s: no share yet, bdi_setpoint=%ld",
+			     policy, sp);
+
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes",
+					  32 * PAGE_SIZE), 0);
+	limit = global_dirty_limit(c);
+out:
+	uf_clock_set_real();
+	free(buf);
+	return limit;
+}
+
+Test(balance_dirty, dirty_limit_starts_at_0_v31, .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.1", false, true), 0);
+}
+
+Test(balance_dirty, dirty_limit_kept_on_tunable_change_v32,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.2", false, false), 64);
+}
+
+Test(balance_dirty, dirty_limit_kept_on_tunable_change_v33,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("linux-3.3", false, false), 64);
+}
+
+Test(balance_dirty, dirty_limit_reset_on_tunable_change_mainline,
+     .fini = bx_fini)
+{
+	cr_assert_eq(limit_case("mainline", true, false), 32);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.3's dirty_throttle_leaks                                          */
+
+static void *leaky_writer(void *arg)
+{
+	char buf[PAGE_SIZE];
+	unsigned long i;
+
+	(void)arg;
+	memset(buf, 'l', sizeof(buf));
+	/* 10 new dirty pages: under nr_dirtied_pause (32), never paid */
+	for (i = 0; i < 10; i++)
+		cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf),
+				       (100 + i) * PAGE_SIZE),
+			     (ssize_t)sizeof(buf));
+	return NULL;
+}
+
+/*
+ * A thread dirties 10 pages and exits.  Under 3.3 its unpaid 10 go to
+ * dirty_throttle_leaks, and this thread's next dirtying picks them up:
+ * nr_dirtied 1 + 10.  3.2 has no leaks: 1.
+ */
+static int leak_case(const char *policy)
+{
+	char buf[PAGE_SIZE];
+	pthread_t th;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(pthread_create(&th, NULL, leaky_writer, NULL), 0);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	current->nr_dirtied = 0;
+	current->bdp_ratelimits = 0;
+	memset(buf, 'm', sizeof(buf));
+	cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf), 0),
+		     (ssize_t)sizeof(buf));
+	uf_clock_set_real();
+	return current->nr_dirtied;
+}
+
+Test(balance_dirty, exited_writers_leak_to_the_next_v33, .fini = bx_fini)
+{
+	int n = leak_case("linux-3.3");
+
+	cr_assert_eq(n, 11, "3.3: nr_dirtied %d", n);
+	cr_assert_eq(dirty_throttle_leaks_read(), 0);
+}
+
+Test(balance_dirty, exited_writers_leak_nothing_v32, .fini = bx_fini)
+{
+	cr_assert_eq(leak_case("linux-3.2"), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.x's bdi_stat_error                                                */
+
+static void *stuck_writer(void *arg)
+{
+	char buf[PAGE_SIZE];
+
+	memset(buf, 's', sizeof(buf));
+	/* as fork() leaves it, but looking after every page */
+	current->bdp_ready = true;
+	current->nr_dirtied = 0;
+	current->nr_dirtied_pause = 1;
+	cr_assert_eq(uf_pwrite(bx.f[0], buf, sizeof(buf), 50 * PAGE_SIZE),
+		     (ssize_t)sizeof(buf));
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * dirty_bytes 4 pages, 5 dirty, nothing ever written (no flusher): over
+ * the limit, task_ratelimit is 0 and the writer pauses max_pause.  3.2
+ * and 3.3 then let it go once the device has no more dirty pages than
+ * bdi_stat_error() = nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)) >= 8 (a
+ * stuck device must not hold its writers forever); with an error of 0
+ * it would loop until the cache closed.  On the virtual clock: 2 s of
+ * clock in 10 ms steps.
+ */
+static bool stuck_case(const char *policy)
+{
+	int done = 0, i;
+	pthread_t th;
+
+	uf_clock_set_virtual(1000000);
+	bx_open(policy, 1024, UF_DEV_NO_FLUSHER, 0, 1);
+	cr_assert_eq(uf_cache_set_tunable(bx.c, "dirty_bytes", 4 * PAGE_SIZE),
+		     0);
+	dirty_unthrottled(0, 0, 5);
+	cr_assert_eq(pthread_create(&th, NULL, stuck_writer, &done), 0);
+	for (i = 0; i < 200 && !__atomic_load_n(&done, __ATOMIC_ACQUIRE);
+	     i++) {
+		usleep(2000);
+		cr_assert_eq(uf_clock_advance(HZ / 100), 0);
+	}
+	/* let it go either way: on the real clock its pause ends, and the
+	 * cache's close ends the loop (bdp_fatal) */
+	uf_clock_set_real();
+	if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		uf_file_close(bx.f[0]);
+		bx.f[0] = NULL;
+		uf_dev_close(bx.d);
+		bx.d = NULL;
+		uf_cache_close(bx.c);
+		bx.c = NULL;
+	}
+	pthread_join(th, NULL);
+	return __atomic_load_n(&done, __ATOMIC_ACQUIRE);
+}
+
+Test(balance_dirty, stuck_device_lets_writer_go_v32, .fini = bx_fini,
+     .timeout = 30)
+{
+	cr_assert(stuck_case("linux-3.2"), "3.2: the writer is still held");
+}
+
+Test(balance_dirty, stuck_device_lets_writer_go_v33, .fini = bx_fini,
+     .timeout = 30)
+{
+	cr_assert(stuck_case("linux-3.3"), "3.3: the writer is still held");
 }

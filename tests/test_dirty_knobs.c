@@ -275,8 +275,9 @@ FX_TEST(dirty_knobs, skipcount_mainline_declined_page_is_not_progress, 60,
 
 /* ---- linux-3.2 vs linux-3.3 ---- */
 
-/* The two presets run the same hooks but the background cutoff. */
-Test(dirty_knobs, linux32_and_linux33_differ_in_the_cutoff_only)
+/* The two presets run the same hooks but the background cutoff and the
+ * dirty throttle (3.3's balance_dirty_pages). */
+Test(dirty_knobs, linux32_and_linux33_differ_in_the_cutoff_and_bdp)
 {
 	struct wb_policy a, b;
 	const char *sa, *sb;
@@ -284,12 +285,15 @@ Test(dirty_knobs, linux32_and_linux33_differ_in_the_cutoff_only)
 	cr_assert_eq(wb_policy_resolve("linux-3.2", &a), 0);
 	cr_assert_eq(wb_policy_resolve("linux-3.3", &b), 0);
 	cr_assert_neq((void *)a.cutoff, (void *)b.cutoff);
-	cr_assert_eq(wb_policy_resolve("linux-3.2,cutoff=bg-all", &a), 0);
+	cr_assert_neq((void *)a.balance_dirty_pages,
+		      (void *)b.balance_dirty_pages);
+	cr_assert_eq(wb_policy_resolve("linux-3.2,cutoff=bg-all,bdp=3.3", &a),
+		     0);
 	memcpy(a.name, b.name, sizeof(a.name));
 	memcpy(a.spec, b.spec, sizeof(a.spec));
 	cr_assert_eq(memcmp(&a, &b, sizeof(a)), 0,
-		     "linux-3.2,cutoff=bg-all is not linux-3.3");
-	/* and the resolved strings differ in that one knob */
+		     "linux-3.2,cutoff=bg-all,bdp=3.3 is not linux-3.3");
+	/* and the resolved strings differ in those two knobs */
 	cr_assert_eq(wb_policy_resolve("linux-3.2", &a), 0);
 	sa = strstr(a.spec, "cutoff=");
 	sb = strstr(b.spec, "cutoff=");
@@ -298,7 +302,7 @@ Test(dirty_knobs, linux32_and_linux33_differ_in_the_cutoff_only)
 			 "wcpcap=cap bdp=3.2 reclaim=3.2");
 	cr_assert_str_eq(sb, "cutoff=bg-all kupdate=fixed progress=pages "
 			 "bgthresh=bdi chunk=bandwidth skipcount=3.2 "
-			 "wcpcap=cap bdp=3.2 reclaim=3.2");
+			 "wcpcap=cap bdp=3.3 reclaim=3.2");
 	cr_assert_eq(strncmp(a.spec + 9, b.spec + 9, (size_t)(sa - a.spec) - 9),
 		     0, "\"%s\" vs \"%s\"", a.spec, b.spec);
 }

@@ -41,7 +41,7 @@ Test(policy, presets_resolve_to_their_knobs)
 	expect_spec("linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2");
 	expect_spec("kara-v4.2", "kara-v4.2: nowait=v4.2 requeue=p2-v4 "
 		    "skipped=removed sbbusy=requeue cutoff=v4.2 "
 		    "kupdate=fixed progress=pages"
@@ -139,7 +139,7 @@ Test(policy, overrides_apply_in_order)
 		    "linux-3.3: nowait=v3b requeue=p2-v3 skipped=redirty "
 		    "sbbusy=redirty cutoff=bg-all kupdate=fixed "
 		    "progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2");
 	expect_spec("kara-v4.2,nowait=v4.1,cutoff=bg-all",
 		    "kara-v4.2: nowait=v4.1 requeue=p2-v4 skipped=removed "
 		    "sbbusy=requeue cutoff=bg-all kupdate=fixed "

@@ -267,12 +267,12 @@ Test(policy_spec, accepted_forms_resolve_as_before, .init = spec_init,
 		{ "linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		  "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		  "kupdate=fixed progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2" },
 		/* the preset's own value: not a repeat */
 		{ "linux-3.3,cutoff=bg-all", "linux-3.3: nowait=b0 "
 		  "requeue=base skipped=redirty sbbusy=redirty "
 		  "cutoff=bg-all kupdate=fixed progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2" },
 		{ "linux-3.1,nowait=v3b,requeue=p2-v3", "linux-3.1: "
 		  "nowait=v3b requeue=p2-v3 skipped=redirty sbbusy=redirty "
 		  "cutoff=fixed kupdate=fixed progress=pages"

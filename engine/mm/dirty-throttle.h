@@ -2,12 +2,13 @@
 /*
  * engine/mm/dirty-throttle.h - the dirty throttle of mm/page-writeback.c:
  * balance_dirty_pages() as it was in 3.1 (the dirtier writes pages itself),
- * 3.2 (IO-less: position and rate control, Wu Fengguang's series) and
- * mainline (the wb_ form with struct dirty_throttle_control, strictlimit,
- * think time), plus the control-line and rate helpers each uses, exported
- * so that tests can check them against hand-computed values.
+ * 3.2 (IO-less: position and rate control, Wu Fengguang's series), 3.3
+ * (3.2 + think time, min pause, dirty_throttle_leaks) and mainline (the
+ * wb_ form with struct dirty_throttle_control, strictlimit), plus the
+ * control-line and rate helpers each uses, exported so that tests can
+ * check them against hand-computed values.
  *
- * The policy knob "bdp" (policies/bdp.c) picks one of the three
+ * The policy knob "bdp" (policies/bdp.c) picks one of the four
  * balance_dirty_pages_ratelimited_*() front-ends.
  */
 #ifndef UF_DIRTY_THROTTLE_H
@@ -25,7 +26,7 @@ struct uf_cache;
 	((unsigned long)HZ / 5 > 1 ? (unsigned long)HZ / 5 : 1UL)
 /* Fixed point of pos_ratio: 1.0 == 1 << RATELIMIT_CALC_SHIFT. */
 #define RATELIMIT_CALC_SHIFT	10
-/* mainline: keep nr_dirtied_pause at least this many pages (32 @4K). */
+/* 3.3+: keep nr_dirtied_pause at least this many pages (32 @4K). */
 #define DIRTY_POLL_THRESH	(128 >> (PAGE_SHIFT - 10))
 /* mainline (v6.4+): min_ratio/max_ratio are kept in 1/10000 percent. */
 #define BDI_RATIO_SCALE		10000
@@ -46,9 +47,10 @@ typedef int bdp_ratelimited_fn(struct address_space *mapping,
 			       unsigned long nr_new, unsigned int flags,
 			       long *pause);
 
-/* The three front-ends (policies/bdp.c points the hook at one of them). */
+/* The four front-ends (policies/bdp.c points the hook at one of them). */
 bdp_ratelimited_fn balance_dirty_pages_ratelimited_31;
 bdp_ratelimited_fn balance_dirty_pages_ratelimited_32;
+bdp_ratelimited_fn balance_dirty_pages_ratelimited_33;
 bdp_ratelimited_fn balance_dirty_pages_ratelimited_mainline;
 
 /* The policy's throttle for @mapping (3.2's when the cache has none). */
@@ -77,6 +79,23 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 				unsigned long elapsed);
 unsigned long bdi_max_pause(struct backing_dev_info *bdi,
 			    unsigned long bdi_dirty);
+
+/* ---- 3.3 (bdi_position_ratio is 3.2's) ---- */
+void bdi_update_dirty_ratelimit_33(struct backing_dev_info *bdi,
+				   unsigned long thresh,
+				   unsigned long bg_thresh,
+				   unsigned long dirty,
+				   unsigned long bdi_thresh,
+				   unsigned long bdi_dirty,
+				   unsigned long dirtied,
+				   unsigned long elapsed);
+unsigned long bdi_max_pause_33(struct backing_dev_info *bdi,
+			       unsigned long bdi_dirty);
+long bdi_min_pause_33(struct backing_dev_info *bdi, long max_pause,
+		      unsigned long task_ratelimit,
+		      unsigned long dirty_ratelimit, int *nr_dirtied_pause);
+/* Pages left unpaid by exited threads (3.3's dirty_throttle_leaks). */
+int dirty_throttle_leaks_read(void);
 
 /* ---- mainline: include/linux/writeback.h's dirty_throttle_control ---- */
 struct dirty_throttle_control {

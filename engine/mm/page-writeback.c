@@ -157,6 +157,7 @@ static __thread unsigned long share_hit_gen;
 static unsigned int calc_period_shift(struct uf_cache *c);
 static unsigned long num_online_cpus(void);
 static void vm_dirties_change_shift(unsigned int shift);
+static bool bdp_is_3x(const struct uf_cache *c);
 
 /* The cache's domain, created on first use; NULL only if out of memory. */
 static struct wb_domain *cache_domain(struct uf_cache *c)
@@ -355,8 +356,9 @@ void update_completion_period(struct uf_cache *c)
 
 /*
  * After a sysctl change: ratelimit_pages (3.2 and mainline), and the
- * smoothed limit reset to the threshold (mainline does this; 3.2 left
- * global_dirty_limit to follow down by itself).
+ * smoothed limit reset to the threshold (mainline does this).  3.1-3.3's
+ * writeback_set_ratelimit() sets ratelimit_pages only: global_dirty_limit
+ * is left to follow the new threshold by itself (update_dirty_limit).
  */
 void writeback_set_ratelimit(struct uf_cache *c)
 {
@@ -367,7 +369,8 @@ void writeback_set_ratelimit(struct uf_cache *c)
 		return;
 	__global_dirty_limits(c, &background_thresh, &dirty_thresh);
 	spin_lock(&dom->lock);
-	dom->dirty_limit = dirty_thresh;
+	if (!bdp_is_3x(c))
+		dom->dirty_limit = dirty_thresh;
 	/* each thread (the kernel: CPU) may overshoot by 1/32 at most */
 	__atomic_store_n(&dom->ratelimit_pages,
 			 max_ul(dirty_thresh / (num_online_cpus() * 32), 16),
@@ -391,6 +394,13 @@ unsigned long global_dirty_limit(struct uf_cache *c)
 		limit = dom->dirty_limit;
 		spin_unlock(&dom->lock);
 	}
+	/*
+	 * 3.1-3.3: a global left 0 until the first throttle past freerun
+	 * runs update_dirty_limit(); writeback_chunk_size() and the
+	 * tracepoints' limit= see that 0 (3.2.41 fs-writeback.c:509).
+	 */
+	if (bdp_is_3x(c))
+		return limit;
 	if (!limit) {
 		/* page_writeback_init() not run yet: the threshold itself */
 		__global_dirty_limits(c, &background_thresh, &dirty_thresh);
@@ -456,6 +466,64 @@ unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
 	bdi_dirty *= (uint64_t)numerator;
 	bdi_dirty /= (uint64_t)denominator;
 
+	bdi_dirty += (uint64_t)dirty * min_ratio / whole;
+	if (bdi_dirty > (uint64_t)dirty * max_ratio / whole)
+		bdi_dirty = (uint64_t)dirty * max_ratio / whole;
+	return (unsigned long)bdi_dirty;
+}
+
+/*
+ * 3.1-3.3's bdi_writeout_fraction(): lib/proportions.c's
+ * prop_fraction_percpu() gives the device's events over half a period
+ * plus this period's events, so before the cache's first completion every
+ * device, a lone one too, has 0 / 2^(shift-1): no share, where the
+ * shared helper (engine/lib/proportions.h) says 1/1.  After that the
+ * exact-denominator deviation of proportions.h applies to both.
+ */
+static void bdi_writeout_fraction_3x(struct backing_dev_info *bdi,
+				     long *numerator, long *denominator)
+{
+	struct bdi_share *s = bdi_share(bdi);
+	unsigned long whole = 0;
+
+	if (s) {
+		spin_lock(&s->dom->completions.lock);
+		whole = s->dom->completions.events;
+		spin_unlock(&s->dom->completions.lock);
+	}
+	if (!whole) {
+		*numerator = 0;
+		*denominator = 1;
+		return;
+	}
+	bdi_writeout_fraction(bdi, numerator, denominator);
+}
+
+/*
+ * bdi_dirty_limit() as 3.1-3.3 have it, with their share before any
+ * completion (above); a copy, so that the mainline path's helper
+ * (__wb_calc_thresh) stays its own.
+ */
+static unsigned long bdi_dirty_limit_3x(struct backing_dev_info *bdi,
+					unsigned long dirty)
+{
+	struct bdi_share *s = bdi_share(bdi);
+	unsigned int min_ratio = 0, max_ratio = 100 * BDI_RATIO_SCALE;
+	unsigned int sum_min = 0;
+	const uint64_t whole = 100 * BDI_RATIO_SCALE;
+	long numerator, denominator;
+	uint64_t bdi_dirty;
+
+	bdi_writeout_fraction_3x(bdi, &numerator, &denominator);
+	if (s) {
+		spin_lock(&s->dom->lock);
+		min_ratio = s->min_ratio;
+		max_ratio = s->max_ratio;
+		sum_min = s->dom->bdi_min_ratio;
+		spin_unlock(&s->dom->lock);
+	}
+	bdi_dirty = (uint64_t)dirty * (whole - sum_min) / whole;
+	bdi_dirty = bdi_dirty * (uint64_t)numerator / (uint64_t)denominator;
 	bdi_dirty += (uint64_t)dirty * min_ratio / whole;
 	if (bdi_dirty > (uint64_t)dirty * max_ratio / whole)
 		bdi_dirty = (uint64_t)dirty * max_ratio / whole;
@@ -723,11 +791,18 @@ out:
 	WRITE_ONCE(bdi->avg_write_bandwidth, avg);
 }
 
+/* Which kernel's dirty ratelimit __bdi_update_bandwidth() updates. */
+enum bdp_rate_ctl {
+	BDP_RATE_NONE,		/* the flusher, and 3.1 (no rate control) */
+	BDP_RATE_32,		/* 3.2.41 bdi_update_dirty_ratelimit */
+	BDP_RATE_33,		/* 3.3: + balanced <= write_bw */
+};
+
 /*
  * 3.2's __bdi_update_bandwidth(): at most once per BANDWIDTH_INTERVAL,
  * the write bandwidth estimate, and, when called from a throttle
  * (@thresh != 0), the smoothed global dirty limit and, for the IO-less
- * throttle (@update_ratelimit: 3.2; 3.1 had no rate control), the dirty
+ * throttle (@rate_ctl: 3.2's or 3.3's; 3.1 had no rate control), the dirty
  * ratelimit.  The flusher calls it with @thresh == 0.  Serialised by
  * wb->list_lock.
  */
@@ -738,7 +813,7 @@ static void __bdi_update_bandwidth(struct backing_dev_info *bdi,
 				   unsigned long bdi_thresh,
 				   unsigned long bdi_dirty,
 				   unsigned long start_time,
-				   bool update_ratelimit)
+				   enum bdp_rate_ctl rate_ctl)
 {
 	unsigned long now = jiffies;
 	unsigned long elapsed = now - bdi->bw_time_stamp;
@@ -760,11 +835,16 @@ static void __bdi_update_bandwidth(struct backing_dev_info *bdi,
 
 	if (thresh) {
 		global_update_bandwidth(bdi->cache, thresh, dirty, now);
-		if (update_ratelimit)
+		if (rate_ctl == BDP_RATE_32)
 			bdi_update_dirty_ratelimit(bdi, thresh, bg_thresh,
 						   dirty, bdi_thresh,
 						   bdi_dirty, dirtied,
 						   elapsed);
+		else if (rate_ctl == BDP_RATE_33)
+			bdi_update_dirty_ratelimit_33(bdi, thresh, bg_thresh,
+						      dirty, bdi_thresh,
+						      bdi_dirty, dirtied,
+						      elapsed);
 	}
 	bdi_update_write_bandwidth(bdi, elapsed, written);
 
@@ -787,7 +867,7 @@ void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time)
 {
 	assert_spin_locked(&bdi->wb.list_lock);
-	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, false);
+	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, BDP_RATE_NONE);
 }
 
 /* 3.1/3.2's static bdi_update_bandwidth(): from the throttle, unlocked. */
@@ -798,7 +878,7 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
 					unsigned long bdi_thresh,
 					unsigned long bdi_dirty,
 					unsigned long start_time,
-					bool update_ratelimit)
+					enum bdp_rate_ctl rate_ctl)
 {
 	/* the kernel's unlocked fast path; the stamp is read atomically */
 	if (time_is_after_eq_jiffies(__atomic_load_n(&bdi->bw_time_stamp,
@@ -807,7 +887,7 @@ static void bdi_update_bandwidth_thresh(struct backing_dev_info *bdi,
 		return;
 	spin_lock(&bdi->wb.list_lock);
 	__bdi_update_bandwidth(bdi, thresh, bg_thresh, dirty, bdi_thresh,
-			       bdi_dirty, start_time, update_ratelimit);
+			       bdi_dirty, start_time, rate_ctl);
 	spin_unlock(&bdi->wb.list_lock);
 }
 
@@ -862,6 +942,31 @@ static inline unsigned long bdi_stat_error(struct backing_dev_info *bdi)
 {
 	(void)bdi;
 	return 0;
+}
+
+/*
+ * 3.1-3.3 include/linux/backing-dev.h: bdi_stat_error() is nr_cpu_ids *
+ * BDI_STAT_BATCH, BDI_STAT_BATCH = 8 * (1 + ilog2(nr_cpu_ids)).  The
+ * counters here are exact, but the throttle also uses the figure as a
+ * floor ("give the other devices a pipe": stop looping once the device
+ * has no more dirty pages than that), so the 3.x bodies take it with
+ * nr_cpu_ids = the machine's configured CPUs, as those kernels would on
+ * it.  (The 3.x exact-sum branch for bdi_thresh < 2 * error is a no-op:
+ * the counts are always exact.)
+ */
+static unsigned long bdi_stat_error_3x(struct backing_dev_info *bdi)
+{
+	static long ids;
+	unsigned long n;
+
+	(void)bdi;
+	if (!__atomic_load_n(&ids, __ATOMIC_RELAXED)) {
+		long v = sysconf(_SC_NPROCESSORS_CONF);
+
+		__atomic_store_n(&ids, v > 0 ? v : 1, __ATOMIC_RELAXED);
+	}
+	n = (unsigned long)__atomic_load_n(&ids, __ATOMIC_RELAXED);
+	return n * 8 * (1 + ilog2_ul(n));
 }
 
 unsigned long dirty_freerun_ceiling(unsigned long thresh,
@@ -1050,7 +1155,7 @@ static int balance_dirty_pages_31(struct address_space *mapping,
 		if (nr_dirty <= (background_thresh + dirty_thresh) / 2)
 			break;
 
-		bdi_thresh = bdi_dirty_limit(bdi, dirty_thresh);
+		bdi_thresh = bdi_dirty_limit_3x(bdi, dirty_thresh);
 		min_task_bdi_thresh = task_min_dirty_limit(bdi_thresh);
 		task_bdi_thresh = task_dirty_limit(bdi_thresh);
 
@@ -1076,7 +1181,7 @@ static int balance_dirty_pages_31(struct address_space *mapping,
 
 		bdi_update_bandwidth_thresh(bdi, dirty_thresh, 0, nr_dirty,
 					    bdi_thresh, bdi_dirty, start_time,
-					    false);
+					    BDP_RATE_NONE);
 
 		trace_balance_dirty_start(bdi);
 		/* over its share: write some of the device's pages itself */
@@ -1249,11 +1354,14 @@ unsigned long bdi_position_ratio(struct backing_dev_info *bdi,
  * in direction, by 1/8 of the distance to the nearest of (previous
  * balanced, balanced, task_ratelimit), less when close.
  */
-void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
-				unsigned long thresh, unsigned long bg_thresh,
-				unsigned long dirty, unsigned long bdi_thresh,
-				unsigned long bdi_dirty, unsigned long dirtied,
-				unsigned long elapsed)
+static void __bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
+					 unsigned long thresh,
+					 unsigned long bg_thresh,
+					 unsigned long dirty,
+					 unsigned long bdi_thresh,
+					 unsigned long bdi_dirty,
+					 unsigned long dirtied,
+					 unsigned long elapsed, bool cap)
 {
 	unsigned long freerun = dirty_freerun_ceiling(thresh, bg_thresh);
 	unsigned long limit = hard_dirty_limit(bdi->cache, thresh);
@@ -1275,6 +1383,9 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 	balanced_dirty_ratelimit = (unsigned long)((uint64_t)task_ratelimit *
 						   write_bw /
 						   (dirty_rate | 1));
+	/* 3.3 (not 3.2.41): the balanced rate is about write_bw / N */
+	if (cap && balanced_dirty_ratelimit > write_bw)
+		balanced_dirty_ratelimit = write_bw;
 
 	step = 0;
 	if (dirty < setpoint) {
@@ -1308,6 +1419,32 @@ void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
 	bdi->balanced_dirty_ratelimit = balanced_dirty_ratelimit;
 
 	trace_bdi_dirty_ratelimit(bdi, dirty_rate, task_ratelimit, false);
+}
+
+void bdi_update_dirty_ratelimit(struct backing_dev_info *bdi,
+				unsigned long thresh, unsigned long bg_thresh,
+				unsigned long dirty, unsigned long bdi_thresh,
+				unsigned long bdi_dirty, unsigned long dirtied,
+				unsigned long elapsed)
+{
+	__bdi_update_dirty_ratelimit(bdi, thresh, bg_thresh, dirty,
+				     bdi_thresh, bdi_dirty, dirtied, elapsed,
+				     false);
+}
+
+/* 3.3 bdi_update_dirty_ratelimit(): the balanced rate capped at write_bw. */
+void bdi_update_dirty_ratelimit_33(struct backing_dev_info *bdi,
+				   unsigned long thresh,
+				   unsigned long bg_thresh,
+				   unsigned long dirty,
+				   unsigned long bdi_thresh,
+				   unsigned long bdi_dirty,
+				   unsigned long dirtied,
+				   unsigned long elapsed)
+{
+	__bdi_update_dirty_ratelimit(bdi, thresh, bg_thresh, dirty,
+				     bdi_thresh, bdi_dirty, dirtied, elapsed,
+				     true);
 }
 
 /*
@@ -1361,7 +1498,7 @@ static int balance_dirty_pages_32(struct address_space *mapping,
 			bdi_start_background_writeback(bdi);
 
 		/* not a hard limit: bdi_position_ratio() handles excess */
-		bdi_thresh = bdi_dirty_limit(bdi, dirty_thresh);
+		bdi_thresh = bdi_dirty_limit_3x(bdi, dirty_thresh);
 		bdi_dirty = bdi_stat(bdi, BDI_RECLAIMABLE) +
 			    bdi_stat(bdi, BDI_WRITEBACK);
 
@@ -1374,7 +1511,7 @@ static int balance_dirty_pages_32(struct address_space *mapping,
 		bdi_update_bandwidth_thresh(bdi, dirty_thresh,
 					    background_thresh, nr_dirty,
 					    bdi_thresh, bdi_dirty, start_time,
-					    true);
+					    BDP_RATE_32);
 
 		max_pause = (long)bdi_max_pause(bdi, bdi_dirty);
 
@@ -1420,7 +1557,7 @@ pause:
 		if (task_ratelimit)
 			break;
 		/* a stuck device over the limit: let others' writers on */
-		if (bdi_dirty <= bdi_stat_error(bdi))
+		if (bdi_dirty <= bdi_stat_error_3x(bdi))
 			break;
 		if (bdp_fatal(c))
 			break;
@@ -1494,6 +1631,374 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
 	}
 	if ((unsigned long)t->nr_dirtied >= ratelimit)
 		return balance_dirty_pages_32(mapping,
+					      (unsigned long)t->nr_dirtied,
+					      flags, pause);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3.3: 3.2 plus think time, min pause, dirty_throttle_leaks           */
+
+/*
+ * Checked against Linux 3.3.0 mm/page-writeback.c (GitHub
+ * SleepyRabbit/arm-linux-3.3 @6378de370416, linux-3.3-fa/; its Makefile
+ * says 3.3.0, and beside the vendor's CONFIG_SATA_AHCI_PLATFORM sysctl
+ * defaults it has 3.3's known changes: dirty_paused_when, bdi_min_pause,
+ * DIRTY_POLL_THRESH, dirty_throttle_leaks, account_page_redirty),
+ * kernel/exit.c, kernel/fork.c and include/trace/events/writeback.h.
+ * What differs from 3.2.41:
+ *  - the balanced rate is capped at write_bw (bdi_update_dirty_ratelimit);
+ *  - bdi_max_pause() is "as long as the device's dirty pages last",
+ *    bdi_min_pause() sets the next nr_dirtied_pause;
+ *  - think time: the time since dirty_paused_when is taken off the pause;
+ *  - dirty_exceeded needs both the device and the global count over;
+ *  - nr_dirtied is charged in account_page_dirtied, once per page that
+ *    turns dirty, and an exiting task leaves its unpaid count in
+ *    dirty_throttle_leaks for the next dirtier to pick up;
+ *  - the tracepoint has period= and think=.
+ */
+
+/* 3.3's bdi_max_pause(): the time the device's dirty pages last, <= 200 ms. */
+unsigned long bdi_max_pause_33(struct backing_dev_info *bdi,
+			       unsigned long bdi_dirty)
+{
+	unsigned long bw = READ_ONCE(bdi->avg_write_bandwidth);
+	unsigned long t;
+
+	/* 8 is the safety ratio: HZ/8 rounded up to a power of two */
+	t = bdi_dirty / (1 + bw / roundup_pow_of_two(1 + (unsigned long)HZ /
+						     8));
+	t++;
+	return min_ul(t, MAX_PAUSE);
+}
+
+/*
+ * 3.3's bdi_min_pause(): the shortest pause worth sleeping (10 ms for one
+ * dirtier, N * 10 ms for 2^N) and, in *nr_dirtied_pause, the pages to
+ * dirty before the next call: at least DIRTY_POLL_THRESH unless that would
+ * overshoot max_pause.  A copy of the mainline path's wb_min_pause(),
+ * so that a change there does not move 3.3.
+ */
+long bdi_min_pause_33(struct backing_dev_info *bdi, long max_pause,
+		      unsigned long task_ratelimit,
+		      unsigned long dirty_ratelimit, int *nr_dirtied_pause)
+{
+	long hi = (long)ilog2_ul(READ_ONCE(bdi->avg_write_bandwidth));
+	long lo = (long)ilog2_ul(READ_ONCE(bdi->dirty_ratelimit));
+	unsigned long hz_pow2 = roundup_pow_of_two((unsigned long)HZ);
+	long t, pause;
+	int pages;
+
+	t = max_ul((unsigned long)HZ / 100, 1);
+	if (hi > lo)
+		t += (hi - lo) * (10 * HZ) / 1024;
+
+	/* keep nr_dirtied_pause as stable as dirty_ratelimit */
+	t = min_l(t, 1 + max_pause / 2);
+	pages = (int)(dirty_ratelimit * (unsigned long)t / hz_pow2);
+
+	/* tiny nr_dirtied_pause hurts IO (fio-mmap-randwrite-64k) */
+	if (pages < DIRTY_POLL_THRESH) {
+		t = max_pause;
+		pages = (int)(dirty_ratelimit * (unsigned long)t / hz_pow2);
+		if (pages > DIRTY_POLL_THRESH) {
+			pages = DIRTY_POLL_THRESH;
+			t = (long)((unsigned long)HZ * DIRTY_POLL_THRESH /
+				   dirty_ratelimit);
+		}
+	}
+
+	/* the next pause should not exceed max_pause either */
+	pause = (long)((unsigned long)HZ * (unsigned long)pages /
+		       (task_ratelimit + 1));
+	if (pause > max_pause) {
+		t = max_pause;
+		pages = (int)(task_ratelimit * (unsigned long)t / hz_pow2);
+	}
+
+	*nr_dirtied_pause = pages;
+	return pages >= DIRTY_POLL_THRESH ? 1 + t / 2 : t;
+}
+
+/*
+ * 3.3's dirty_throttle_leaks: the pages an exiting task dirtied and was
+ * not throttled for (kernel/exit.c do_exit adds tsk->nr_dirtied), picked
+ * up by the next dirtier's balance_dirty_pages_ratelimited_nr(), so that
+ * many short-lived writers do not escape the throttle.  The kernel's
+ * counter is per CPU; here it is one for the process, and "exit" is the
+ * thread's end (a pthread key destructor), armed when a thread first
+ * dirties under bdp=3.3.
+ */
+static int dirty_throttle_leaks;
+static pthread_key_t leak_key;
+static pthread_once_t leak_key_once = PTHREAD_ONCE_INIT;
+static bool leak_key_ok;
+static __thread bool leak_armed;
+
+static void dirty_throttle_leak(void *data)
+{
+	struct task_struct *t = data;
+
+	if (t->nr_dirtied)
+		__atomic_add_fetch(&dirty_throttle_leaks, t->nr_dirtied,
+				   __ATOMIC_RELAXED);
+	put_task_struct(t);
+}
+
+static void leak_key_init(void)
+{
+	leak_key_ok = !pthread_key_create(&leak_key, dirty_throttle_leak);
+}
+
+/* bdp_task(), plus the thread's exit hook of 3.3. */
+static struct task_struct *bdp_task_33(void)
+{
+	struct task_struct *t = bdp_task();
+
+	if (!leak_armed) {
+		leak_armed = true;
+		pthread_once(&leak_key_once, leak_key_init);
+		/* the task may be put by its own key's destructor first */
+		get_task_struct(t);
+		if (!leak_key_ok || pthread_setspecific(leak_key, t))
+			put_task_struct(t);
+	}
+	return t;
+}
+
+/* Take up to @room leaked pages (0 if none). */
+static int take_dirty_throttle_leaks(int room)
+{
+	int old = __atomic_load_n(&dirty_throttle_leaks, __ATOMIC_RELAXED);
+	int take;
+
+	do {
+		if (old <= 0 || room <= 0)
+			return 0;
+		take = old < room ? old : room;
+	} while (!__atomic_compare_exchange_n(&dirty_throttle_leaks, &old,
+					      old - take, false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return take;
+}
+
+int dirty_throttle_leaks_read(void)
+{
+	return __atomic_load_n(&dirty_throttle_leaks, __ATOMIC_RELAXED);
+}
+
+static void trace_bdp_33(struct backing_dev_info *bdi, unsigned long thresh,
+			 unsigned long bg_thresh, unsigned long dirty,
+			 unsigned long bdi_thresh, unsigned long bdi_dirty,
+			 unsigned long dirty_ratelimit,
+			 unsigned long task_ratelimit,
+			 unsigned long pages_dirtied, long period, long pause,
+			 unsigned long start_time)
+{
+	trace_balance_dirty_pages(bdi, thresh, bg_thresh, dirty, bdi_thresh,
+				  bdi_dirty, dirty_ratelimit, task_ratelimit,
+				  pages_dirtied, period, pause, start_time,
+				  BDP_TRACE_33);
+}
+
+/*
+ * 3.3's balance_dirty_pages().  BDP_PEEK and BDP_ASYNC as in the 3.2
+ * body: a peek changes no task state, an async caller gets -EAGAIN and
+ * the pause where the kernel would sleep.
+ */
+static int balance_dirty_pages_33(struct address_space *mapping,
+				  unsigned long pages_dirtied,
+				  unsigned int flags, long *pausep)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct uf_cache *c = bdi->cache;
+	struct task_struct *t = bdp_task_33();
+	unsigned long nr_reclaimable, nr_dirty, bdi_dirty, freerun;
+	unsigned long background_thresh, dirty_thresh, bdi_thresh;
+	unsigned long task_ratelimit, dirty_ratelimit, pos_ratio;
+	long period, pause, max_pause, min_pause;
+	int nr_dirtied_pause;
+	bool dirty_exceeded = false;
+	bool peek = flags & BDP_PEEK;
+	unsigned long start_time = jiffies;
+
+	for (;;) {
+		unsigned long now = jiffies;
+
+		nr_reclaimable = global_page_state(c, NR_FILE_DIRTY) +
+				 global_page_state(c, NR_UNSTABLE_NFS);
+		nr_dirty = nr_reclaimable + global_page_state(c, NR_WRITEBACK);
+
+		global_dirty_limits(c, &background_thresh, &dirty_thresh);
+
+		freerun = dirty_freerun_ceiling(dirty_thresh,
+						background_thresh);
+		if (nr_dirty <= freerun) {
+			if (!peek) {
+				t->dirty_paused_when = now;
+				t->nr_dirtied = 0;
+				t->nr_dirtied_pause = (int)dirty_poll_interval(
+						nr_dirty, dirty_thresh);
+			}
+			break;
+		}
+
+		if (!writeback_in_progress(bdi))
+			bdi_start_background_writeback(bdi);
+
+		bdi_thresh = bdi_dirty_limit_3x(bdi, dirty_thresh);
+		bdi_dirty = bdi_stat(bdi, BDI_RECLAIMABLE) +
+			    bdi_stat(bdi, BDI_WRITEBACK);
+
+		/* 3.3: over its share *and* over the global threshold */
+		dirty_exceeded = bdi_dirty > bdi_thresh &&
+				 nr_dirty > dirty_thresh;
+		if (dirty_exceeded && !READ_ONCE(bdi->dirty_exceeded) && !peek)
+			WRITE_ONCE(bdi->dirty_exceeded, 1);
+
+		bdi_update_bandwidth_thresh(bdi, dirty_thresh,
+					    background_thresh, nr_dirty,
+					    bdi_thresh, bdi_dirty, start_time,
+					    BDP_RATE_33);
+
+		dirty_ratelimit = READ_ONCE(bdi->dirty_ratelimit);
+		pos_ratio = bdi_position_ratio(bdi, dirty_thresh,
+					       background_thresh, nr_dirty,
+					       bdi_thresh, bdi_dirty);
+		task_ratelimit = (unsigned long)((uint64_t)dirty_ratelimit *
+						 pos_ratio >>
+						 RATELIMIT_CALC_SHIFT);
+		max_pause = (long)bdi_max_pause_33(bdi, bdi_dirty);
+		min_pause = bdi_min_pause_33(bdi, max_pause, task_ratelimit,
+					     dirty_ratelimit,
+					     &nr_dirtied_pause);
+
+		if (task_ratelimit == 0) {
+			period = max_pause;
+			pause = max_pause;
+			goto pause;
+		}
+		period = (long)((unsigned long)HZ * pages_dirtied /
+				task_ratelimit);
+		pause = period;
+		if (t->dirty_paused_when)
+			pause -= (long)(now - t->dirty_paused_when);
+		/*
+		 * Think time under a second (ext3/4 and xfs block dirtiers
+		 * that long at times) is paid back in later periods by moving
+		 * the virtual time; a longer one resets, as for a light
+		 * dirtier.
+		 */
+		if (pause < min_pause) {
+			trace_bdp_33(bdi, dirty_thresh, background_thresh,
+				     nr_dirty, bdi_thresh, bdi_dirty,
+				     dirty_ratelimit, task_ratelimit,
+				     pages_dirtied, period,
+				     pause < 0 ? pause : 0, start_time);
+			if (peek)
+				break;
+			if (pause < -HZ) {
+				t->dirty_paused_when = now;
+				t->nr_dirtied = 0;
+			} else if (period) {
+				t->dirty_paused_when += (unsigned long)period;
+				t->nr_dirtied = 0;
+			} else if ((unsigned long)t->nr_dirtied_pause <=
+				   pages_dirtied) {
+				t->nr_dirtied_pause += (int)pages_dirtied;
+			}
+			break;
+		}
+		if (pause > max_pause) {
+			/* for an occasional drop of task_ratelimit */
+			now += (unsigned long)min_l(pause - max_pause,
+						    max_pause);
+			pause = max_pause;
+		}
+
+pause:
+		trace_bdp_33(bdi, dirty_thresh, background_thresh, nr_dirty,
+			     bdi_thresh, bdi_dirty, dirty_ratelimit,
+			     task_ratelimit, pages_dirtied, period, pause,
+			     start_time);
+		if (flags & BDP_ASYNC) {
+			*pausep = pause;
+			return -EAGAIN;
+		}
+		__set_current_state(TASK_KILLABLE);
+		io_schedule_timeout(pause);
+
+		t->dirty_paused_when = now + (unsigned long)pause;
+		t->nr_dirtied = 0;
+		t->nr_dirtied_pause = nr_dirtied_pause;
+
+		/* normally dirty < thresh now; also 1000 dd on a USB stick */
+		if (task_ratelimit)
+			break;
+		/* a stuck device over the limit: let others' writers on */
+		if (bdi_dirty <= bdi_stat_error_3x(bdi))
+			break;
+		if (bdp_fatal(c))
+			break;
+	}
+
+	if (peek)
+		return 0;
+	if (!dirty_exceeded && READ_ONCE(bdi->dirty_exceeded))
+		WRITE_ONCE(bdi->dirty_exceeded, 0);
+
+	if (writeback_in_progress(bdi))
+		return 0;
+	/* (no laptop mode) start background writeback at its threshold */
+	if (nr_reclaimable > background_thresh)
+		bdi_start_background_writeback(bdi);
+	return 0;
+}
+
+/*
+ * 3.3's balance_dirty_pages_ratelimited_nr(): nr_dirtied and the per-CPU
+ * (here per-thread) bdp_ratelimits were charged by account_page_dirtied();
+ * here the task may pick up pages leaked by exited tasks before it looks.
+ */
+int balance_dirty_pages_ratelimited_33(struct address_space *mapping,
+				       unsigned long nr_new,
+				       unsigned int flags, long *pause)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	struct task_struct *t = bdp_task_33();
+	unsigned long rl_pages = ratelimit_pages_of(bdi);
+	int ratelimit = t->nr_dirtied_pause;
+
+	if (READ_ONCE(bdi->dirty_exceeded))
+		ratelimit = ratelimit < (32 >> (PAGE_SHIFT - 10)) ?
+			    ratelimit : 32 >> (PAGE_SHIFT - 10);
+
+	if (flags & BDP_PEEK) {
+		unsigned long nr = (unsigned long)t->nr_dirtied + nr_new;
+		int leaks = dirty_throttle_leaks_read();
+
+		/* what the call would pick up, without taking it */
+		if (leaks > 0 && nr < (unsigned long)ratelimit)
+			nr += min_ul((unsigned long)leaks,
+				     (unsigned long)ratelimit - nr);
+		if (nr < (unsigned long)ratelimit &&
+		    (unsigned long)t->bdp_ratelimits + nr_new < rl_pages)
+			return 0;
+		return balance_dirty_pages_33(mapping, nr, flags, pause);
+	}
+
+	if (t->nr_dirtied >= ratelimit) {
+		t->bdp_ratelimits = 0;
+	} else if ((unsigned long)t->bdp_ratelimits >= rl_pages) {
+		t->bdp_ratelimits = 0;
+		ratelimit = 0;
+	}
+	if (t->nr_dirtied < ratelimit)
+		t->nr_dirtied += take_dirty_throttle_leaks(ratelimit -
+							   t->nr_dirtied);
+	if (t->nr_dirtied >= ratelimit)
+		return balance_dirty_pages_33(mapping,
 					      (unsigned long)t->nr_dirtied,
 					      flags, pause);
 	return 0;
@@ -2095,6 +2600,22 @@ static bool cache_bdp_is(struct uf_cache *c, bdp_ratelimited_fn *fn)
 	return cur == fn;
 }
 
+/*
+ * The cache's policy picks 3.1's, 3.2's or 3.3's throttle, whose
+ * global_dirty_limit starts at 0 and is moved by the throttle only.  A
+ * cache without a policy (hand-made in a unit test) keeps the engine's
+ * older rule, the limit starting at the threshold.
+ */
+static bool bdp_is_3x(const struct uf_cache *c)
+{
+	bdp_ratelimited_fn *fn = c->policy ? c->policy->balance_dirty_pages :
+					     NULL;
+
+	return fn == balance_dirty_pages_ratelimited_31 ||
+	       fn == balance_dirty_pages_ratelimited_32 ||
+	       fn == balance_dirty_pages_ratelimited_33;
+}
+
 /* A page became dirty: count it.  Caller holds mapping->tree_lock. */
 void account_page_dirtied(struct page *page, struct address_space *mapping)
 {
@@ -2112,13 +2633,19 @@ void account_page_dirtied(struct page *page, struct address_space *mapping)
 	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_31))
 		task_dirty_inc();
 	/*
-	 * mainline folio_account_dirtied() charges the dirtier here, once
-	 * per clean -> dirty page (since "writeback: fix dirtied pages
-	 * accounting on sub-page writes", Wu Fengguang, 4 Sep 2011, merged
-	 * after 3.2).  3.1 and 3.2.41 count in the ratelimited call, per
-	 * page written (3.2.41 balance_dirty_pages_ratelimited_nr:1245).
+	 * 3.3 account_page_dirtied() and mainline folio_account_dirtied()
+	 * charge the dirtier here, once per clean -> dirty page (since
+	 * "writeback: fix dirtied pages accounting on sub-page writes", Wu
+	 * Fengguang, 4 Sep 2011, merged in 3.3).  3.1 and 3.2.41 count in
+	 * the ratelimited call, per page written (3.2.41
+	 * balance_dirty_pages_ratelimited_nr:1245).
 	 */
-	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
+	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_33)) {
+		struct task_struct *t = bdp_task_33();
+
+		t->nr_dirtied++;
+		t->bdp_ratelimits++;
+	} else if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
 		struct task_struct *t = bdp_task();
 
 		t->nr_dirtied++;

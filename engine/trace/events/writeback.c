@@ -184,12 +184,13 @@ void __trace_global_dirty_state(struct uf_cache *c,
 #define KBps(x)		((x) << (PAGE_SHIFT - 10))
 
 /*
- * balance_dirty_pages (3.2.41 and torvalds/linux @79fe08ee): limit is the
- * smoothed global dirty limit, setpoint the middle of it and the freerun
- * ceiling, bdi_setpoint its device share; times in ms.  Mainline names
- * the device's fields wb_setpoint and wb_dirty (the bdi_writeback split,
- * 4.2) and adds period, think (since the task's dirty_paused_when) and
- * cgroup_ino (0: no cgroups here).
+ * balance_dirty_pages (3.2.41, 3.3 and torvalds/linux @79fe08ee): limit is
+ * the smoothed global dirty limit (3.x: 0 until the throttle first set
+ * it), setpoint the middle of it and the freerun ceiling, bdi_setpoint its
+ * device share; times in ms.  3.3 adds period and think (since the task's
+ * dirty_paused_when); mainline names the device's fields wb_setpoint and
+ * wb_dirty (the bdi_writeback split, 4.2) and adds cgroup_ino (0: no
+ * cgroups here).
  */
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 				 const struct bdp_trace *e)
@@ -201,6 +202,23 @@ void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 	unsigned long hz = (unsigned long)HZ;
 	long think;
 
+	think = t->dirty_paused_when == 0 ? 0 :
+		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
+	if (e->kind == BDP_TRACE_33) {
+		/* 3.3: 3.2's fields, then period= and think= */
+		trace_emit(bdi->cache, "balance_dirty_pages",
+			   "bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld",
+			   bdi->name, limit, setpoint, e->dirty,
+			   setpoint * e->bdi_thresh / (e->thresh + 1),
+			   e->bdi_dirty,
+			   KBps(e->dirty_ratelimit), KBps(e->task_ratelimit),
+			   (unsigned int)e->dirtied,
+			   (unsigned int)t->nr_dirtied_pause,
+			   (jiffies - e->start_time) * 1000 / hz,
+			   e->pause * 1000 / (long)hz,
+			   (unsigned long)e->period * 1000 / hz, think);
+		return;
+	}
 	if (e->kind == BDP_TRACE_32) {
 		trace_emit(bdi->cache, "balance_dirty_pages",
 			   "bdi %s: limit=%lu setpoint=%lu dirty=%lu bdi_setpoint=%lu bdi_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld",
@@ -214,8 +232,6 @@ void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 			   e->pause * 1000 / (long)hz);
 		return;
 	}
-	think = t->dirty_paused_when == 0 ? 0 :
-		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
 	trace_emit(bdi->cache, "balance_dirty_pages",
 		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu wb_setpoint=%lu wb_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
 		   bdi->name, limit, setpoint, e->dirty,

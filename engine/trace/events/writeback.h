@@ -36,6 +36,7 @@ void __trace_global_dirty_state(struct uf_cache *c,
 /* Which kernel's balance_dirty_pages line to print. */
 enum bdp_trace_kind {
 	BDP_TRACE_32,		/* 3.2: ... paused= pause= */
+	BDP_TRACE_33,		/* 3.3: + period= think= */
 	BDP_TRACE_MAINLINE,	/* + period= think= cgroup_ino= */
 };
 
