@@ -1,27 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
- * policies/reclaim-mainline.c - reclaim=mainline: today's mm/vmscan.c
- * (torvalds/linux 2025, mm/vmscan.c: shrink_folio_list,
- * shrink_inactive_list, shrink_node, reclaim_throttle):
+ * policies/reclaim-mainline.c - reclaim=mainline (alias of the linux-6.18
+ * preset's reclaim): Linux 6.18.35 mm/vmscan.c (GitHub
+ * leftymods/linux-6.18.y at 40a9e9f43d44) shrink_folio_list,
+ * shrink_inactive_list, shrink_node, reclaim_throttle.  The counts
+ * (folio_check_dirty_writeback), shrink_node's PGDAT_* / LRUVEC_* bits,
+ * the NOPROGRESS and ISOLATED throttles and balance_pgdat are
+ * engine/mm/vmscan.c's, under !reclaim_is_3x():
  *
- *  - a folio under writeback: with PG_reclaim already set and reclaimed
- *    by kswapd it counts as nr_immediate (case 1); met again with
- *    PG_reclaim by memcg (cgroup v1) reclaim, it is unlocked and waited
- *    for (case 3, folio_wait_writeback); else PG_reclaim is set (case 2).
- *    It stays on the inactive list here (the kernel activates it, and
- *    rotation clears PG_active: the same place in the end);
- *  - a dirty file folio: PG_reclaim, NR_VMSCAN_IMMEDIATE, kept, except
- *    kswapd meeting it again with PG_reclaim (the PGDAT_DIRTY case),
- *    which calls pageout();
- *  - shrink_inactive_list(): every taken page dirty and unqueued ->
- *    wakeup_flusher_threads(WB_REASON_VMSCAN), and for a memcg without
- *    sane writeback throttling (cgroup v1: a uflush domain)
- *    reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK); kswapd with
- *    nr_immediate throttles too (shrink_node);
+ *  - a folio under writeback (shrink_folio_list:1238-1270): kswapd meeting
+ *    it with PG_reclaim on a PGDAT_WRITEBACK node counts nr_immediate and
+ *    activates it (case 1); global reclaim, or one without PG_reclaim yet,
+ *    sets PG_reclaim, counts nr_writeback and activates it (case 2); a
+ *    cgroup v1 domain meeting it again with PG_reclaim waits for it
+ *    (case 3);
+ *  - a dirty file folio (:1433-1447): PG_reclaim, NR_VMSCAN_IMMEDIATE,
+ *    activated; only kswapd meeting it again with PG_reclaim on a
+ *    PGDAT_DIRTY node goes on to pageout(), which no longer writes file
+ *    folios (->writepage is gone) and activates it;
+ *  - shrink_inactive_list (:2090-2103): every taken page dirty and not
+ *    under writeback -> wakeup_flusher_threads(WB_REASON_VMSCAN), and in
+ *    a cgroup v1 domain reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK);
  *  - a memcg charge fails after MAX_RECLAIM_RETRIES (16) reclaims that
- *    freed nothing;
- *  - reclaim_throttle(): HZ/10, ended early by __acct_reclaim_writeback
- *    once SWAP_CLUSTER_MAX pages per throttled task were written.
+ *    freed nothing.
  */
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
@@ -32,17 +33,21 @@ static bool ml_writeback_page(struct uf_cache *c, struct page *page,
 			      struct scan_control *sc,
 			      struct reclaim_batch *rb)
 {
-	(void)c;
-	if (sc->kswapd && PageReclaim(page)) {
-		rb->nr_immediate++;	/* case 1 */
+	if (sc->kswapd && PageReclaim(page) &&
+	    test_bit(PGDAT_WRITEBACK, &c->pool.zone_flags)) {
+		rb->nr_immediate++;		/* case 1 */
+		reclaim_activate(page, rb);
 		return false;
 	}
-	/* case 3: cgroup v1 (no sane writeback throttling) waits for a
-	 * page it has already marked */
-	if (!sc->global && PageReclaim(page))
-		return true;
-	SetPageReclaim(page);		/* case 2 */
-	return false;
+	/* case 2: writeback_throttling_sane() (global reclaim; a domain is
+	 * cgroup v1) or not yet marked */
+	if (sc->global || !PageReclaim(page)) {
+		SetPageReclaim(page);
+		rb->nr_writeback++;
+		reclaim_activate(page, rb);
+		return false;
+	}
+	return true;			/* case 3: wait for it */
 }
 
 static enum reclaim_dirty_action
@@ -50,9 +55,11 @@ ml_dirty_page(struct uf_cache *c, struct page *page,
 	      struct scan_control *sc, struct reclaim_batch *rb)
 {
 	(void)rb;
-	if (sc->kswapd && PageReclaim(page))
-		return RECLAIM_PAGEOUT;
-	return reclaim_keep_immediate(c, page);
+	if (sc->kswapd && PageReclaim(page) &&
+	    test_bit(PGDAT_DIRTY, &c->pool.zone_flags))
+		return RECLAIM_PAGEOUT;	/* pageout() activates it */
+	reclaim_keep_immediate(c, page);	/* NR_VMSCAN_IMMEDIATE */
+	return RECLAIM_ACTIVATE;
 }
 
 static void ml_throttle(struct uf_cache *c, struct scan_control *sc,
@@ -63,10 +70,8 @@ static void ml_throttle(struct uf_cache *c, struct scan_control *sc,
 		__atomic_add_fetch(&c->pool.rstat.nr_flusher_wakeups, 1,
 				   __ATOMIC_RELAXED);
 		if (!sc->global)
-			reclaim_throttle_writeback(c);
+			reclaim_throttle(c, VMSCAN_THROTTLE_WRITEBACK);
 	}
-	if (sc->kswapd && rb->nr_immediate)
-		reclaim_throttle_writeback(c);
 }
 
 static void ml_after_priority(struct uf_cache *c, struct scan_control *sc)
@@ -77,4 +82,4 @@ static void ml_after_priority(struct uf_cache *c, struct scan_control *sc)
 DEFINE_RECLAIM_POLICY(mainline, "mainline", MAX_RECLAIM_RETRIES,
 		      ml_writeback_page, ml_dirty_page, ml_throttle,
 		      ml_after_priority,
-		      "mainline shrink_folio_list, shrink_inactive_list WB_REASON_VMSCAN, reclaim_throttle");
+		      "Linux 6.18.35 mm/vmscan.c: shrink_folio_list, shrink_inactive_list, shrink_node, reclaim_throttle");

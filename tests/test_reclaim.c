@@ -353,18 +353,161 @@ Test(reclaim, writeback_pages_per_variant)
 	ClearPageReclaim(page);
 	cr_assert_not(reclaim_32.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert_not(PageReclaim(page));
-	sc.global = true;
+	end_page_writeback(page);
+	hand_free(h);
+}
+
+/*
+ * 6.18 shrink_folio_list:1238-1270, the three writeback cases: case 1
+ * (kswapd, PG_reclaim, PGDAT_WRITEBACK) counts nr_immediate, case 2
+ * (global reclaim, or not yet PG_reclaim) sets PG_reclaim and counts
+ * nr_writeback; both activate.  Case 3 (a cgroup v1 domain meeting a
+ * PG_reclaim page) waits.
+ */
+Test(reclaim, mainline_writeback_cases_as_6_18)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_mainline);
+	struct scan_control sc = { .priority = DEF_PRIORITY, .global = true };
+	struct reclaim_batch rb = { 0 };
+	struct page *page = cache_page(h, 0);
+
+	start_writeback(page);
 	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
-	cr_assert(PageReclaim(page), "mainline case 2 sets PG_reclaim");
+	cr_assert(PageReclaim(page), "case 2 sets PG_reclaim");
+	cr_assert(PageActive(page), "case 2 activates");
+	cr_assert_eq(rb.nr_writeback, 1);
+	cr_assert_eq(rb.nr_activate, 1);
+	ClearPageActive(page);
 	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
 		      "global reclaim never waits on writeback");
-	sc.global = false;
-	cr_assert(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
-		  "mainline case 3: memcg v1 waits for a PG_reclaim page");
+	cr_assert_eq(rb.nr_writeback, 2, "global reclaim: case 2 again");
+	ClearPageActive(page);
 	sc.kswapd = true;
 	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
+	cr_assert_eq(rb.nr_immediate, 0,
+		     "case 1 without PGDAT_WRITEBACK: 3.x-era mainline");
+	cr_assert_eq(rb.nr_writeback, 3);
+	ClearPageActive(page);
+	set_bit(PGDAT_WRITEBACK, &h->c.pool.zone_flags);
+	cr_assert_not(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb));
 	cr_assert_eq(rb.nr_immediate, 1, "case 1: kswapd counts it");
+	cr_assert(PageActive(page), "case 1 activates");
+	cr_assert_eq(rb.nr_activate, 4);
+	ClearPageActive(page);
+	sc.kswapd = false;
+	sc.global = false;
+	cr_assert(reclaim_mainline.writeback_page(&h->c, page, &sc, &rb),
+		  "case 3: memcg v1 waits for a PG_reclaim page");
+	cr_assert_not(PageActive(page));
+	clear_bit(PGDAT_WRITEBACK, &h->c.pool.zone_flags);
 	end_page_writeback(page);
+	ClearPageReclaim(page);
+	hand_free(h);
+}
+
+/*
+ * 6.18 shrink_folio_list:1433-1447: a dirty file page gets PG_reclaim and
+ * is activated; only kswapd meeting it again with PG_reclaim on a
+ * PGDAT_DIRTY node goes on to pageout().
+ */
+Test(reclaim, mainline_dirty_page_activated_as_6_18)
+{
+	struct hand *h = hand_with(8, 8, &reclaim_mainline);
+	struct scan_control sc = { .priority = DEF_PRIORITY, .global = true,
+				   .kswapd = true };
+	struct reclaim_batch rb = { 0 };
+	struct page *page = cache_page(h, 0);
+
+	SetPageDirty(page);
+	cr_assert_eq(reclaim_mainline.dirty_page(&h->c, page, &sc, &rb),
+		     RECLAIM_ACTIVATE);
+	cr_assert(PageReclaim(page));
+	cr_assert_eq(h->c.pool.rstat.nr_immediate, 1, "NR_VMSCAN_IMMEDIATE");
+	cr_assert_eq(reclaim_mainline.dirty_page(&h->c, page, &sc, &rb),
+		     RECLAIM_ACTIVATE, "kswapd, PG_reclaim, no PGDAT_DIRTY");
+	set_bit(PGDAT_DIRTY, &h->c.pool.zone_flags);
+	cr_assert_eq(reclaim_mainline.dirty_page(&h->c, page, &sc, &rb),
+		     RECLAIM_PAGEOUT, "kswapd, PG_reclaim, PGDAT_DIRTY");
+	sc.kswapd = false;
+	cr_assert_eq(reclaim_mainline.dirty_page(&h->c, page, &sc, &rb),
+		     RECLAIM_ACTIVATE, "direct reclaim never pages out");
+	clear_bit(PGDAT_DIRTY, &h->c.pool.zone_flags);
+	ClearPageDirty(page);
+	ClearPageReclaim(page);
+	hand_free(h);
+}
+
+/*
+ * Direct reclaim of 8 dirty pages (4 of them under writeback) at the
+ * inactive tail and 56 clean ones: the clean ones are freed, the 8 end on
+ * the active list (6.18 activates them; 3.x-era mainline kept them on the
+ * inactive list), none written.
+ */
+Test(reclaim, mainline_direct_reclaim_activates_dirty_and_writeback,
+     .timeout = 60)
+{
+	struct hand *h = hand_with(64, 64, &reclaim_mainline);
+	struct page *p[8];
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		struct page *page = cache_page(h, i);
+
+		if (i < 8)
+			p[i] = page;
+	}
+	for (i = 0; i < 8; i++) {
+		SetPageDirty(p[i]);
+		if (i & 1)
+			start_writeback(p[i]);
+	}
+	/* priority 12 frees 24 of the first 32, priority 11 the next 32
+	 * and stops (before any aging of the active list) */
+	cr_assert_eq(try_to_free_pages(&h->c, 32), 56);
+	cr_assert_eq(lru_count(&h->c.pool, true), 8, "%lu active pages",
+		     lru_count(&h->c.pool, true));
+	for (i = 0; i < 8; i++) {
+		cr_assert(PageActive(p[i]), "page %u not activated", i);
+		cr_assert(PageReclaim(p[i]));
+	}
+	cr_assert_eq(h->c.pool.rstat.nr_pageout, 0);
+	cr_assert_eq(h->c.pool.nr_isolated, 0, "NR_ISOLATED_FILE left %ld",
+		     h->c.pool.nr_isolated);
+	for (i = 0; i < 8; i++) {
+		if (i & 1)
+			end_page_writeback(p[i]);
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
+	hand_free(h);
+}
+
+/*
+ * 6.18 folio_check_dirty_writeback: "unqueued dirty" is dirty and not
+ * under writeback, whatever PG_reclaim says.  A batch of dirty pages
+ * already marked PG_reclaim (met before, not yet queued) is all unqueued
+ * dirty and wakes the flushers (WB_REASON_VMSCAN); counted by PG_reclaim
+ * (3.2's nr_unqueued_dirty) it would wake none.
+ */
+Test(reclaim, mainline_unqueued_dirty_is_dirty_not_writeback,
+     .timeout = 60)
+{
+	struct hand *h = hand_with(8, 64, &reclaim_mainline);
+	struct page *p[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		p[i] = cache_page(h, i);
+		SetPageDirty(p[i]);
+		SetPageReclaim(p[i]);
+	}
+	cr_assert_eq(try_to_free_pages(&h->c, 8), 0);
+	cr_assert_gt(h->c.pool.rstat.nr_flusher_wakeups, 0,
+		     "no WB_REASON_VMSCAN wakeup for PG_reclaim dirty pages");
+	for (i = 0; i < 8; i++) {
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
 	hand_free(h);
 }
 
@@ -690,26 +833,125 @@ Test(reclaim, kswapd_32_naps_and_wakes_no_flusher, .timeout = 60)
 }
 
 /*
- * Mainline balance_pgdat: DEF_PRIORITY down to 1, no nap, no flusher
- * wakeup of its own; kswapd meeting its PG_reclaim writeback pages again
- * (nr_immediate) throttles in reclaim_throttle (shrink_node), and a run
- * that freed nothing is a kswapd failure.
+ * 6.18 balance_pgdat + shrink_node on 16 pages under writeback: priority
+ * 12 marks them PG_reclaim (case 2) and, all taken being writeback, sets
+ * PGDAT_WRITEBACK; priorities 11..1 meet them as case 1 (nr_immediate):
+ * LRUVEC_NODE_CONGESTED and a WRITEBACK throttle each; the cache trim
+ * mode (16 inactive pages >> 4 on) failed, so the run starts again once
+ * (12 more throttles), then counts a kswapd failure.  No nap, no flusher
+ * wakeup.  Direct reclaim then stalls on the congested node once per
+ * priority (13, CONGESTED) and once at priority 1 for no progress; with
+ * kswapd given up (MAX_RECLAIM_RETRIES failures) neither stall happens.
  */
 Test(reclaim, kswapd_mainline_priorities_and_failures, .timeout = 60)
 {
 	struct page *p[16];
 	struct hand *h = stuck_hand(&reclaim_mainline, p, 16);
+	const unsigned long *tr = h->c.pool.rstat.nr_throttle_reason;
 
 	balance_pgdat(&h->c);
 	cr_assert_eq(h->c.pool.rstat.nr_congestion_wait, 0);
 	cr_assert_eq(h->c.pool.kswapd_failures, 1);
-	/* priorities 11..1 meet PG_reclaim pages marked at 12 */
-	cr_assert_eq(h->c.pool.rstat.nr_throttle, 11, "%lu throttles",
-		     h->c.pool.rstat.nr_throttle);
+	cr_assert(test_bit(PGDAT_WRITEBACK, &h->c.pool.zone_flags));
+	cr_assert(test_bit(LRUVEC_NODE_CONGESTED, &h->c.pool.zone_flags));
+	cr_assert_not(test_bit(PGDAT_DIRTY, &h->c.pool.zone_flags));
+	cr_assert_eq(tr[VMSCAN_THROTTLE_WRITEBACK], 23, "%lu throttles",
+		     tr[VMSCAN_THROTTLE_WRITEBACK]);
+	cr_assert_eq(h->c.pool.rstat.nr_throttle, 23);
 	cr_assert_eq(works_for(h, WB_REASON_TRY_TO_FREE_PAGES), 0);
 	cr_assert_eq(works_for(h, WB_REASON_VMSCAN), 0,
 		     "no page was dirty: no vmscan wakeup");
+
+	cr_assert_eq(try_to_free_pages(&h->c, 32), 0);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_CONGESTED], 13, "%lu CONGESTED",
+		     tr[VMSCAN_THROTTLE_CONGESTED]);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_NOPROGRESS], 1, "%lu NOPROGRESS",
+		     tr[VMSCAN_THROTTLE_NOPROGRESS]);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_WRITEBACK], 23,
+		     "direct reclaim has no case 1");
+
+	h->c.pool.kswapd_failures = MAX_RECLAIM_RETRIES;
+	cr_assert_eq(try_to_free_pages(&h->c, 32), 0);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_CONGESTED], 13,
+		     "skip_throttle_noprogress: kswapd gave up");
+	cr_assert_eq(tr[VMSCAN_THROTTLE_NOPROGRESS], 1);
 	stuck_free(h, p, 16);
+}
+
+/*
+ * 6.18 on 16 dirty pages, none under writeback: kswapd's priority 12
+ * marks them PG_reclaim, activates them and, every file page taken being
+ * unqueued dirty, sets PGDAT_DIRTY and wakes the flushers (vmscan);
+ * later priorities take them to pageout(), which writes no file folio
+ * (->writepage is gone): nothing written, every page still dirty.
+ */
+Test(reclaim, kswapd_mainline_writes_no_file_page, .timeout = 60)
+{
+	struct hand *h = hand_with(24, 64, &reclaim_mainline);
+	struct page *p[16];
+	unsigned int i;
+
+	INIT_LIST_HEAD(&h->bdi.wb.b_dirty);
+	INIT_LIST_HEAD(&h->bdi.wb.b_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io);
+	INIT_LIST_HEAD(&h->bdi.wb.b_more_io_wait);
+	list_add(&h->inode.i_wb_list, &h->bdi.wb.b_dirty);
+	list_add(&h->bdi.bdi_list, &h->c.bdi_list);
+	for (i = 0; i < 16; i++) {
+		p[i] = cache_page(h, i);
+		SetPageDirty(p[i]);
+	}
+	h->c.pool.wmark_min = 4;
+	h->c.pool.wmark_low = 5;
+	h->c.pool.wmark_high = 24;
+	balance_pgdat(&h->c);
+	cr_assert(test_bit(PGDAT_DIRTY, &h->c.pool.zone_flags));
+	cr_assert_eq(h->c.pool.rstat.nr_pageout, 0, "%lu pages written",
+		     h->c.pool.rstat.nr_pageout);
+	cr_assert_gt(works_for(h, WB_REASON_VMSCAN), 0);
+	for (i = 0; i < 16; i++) {
+		cr_assert(PageDirty(p[i]) && !PageWriteback(p[i]),
+			  "page %u written by kswapd", i);
+		ClearPageDirty(p[i]);
+		ClearPageReclaim(p[i]);
+	}
+	drop_works(h);
+	list_del(&h->inode.i_wb_list);
+	list_del(&h->bdi.bdi_list);
+	hand_free(h);
+}
+
+/*
+ * 6.18 too_many_isolated / VMSCAN_THROTTLE_ISOLATED: with more pages
+ * isolated (by others) than an eighth of the inactive list, global
+ * direct reclaim waits once per batch (HZ/50) and gives the batch up;
+ * kswapd never waits there.
+ */
+Test(reclaim, mainline_isolated_throttle, .timeout = 60)
+{
+	struct hand *h = hand_with(64, 64, &reclaim_mainline);
+	const unsigned long *tr = h->c.pool.rstat.nr_throttle_reason;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		cache_page(h, i);
+	h->c.pool.nr_isolated = 9;	/* 64 >> 3 = 8 */
+	cr_assert_eq(try_to_free_pages(&h->c, 8), 0);
+	/* a batch per priority 12..1, two at priority 0 (64 pages) */
+	cr_assert_eq(tr[VMSCAN_THROTTLE_ISOLATED], 14, "%lu ISOLATED waits",
+		     tr[VMSCAN_THROTTLE_ISOLATED]);
+	h->c.pool.wmark_min = 4;
+	h->c.pool.wmark_low = 5;
+	h->c.pool.wmark_high = 24;
+	balance_pgdat(&h->c);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_ISOLATED], 14, "kswapd waited");
+	cr_assert_gt(h->c.pool.rstat.nr_reclaimed, 0);
+	/* not more than an eighth: no wait */
+	h->c.pool.nr_isolated = (long)(lru_count(&h->c.pool, false) >> 3);
+	cr_assert_geq(try_to_free_pages(&h->c, 8), 8);
+	cr_assert_eq(tr[VMSCAN_THROTTLE_ISOLATED], 14);
+	h->c.pool.nr_isolated = 0;
+	hand_free(h);
 }
 
 /* 3.2.41 vmscan.c:2109: shrink_zone's early stop only below DEF_PRIORITY;

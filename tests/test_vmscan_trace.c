@@ -21,6 +21,7 @@
 #include "mm/mm.h"
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
+#include "trace/events/vmscan.h"
 #include "testutil.h"
 #include "uflush-internal.h"
 #include "uflush.h"
@@ -55,7 +56,9 @@ static struct tp_fmt fmt_32[] = {
 	{ NULL, NULL, false, 0 },
 };
 
-/* mainline include/trace/events/vmscan.h, TP_printk */
+/* 6.18.35 include/trace/events/vmscan.h, TP_printk (lines 63-536).
+ * mm_vmscan_write_folio (343) is not required: 6.18 writes no file folio
+ * from reclaim, and a mm_vmscan_writepage line fails (no format here). */
 static struct tp_fmt fmt_mainline[] = {
 	{ "mm_vmscan_kswapd_sleep", "nid=%d", true, 0 },
 	{ "mm_vmscan_kswapd_wake", "nid=%d order=%d", true, 0 },
@@ -63,9 +66,9 @@ static struct tp_fmt fmt_mainline[] = {
 	{ "mm_vmscan_direct_reclaim_begin", "order=%d gfp_flags=%s", true, 0 },
 	{ "mm_vmscan_direct_reclaim_end", "nr_reclaimed=%lu", true, 0 },
 	{ "mm_vmscan_lru_isolate",
-	  "isolate_mode=%d classzone=%d order=%d nr_requested=%lu nr_scanned=%lu nr_skipped=%lu nr_taken=%lu lru=%s",
+	  "classzone=%d order=%d nr_requested=%lu nr_scanned=%lu nr_skipped=%lu nr_taken=%lu lru=%s",
 	  true, 0 },
-	{ "mm_vmscan_writepage", "page=%p pfn=0x%lx flags=%s", true, 0 },
+	{ "mm_vmscan_write_folio", "page=%p pfn=0x%lx flags=%s", false, 0 },
 	{ "mm_vmscan_lru_shrink_inactive",
 	  "nid=%d nr_scanned=%ld nr_reclaimed=%ld nr_dirty=%ld nr_writeback=%ld nr_congested=%ld nr_immediate=%ld nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%ld nr_unmap_fail=%ld priority=%d flags=%s",
 	  true, 0 },
@@ -222,9 +225,9 @@ static bool wait_for_line(const char *path, const char *event)
 /*
  * 8 pages written, then reads fill the 1024-frame cache behind them
  * (kswapd woken, runs, sleeps); direct reclaims until they reach the dirty
- * pages (legacy writes them; mainline marks them PG_reclaim,
- * and a kswapd run with the high mark out of reach writes them); then
- * each wait once.
+ * pages (legacy writes them; mainline marks them PG_reclaim and
+ * activates them, and a kswapd run with the high mark out of reach
+ * activates them again, writing none); then each wait once.
  */
 static void run_scenario(const char *policy, const char *trace, bool ml)
 {
@@ -317,4 +320,52 @@ Test(vmscan_trace, mainline_lines_are_mainlines, .timeout = 120,
      .fini = tu_fini)
 {
 	scenario("mainline", fmt_mainline, true);
+}
+
+/*
+ * 6.18 mm_vmscan_throttled (include/trace/events/vmscan.h:512-536):
+ * reason is show_throttle_flags(1 << reason), one name per
+ * vmscan_throttle_state, in that enum's order; usect_delayed as spelled
+ * there.
+ */
+Test(vmscan_trace, throttled_prints_each_6_18_reason, .timeout = 60)
+{
+	static const char *const names[NR_VMSCAN_THROTTLE] = {
+		"VMSCAN_THROTTLE_WRITEBACK", "VMSCAN_THROTTLE_ISOLATED",
+		"VMSCAN_THROTTLE_NOPROGRESS", "VMSCAN_THROTTLE_CONGESTED",
+	};
+	char trace[] = "/tmp/uflush-vmscan-trace.XXXXXX";
+	char line[512], want[160];
+	struct uf_cache_config cfg;
+	struct uf_cache *cache;
+	int fd = mkstemp(trace), r = 0;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 256;
+	cfg.policy = "mainline";
+	cfg.trace_path = trace;
+	cr_assert_eq(uf_cache_open(&cfg, &cache), 0);
+	for (r = 0; r < NR_VMSCAN_THROTTLE; r++)
+		__trace_mm_vmscan_throttled(uf_cache_obj(cache), 100000, r, r);
+	cr_assert_eq(uf_cache_close(cache), 0);
+	f = fopen(trace, "r");
+	cr_assert(f);
+	r = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, ": mm_vmscan_throttled: "))
+			continue;
+		cr_assert_lt(r, NR_VMSCAN_THROTTLE, "extra line %s", line);
+		snprintf(want, sizeof(want),
+			 ": mm_vmscan_throttled: nid=0 usec_timeout=100000 usect_delayed=%d reason=%s\n",
+			 r, names[r]);
+		cr_assert(strstr(line, want), "\"%s\" lacks \"%s\"", line,
+			  want);
+		r++;
+	}
+	fclose(f);
+	unlink(trace);
+	cr_assert_eq(r, NR_VMSCAN_THROTTLE, "%d throttled lines", r);
 }

@@ -179,6 +179,8 @@ struct reclaim_stat {
 	unsigned long reclaim_wait_timeouts;	/* ... full HZ/10 */
 	unsigned long nr_congestion_wait;	/* wait_iff_congested slept */
 	unsigned long nr_throttle;		/* reclaim_throttle() */
+	/* ... per reason (enum vmscan_throttle_state order) */
+	unsigned long nr_throttle_reason[4];
 	unsigned long nr_flusher_wakeups;	/* wakeup_flusher_threads */
 	unsigned long nr_kswapd_runs;
 	unsigned long nr_alloc_stall;		/* direct reclaim entered */
@@ -190,6 +192,12 @@ struct task_struct;
 /* page_pool.zone_flags bits (3.2 include/linux/mmzone.h zone_flags_t) */
 enum zone_flags {
 	ZONE_CONGESTED,		/* reclaim met only congested dirty pages */
+	/* mainline (6.18 include/linux/mmzone.h): pgdat->flags and the
+	 * root lruvec's LRUVEC_NODE_CONGESTED, set by kswapd's shrink_node
+	 * and cleared when kswapd goes to sleep balanced */
+	PGDAT_DIRTY,		/* the LRU tail is unqueued dirty folios */
+	PGDAT_WRITEBACK,	/* the LRU tail is folios under writeback */
+	LRUVEC_NODE_CONGESTED,	/* every dirty folio met was PG_reclaim */
 };
 
 /* The frame pool: mm/page_alloc.c's free list and the LRU of file pages. */
@@ -241,6 +249,12 @@ struct page_pool {
 	bool all_unreclaimable;
 	int kswapd_failures;	/* mainline: balance_pgdat runs freeing none */
 	long nr_throttled;		/* atomic: sleepers on throttle_wqh */
+	/* mainline reclaim_throttle()'s other reasons (6.18
+	 * pgdat->reclaim_wait[]: ISOLATED, NOPROGRESS, CONGESTED) */
+	wait_queue_head_t throttle_isolated_wqh;
+	wait_queue_head_t throttle_noprogress_wqh;
+	wait_queue_head_t throttle_congested_wqh;
+	long nr_isolated;		/* atomic: NR_ISOLATED_FILE */
 	unsigned long nr_throttled_written; /* atomic: written since first */
 	struct reclaim_stat rstat;
 };

@@ -192,6 +192,9 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 	init_waitqueue_head(&pool->reclaim_wqh);
 	init_waitqueue_head(&pool->congestion_wqh);
 	init_waitqueue_head(&pool->throttle_wqh);
+	init_waitqueue_head(&pool->throttle_isolated_wqh);
+	init_waitqueue_head(&pool->throttle_noprogress_wqh);
+	init_waitqueue_head(&pool->throttle_congested_wqh);
 	pool->pages = pages;
 	pool->frames = frames;
 	pool->nr = nr;

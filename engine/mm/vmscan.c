@@ -20,9 +20,17 @@
  * Simplified: one zone per cache, file pages only, no lumpy reclaim, no
  * mapped pages (page_referenced() reduces to PG_referenced), no slab.
  * A memory domain (pool.nr_outside != 0) is reclaimed as a memcg: direct
- * reclaim only (no kswapd), !global_reclaim().
+ * reclaim only (no kswapd), !global_reclaim(), and (as cgroup v1) without
+ * writeback_throttling_sane().
+ *
+ * reclaim=mainline follows Linux 6.18.35's mm/vmscan.c where it differs
+ * from 3.2: folio_check_dirty_writeback()'s counts, activation of dirty
+ * and writeback folios, no pageout() of file folios, shrink_node()'s
+ * PGDAT_WRITEBACK / PGDAT_DIRTY / LRUVEC_NODE_CONGESTED, the four
+ * reclaim_throttle() reasons and balance_pgdat().
  */
 #include <errno.h>
+#include <string.h>
 
 #include "mm/mm.h"
 #include "mm/pagemap.h"
@@ -214,6 +222,11 @@ enum pageout_t pageout(struct uf_cache *c, struct page *page,
 
 	if (!is_page_cache_freeable(page) || !mapping)
 		return PAGE_KEEP;
+	/* 6.18 pageout() (mm/vmscan.c:719): only shmem and swap cache are
+	 * written from reclaim since ->writepage went; a file folio is
+	 * activated and left to the flushers */
+	if (!reclaim_is_3x(c))
+		return PAGE_ACTIVATE;
 	if (reclaim_is_3x(c) &&
 	    !may_write_to_queue(mapping->backing_dev_info, sc))
 		return PAGE_KEEP;
@@ -246,6 +259,31 @@ static enum page_references page_check_references(struct page *page)
 }
 
 /*
+ * 6.18 folio_check_dirty_writeback() and shrink_folio_list()'s counts
+ * (mm/vmscan.c:1176-1190): every page here is an unmapped file page with
+ * no ->is_dirty_writeback, so the flags are taken as they are.
+ */
+static void folio_check_dirty_writeback(struct page *page,
+					struct reclaim_batch *rb)
+{
+	bool dirty = PageDirty(page), writeback = PageWriteback(page);
+
+	if (dirty || writeback)
+		rb->nr_dirty++;
+	if (dirty && !writeback)
+		rb->nr_unqueued_dirty++;
+	/* PG_reclaim folios coming round again before their write ended */
+	if (writeback && PageReclaim(page))
+		rb->nr_congested++;
+}
+
+void reclaim_activate(struct page *page, struct reclaim_batch *rb)
+{
+	SetPageActive(page);
+	rb->nr_activate++;
+}
+
+/*
  * shrink_page_list(): try to free each isolated page; the ones kept stay on
  * @page_list.  Returns the number freed; @rb gets the batch's counts.
  */
@@ -255,6 +293,7 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 				      struct reclaim_batch *rb)
 {
 	const struct reclaim_policy *pol = cache_reclaim_policy(c);
+	bool v3x = reclaim_is_3x(c);
 	LIST_HEAD(ret_pages);
 	unsigned long nr_reclaimed = 0;
 	struct address_space *mapping;
@@ -268,21 +307,33 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 
 		if (!trylock_page(page))
 			goto keep;
+		if (!v3x) {
+			/* 6.18 counts sc->nr_scanned here, per folio tried */
+			sc->nr_scanned++;
+			folio_check_dirty_writeback(page, rb);
+		}
 		if (PageWriteback(page)) {
-			rb->nr_writeback++;
+			if (v3x)
+				rb->nr_writeback++;
 			if (!pol->writeback_page(c, page, sc, rb))
 				goto keep_locked;
 			/* no page lock held while waiting (RC-8) */
 			unlock_page(page);
 			wait_on_page_writeback(page);
-			list_add(&page->lru, page_list);
+			/* 6.18 list_add_tail(): the same folio again next */
+			if (v3x)
+				list_add(&page->lru, page_list);
+			else
+				list_add_tail(&page->lru, page_list);
 			continue;
 		}
 		references = page_check_references(page);
 		if (PageDirty(page)) {
-			rb->nr_dirty++;
-			if (!PageReclaim(page))
-				rb->nr_unqueued_dirty++;
+			if (v3x) {
+				rb->nr_dirty++;
+				if (!PageReclaim(page))
+					rb->nr_unqueued_dirty++;
+			}
 			switch (pol->dirty_page(c, page, sc, rb)) {
 			case RECLAIM_KEEP:
 				goto keep_locked;
@@ -300,7 +351,8 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 				goto keep_locked;
 			switch (pageout(c, page, sc)) {
 			case PAGE_KEEP:
-				rb->nr_congested++;
+				if (v3x)	/* may_write_to_queue refused */
+					rb->nr_congested++;
 				goto keep_locked;
 			case PAGE_ACTIVATE:
 				goto activate_locked;
@@ -337,7 +389,7 @@ keep:
 	/* 3.2.41 vmscan.c:1016: every dirty page met was on a congested
 	 * bdi: wait_iff_congested() may sleep (global reclaim only) */
 	if (rb->nr_dirty && rb->nr_dirty == rb->nr_congested && sc->global &&
-	    reclaim_is_3x(c))
+	    v3x)
 		set_bit(ZONE_CONGESTED, &c->pool.zone_flags);
 	if (nr_reclaimed) {
 		/* free_pcppages_bulk() resets these on any free; reclaim's
@@ -352,6 +404,28 @@ keep:
 	return nr_reclaimed;
 }
 
+/*
+ * 6.18 too_many_isolated() (mm/vmscan.c:1891): global direct reclaim
+ * (not kswapd, not a cgroup v1 domain) waits while more pages are
+ * isolated than an eighth of the inactive list (a __GFP_IO|__GFP_FS
+ * caller); the test that finds it not so wakes the ones waiting.
+ */
+static bool too_many_isolated(struct uf_cache *c, struct scan_control *sc)
+{
+	struct page_pool *pool = &c->pool;
+	unsigned long inactive = lru_count(pool, false) >> 3;
+	long isolated;
+
+	if (sc->kswapd || !sc->global)
+		return false;
+	isolated = __atomic_load_n(&pool->nr_isolated, __ATOMIC_RELAXED);
+	if (isolated > 0 && (unsigned long)isolated > inactive)
+		return true;
+	if (waitqueue_active(&pool->throttle_isolated_wqh))
+		wake_up_all(&pool->throttle_isolated_wqh);
+	return false;
+}
+
 /* shrink_inactive_list(): one batch from the inactive tail. */
 static unsigned long shrink_inactive_list(struct uf_cache *c,
 					  unsigned long nr_to_scan,
@@ -362,14 +436,26 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 	struct reclaim_batch rb = { 0 };
 	LIST_HEAD(page_list);
 	unsigned long nr_scanned, nr_reclaimed;
+	bool v3x = reclaim_is_3x(c), stalled = false;
 
+	/* 6.18 shrink_inactive_list:2029: one ISOLATED wait, then give up
+	 * this batch */
+	while (!v3x && too_many_isolated(c, sc)) {
+		if (stalled)
+			return 0;
+		stalled = true;
+		reclaim_throttle(c, VMSCAN_THROTTLE_ISOLATED);
+	}
 	lru_add_drain();
 	spin_lock(&pool->lru_lock);
 	rb.nr_taken = isolate_lru_pages(c, nr_to_scan, &pool->inactive_file,
 					&page_list, &nr_scanned);
+	__atomic_add_fetch(&pool->nr_isolated, (long)rb.nr_taken,
+			   __ATOMIC_RELAXED);
 	spin_unlock(&pool->lru_lock);
 	trace_mm_vmscan_lru_isolate(c, nr_to_scan, nr_scanned, rb.nr_taken);
-	sc->nr_scanned += nr_scanned;
+	if (v3x)	/* 6.18: counted per folio in shrink_folio_list */
+		sc->nr_scanned += nr_scanned;
 	rstat_add(&pool->rstat.nr_scanned, nr_scanned);
 	if (sc->global)		/* 3.2: zone->pages_scanned */
 		rstat_add(&pool->pages_scanned, nr_scanned);
@@ -377,9 +463,19 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 		return 0;
 	nr_reclaimed = shrink_page_list(c, &page_list, sc, &rb);
 	putback_lru_pages(c, &page_list);
+	__atomic_sub_fetch(&pool->nr_isolated, (long)rb.nr_taken,
+			   __ATOMIC_RELAXED);
 	rstat_add(&pool->rstat.nr_reclaimed, nr_reclaimed);
 	/* no page lock held from here: the variant may sleep */
 	pol->throttle(c, sc, &rb);
+	/* 6.18 sc->nr, for shrink_node()'s tests (file pages only) */
+	sc->nr.dirty += rb.nr_dirty;
+	sc->nr.congested += rb.nr_congested;
+	sc->nr.unqueued_dirty += rb.nr_unqueued_dirty;
+	sc->nr.writeback += rb.nr_writeback;
+	sc->nr.immediate += rb.nr_immediate;
+	sc->nr.taken += rb.nr_taken;
+	sc->nr.file_taken += rb.nr_taken;
 	/* after the throttle, as 3.2.41 :1612 and mainline trace it */
 	trace_mm_vmscan_lru_shrink_inactive(c, nr_scanned, nr_reclaimed, &rb,
 					    sc->priority);
@@ -409,7 +505,9 @@ static void shrink_active_list(struct uf_cache *c, unsigned long nr_to_scan,
 		lru_count_mod(pool, false, 1);
 	}
 	spin_unlock(&pool->lru_lock);
-	sc->nr_scanned += scan;
+	/* 6.18's shrink_active_list leaves sc->nr_scanned alone */
+	if (reclaim_is_3x(c))
+		sc->nr_scanned += scan;
 }
 
 /* inactive_file_is_low(): keep the inactive list at least as long as the
@@ -446,8 +544,8 @@ bool shrink_zone_done(struct uf_cache *c, struct scan_control *sc,
 	return !(sc->global && !sc->kswapd && sc->priority == DEF_PRIORITY);
 }
 
-/* shrink_zone(): one pass at sc->priority. */
-static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
+/* shrink_zone()'s LRU pass (mainline: shrink_lruvec). */
+static void shrink_zone_lru(struct uf_cache *c, struct scan_control *sc)
 {
 	struct page_pool *pool = &c->pool;
 	unsigned long nr_to_scan, nr, nr_reclaimed = 0;
@@ -478,6 +576,105 @@ static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
 }
 
 /*
+ * The tail of 6.18 shrink_node() (mm/vmscan.c:6118-6195) after a pass
+ * that freed @nr_node_reclaimed.  kswapd marks the node PGDAT_WRITEBACK
+ * when every page taken was under writeback (case 2), PGDAT_DIRTY when
+ * every file page taken was dirty and not queued, and throttles when it
+ * met PG_reclaim pages still under writeback; every dirty page being
+ * such a page marks the root lruvec congested, and global direct reclaim
+ * then stalls (CONGESTED).  LRUVEC_CGROUP_CONGESTED needs cgroup v2 (a
+ * domain is v1), and a domain's own lruvec is never kswapd's: a domain
+ * never stalls here.
+ */
+static void shrink_node_tail(struct uf_cache *c, struct scan_control *sc,
+			     unsigned long nr_node_reclaimed)
+{
+	unsigned long *flags = &c->pool.zone_flags;
+
+	if (sc->kswapd) {
+		if (sc->nr.writeback && sc->nr.writeback == sc->nr.taken)
+			set_bit(PGDAT_WRITEBACK, flags);
+		if (sc->nr.unqueued_dirty &&
+		    sc->nr.unqueued_dirty == sc->nr.file_taken)
+			set_bit(PGDAT_DIRTY, flags);
+		if (sc->nr.immediate)
+			reclaim_throttle(c, VMSCAN_THROTTLE_WRITEBACK);
+	}
+	if (sc->nr.dirty && sc->nr.dirty == sc->nr.congested && sc->kswapd)
+		set_bit(LRUVEC_NODE_CONGESTED, flags);
+	if (!sc->kswapd && sc->global && test_bit(LRUVEC_NODE_CONGESTED, flags))
+		reclaim_throttle(c, VMSCAN_THROTTLE_CONGESTED);
+	/* should_continue_reclaim() is false but for compaction (order 0
+	 * here); a pass that freed pages is kswapd's node again (done in
+	 * shrink_page_list) */
+	if (!nr_node_reclaimed && sc->cache_trim_mode)
+		sc->cache_trim_mode_failed = true;
+}
+
+/* shrink_zone(): one pass at sc->priority (mainline: shrink_node). */
+static void shrink_zone(struct uf_cache *c, struct scan_control *sc)
+{
+	struct page_pool *pool = &c->pool;
+	unsigned long before = sc->nr_reclaimed;
+
+	if (reclaim_is_3x(c)) {
+		shrink_zone_lru(c, sc);
+		return;
+	}
+	memset(&sc->nr, 0, sizeof(sc->nr));
+	/* 6.18 prepare_scan_control:2415: plenty of inactive file pages
+	 * and no need to deactivate (no refaults here: the inactive list
+	 * not low) */
+	sc->cache_trim_mode = (lru_count(pool, false) >> sc->priority) &&
+			      !inactive_file_is_low(pool) &&
+			      !sc->no_cache_trim_mode;
+	shrink_zone_lru(c, sc);
+	shrink_node_tail(c, sc, sc->nr_reclaimed - before);
+}
+
+/*
+ * 6.18 skip_throttle_noprogress() (mm/vmscan.c:514): no NOPROGRESS or
+ * CONGESTED stall once kswapd gave up on the node, nor while the pages
+ * waiting for writeback are at most half the reclaimable ones (the code
+ * tests that, whatever its comment says).
+ */
+static bool skip_throttle_noprogress(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+	unsigned long reclaimable = lru_count(pool, true) +
+				    lru_count(pool, false);
+	unsigned long write_pending = global_page_state(c, NR_FILE_DIRTY) +
+				      global_page_state(c, NR_WRITEBACK);
+
+	if (__atomic_load_n(&pool->kswapd_failures, __ATOMIC_RELAXED) >=
+	    MAX_RECLAIM_RETRIES)
+		return true;
+	return 2 * write_pending <= reclaimable;
+}
+
+/*
+ * 6.18 consider_reclaim_throttle() (mm/vmscan.c:6232), after each
+ * priority's shrink_zones(): better than 1/8 efficiency wakes the
+ * NOPROGRESS sleepers; global direct reclaim that freed nothing by
+ * priority 1 sleeps there.
+ */
+static void consider_reclaim_throttle(struct uf_cache *c,
+				      struct scan_control *sc)
+{
+	struct page_pool *pool = &c->pool;
+
+	if (sc->nr_reclaimed > (sc->nr_scanned >> 3)) {
+		if (waitqueue_active(&pool->throttle_noprogress_wqh))
+			wake_up(&pool->throttle_noprogress_wqh);
+		return;
+	}
+	if (sc->kswapd || !sc->global)
+		return;
+	if (sc->priority == 1 && !sc->nr_reclaimed)
+		reclaim_throttle(c, VMSCAN_THROTTLE_NOPROGRESS);
+}
+
+/*
  * do_try_to_free_pages(): shrink at increasing pressure until enough was
  * freed; after each priority that fell short, the variant's
  * after_priority (3.2: wake the flushers once 1.5 batches were scanned,
@@ -494,6 +691,8 @@ static unsigned long do_try_to_free_pages(struct uf_cache *c,
 		sc->nr_scanned = 0;
 		shrink_zone(c, sc);
 		sc->total_scanned += sc->nr_scanned;
+		if (!reclaim_is_3x(c))	/* shrink_zones() */
+			consider_reclaim_throttle(c, sc);
 		if (sc->nr_reclaimed >= sc->nr_to_reclaim)
 			break;
 		pol->after_priority(c, sc);
@@ -575,29 +774,62 @@ void reclaim_rotated(struct uf_cache *c)
 }
 
 /*
- * Mainline's reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK): HZ/10,
- * woken early once SWAP_CLUSTER_MAX pages per throttled task have been
- * written since the first one slept (__acct_reclaim_writeback).  Only
- * kernel threads other than kswapd are exempt; uflush's flushers never
- * reclaim, so every reclaimer qualifies.
+ * 6.18 reclaim_throttle() (mm/vmscan.c:542), one wait queue per reason.
+ * WRITEBACK: HZ/10, ended early once SWAP_CLUSTER_MAX pages per throttled
+ * task were written since the first one slept (__acct_reclaim_writeback);
+ * CONGESTED and NOPROGRESS: one jiffy, unless skip_throttle_noprogress();
+ * ISOLATED: HZ/50.  Only kernel threads other than kswapd are exempt;
+ * uflush's flushers never reclaim, so every reclaimer qualifies.
  */
-void reclaim_throttle_writeback(struct uf_cache *c)
+void reclaim_throttle(struct uf_cache *c, enum vmscan_throttle_state reason)
 {
 	struct page_pool *pool = &c->pool;
-	long timeout = HZ / 10 ? HZ / 10 : 1;
-	unsigned long start = jiffies;
+	wait_queue_head_t *wqh;
+	long timeout, ret;
 	DEFINE_WAIT(wait);
 
-	if (__atomic_add_fetch(&pool->nr_throttled, 1, __ATOMIC_SEQ_CST) == 1)
-		__atomic_store_n(&pool->nr_throttled_written, 0,
-				 __ATOMIC_RELAXED);
-	prepare_to_wait(&pool->throttle_wqh, &wait, TASK_UNINTERRUPTIBLE);
-	io_schedule_timeout(timeout);
-	finish_wait(&pool->throttle_wqh, &wait);
-	__atomic_sub_fetch(&pool->nr_throttled, 1, __ATOMIC_SEQ_CST);
+	switch (reason) {
+	case VMSCAN_THROTTLE_WRITEBACK:
+		wqh = &pool->throttle_wqh;
+		timeout = HZ / 10 ? HZ / 10 : 1;
+		if (__atomic_add_fetch(&pool->nr_throttled, 1,
+				       __ATOMIC_SEQ_CST) == 1)
+			__atomic_store_n(&pool->nr_throttled_written, 0,
+					 __ATOMIC_RELAXED);
+		break;
+	case VMSCAN_THROTTLE_CONGESTED:
+	case VMSCAN_THROTTLE_NOPROGRESS:
+		if (skip_throttle_noprogress(c)) {
+			cond_resched();
+			return;
+		}
+		wqh = reason == VMSCAN_THROTTLE_CONGESTED ?
+		      &pool->throttle_congested_wqh :
+		      &pool->throttle_noprogress_wqh;
+		timeout = 1;
+		break;
+	case VMSCAN_THROTTLE_ISOLATED:
+		wqh = &pool->throttle_isolated_wqh;
+		timeout = HZ / 50 ? HZ / 50 : 1;
+		break;
+	default:
+		return;
+	}
+	prepare_to_wait(wqh, &wait, TASK_UNINTERRUPTIBLE);
+	ret = io_schedule_timeout(timeout);
+	finish_wait(wqh, &wait);
+	if (reason == VMSCAN_THROTTLE_WRITEBACK)
+		__atomic_sub_fetch(&pool->nr_throttled, 1, __ATOMIC_SEQ_CST);
 	rstat_add(&pool->rstat.nr_throttle, 1);
+	rstat_add(&pool->rstat.nr_throttle_reason[reason], 1);
 	trace_mm_vmscan_throttled(c, jiffies_to_usecs((unsigned long)timeout),
-				  jiffies_to_usecs(jiffies - start));
+				  jiffies_to_usecs((unsigned long)(timeout - ret)),
+				  reason);
+}
+
+void reclaim_throttle_writeback(struct uf_cache *c)
+{
+	reclaim_throttle(c, VMSCAN_THROTTLE_WRITEBACK);
 }
 
 void acct_reclaim_writeback(struct uf_cache *c, unsigned long nr)
@@ -731,49 +963,86 @@ out:
 }
 
 /*
- * Mainline's balance_pgdat() (mm/vmscan.c, 6.18) for one zone, order 0,
- * no boost: from DEF_PRIORITY down to 1, stop once balanced (free above
- * the high mark); kswapd_shrink_node() reclaims with sc.nr_to_reclaim =
- * max(high mark, SWAP_CLUSTER_MAX) and the priority is kept when that
- * many were scanned and some freed; may_writepage from DEF_PRIORITY - 2
- * on (always here: no laptop_mode).  A run that freed nothing counts a
- * kswapd failure.  No nap and no flusher wakeup of its own: the flusher
- * wakeup (WB_REASON_VMSCAN) and reclaim_throttle are
- * shrink_inactive_list()'s and shrink_node()'s (the variant's hooks).
+ * 6.18 kswapd_shrink_node() (mm/vmscan.c:6933): reclaim max(high mark,
+ * SWAP_CLUSTER_MAX); true (keep the priority) when that many pages were
+ * scanned or freed.
+ */
+static bool kswapd_shrink_node(struct uf_cache *c, struct scan_control *sc)
+{
+	unsigned long before = sc->nr_reclaimed;
+	unsigned long high = c->pool.wmark_high;
+
+	sc->nr_to_reclaim = high > SWAP_CLUSTER_MAX ? high : SWAP_CLUSTER_MAX;
+	shrink_zone(c, sc);
+	return (sc->nr_scanned > sc->nr_reclaimed - before ?
+		sc->nr_scanned : sc->nr_reclaimed - before) >=
+	       sc->nr_to_reclaim;
+}
+
+/*
+ * 6.18 balance_pgdat() (mm/vmscan.c:7007) for one zone, order 0, no
+ * watermark boost, no laptop_mode: from DEF_PRIORITY down to 1, stop once
+ * balanced (free above the high mark); the priority drops unless
+ * kswapd_shrink_node() met its target and the pass freed something.  A
+ * run through every priority that freed nothing starts again once if the
+ * cache trim mode failed, then counts a kswapd failure.  No nap and no
+ * flusher wakeup of its own: those are shrink_inactive_list()'s and
+ * shrink_node()'s.
  */
 static void balance_pgdat_mainline(struct uf_cache *c)
 {
 	struct page_pool *pool = &c->pool;
 	struct scan_control sc = {
-		.may_writepage = true,
 		.kswapd = true,
 		.global = true,
-		.priority = DEF_PRIORITY,
 	};
-	unsigned long before;
-	bool raise;
 
-	rstat_add(&pool->rstat.nr_kswapd_runs, 1);
+	rstat_add(&pool->rstat.nr_kswapd_runs, 1);	/* PAGEOUTRUN */
+restart:
+	sc.priority = DEF_PRIORITY;
 	do {
+		unsigned long nr_reclaimed = sc.nr_reclaimed;
+		bool raise_priority = true;
+
 		if (zone_watermark_ok(c, pool->wmark_high))
-			break;
-		sc.nr_to_reclaim = pool->wmark_high > SWAP_CLUSTER_MAX ?
-				   pool->wmark_high : SWAP_CLUSTER_MAX;
+			return;		/* out: balanced */
+		sc.may_writepage = true;
 		sc.nr_scanned = 0;
-		before = sc.nr_reclaimed;
-		shrink_zone(c, &sc);
-		sc.total_scanned += sc.nr_scanned;
-		raise = sc.nr_scanned < sc.nr_to_reclaim;
+		if (kswapd_shrink_node(c, &sc))
+			raise_priority = false;
 		if (kthread_should_stop())
 			break;
-		if (raise || sc.nr_reclaimed == before)
+		nr_reclaimed = sc.nr_reclaimed - nr_reclaimed;
+		if (raise_priority || !nr_reclaimed)
 			sc.priority--;
 	} while (sc.priority >= 1);
-	if (!sc.nr_reclaimed && !zone_watermark_ok(c, pool->wmark_high))
+	if (!sc.nr_reclaimed && sc.priority < 1 && !sc.no_cache_trim_mode &&
+	    sc.cache_trim_mode_failed) {
+		sc.no_cache_trim_mode = true;
+		goto restart;
+	}
+	if (!sc.nr_reclaimed)
 		__atomic_add_fetch(&pool->kswapd_failures, 1,
 				   __ATOMIC_RELAXED);
-	else if (sc.nr_reclaimed)
-		__atomic_store_n(&pool->kswapd_failures, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * 6.18 prepare_kswapd_sleep() (mm/vmscan.c:6895): a node kswapd gave up
+ * on is left as it is; a balanced one has its PGDAT_DIRTY,
+ * PGDAT_WRITEBACK and congested bits cleared (clear_pgdat_congested).
+ */
+static void prepare_kswapd_sleep(struct uf_cache *c)
+{
+	struct page_pool *pool = &c->pool;
+
+	if (__atomic_load_n(&pool->kswapd_failures, __ATOMIC_RELAXED) >=
+	    MAX_RECLAIM_RETRIES)
+		return;
+	if (zone_watermark_ok(c, pool->wmark_high)) {
+		clear_bit(LRUVEC_NODE_CONGESTED, &pool->zone_flags);
+		clear_bit(PGDAT_DIRTY, &pool->zone_flags);
+		clear_bit(PGDAT_WRITEBACK, &pool->zone_flags);
+	}
 }
 
 void balance_pgdat(struct uf_cache *c)
@@ -798,6 +1067,8 @@ static int kswapd(void *data)
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!__atomic_load_n(&pool->kswapd_wanted, __ATOMIC_SEQ_CST) &&
 		    !kthread_should_stop()) {
+			if (!reclaim_is_3x(c))
+				prepare_kswapd_sleep(c);
 			trace_mm_vmscan_kswapd_sleep(c);
 			schedule();
 		}

@@ -36,18 +36,39 @@ struct scan_control {
 	bool may_writepage;		/* pageout() allowed */
 	bool kswapd;			/* current_is_kswapd() */
 	bool global;			/* global_reclaim(): not a domain */
+	/* mainline: one shrink_node() pass's batches summed (6.18
+	 * scan_control.nr), read by its PGDAT_* / LRUVEC_* tests */
+	struct {
+		unsigned long dirty;
+		unsigned long unqueued_dirty;
+		unsigned long congested;
+		unsigned long writeback;
+		unsigned long immediate;
+		unsigned long taken;
+		unsigned long file_taken;
+	} nr;
+	/* mainline prepare_scan_control()'s cache trim mode: with file
+	 * pages only it changes nothing but kswapd's restart */
+	bool cache_trim_mode;
+	bool cache_trim_mode_failed;
+	bool no_cache_trim_mode;
 };
 
 /* Per shrink_page_list() call: what the batch held (3.2's out-params,
  * seed 003's ret_nr_pgreclaim, mainline's reclaim_stat). */
 struct reclaim_batch {
 	unsigned long nr_taken;
+	/* 3.x: dirty; mainline: dirty or writeback */
 	unsigned long nr_dirty;
-	unsigned long nr_unqueued_dirty;	/* dirty, not PG_reclaim */
+	/* 3.x: dirty, not PG_reclaim; mainline: dirty, not writeback */
+	unsigned long nr_unqueued_dirty;
+	/* 3.x: under writeback; mainline: case 2 (PG_reclaim set now) */
 	unsigned long nr_writeback;
 	unsigned long nr_pgreclaim;	/* PG_reclaim met again */
+	/* 3.x: pageout() refused (congested bdi); mainline: writeback
+	 * with PG_reclaim */
 	unsigned long nr_congested;
-	unsigned long nr_immediate;	/* writeback + PG_reclaim (mainline) */
+	unsigned long nr_immediate;	/* mainline case 1 */
 	unsigned long nr_activate;	/* sent to the active list */
 };
 
@@ -61,9 +82,10 @@ enum reclaim_dirty_action {
 struct reclaim_policy {
 	const char *name;
 	/* shrink_page_list(): @page (locked) is under writeback; the
-	 * variant counts it and may set PG_reclaim.  It is kept; or, when
-	 * this returns true, unlocked, waited for and looked at again
-	 * (mainline's case 3). */
+	 * variant counts it and may set PG_reclaim.  It is kept (activated
+	 * if the variant called reclaim_activate()); or, when this returns
+	 * true, unlocked, waited for and looked at again (mainline's case
+	 * 3). */
 	bool (*writeback_page)(struct uf_cache *c, struct page *page,
 			       struct scan_control *sc,
 			       struct reclaim_batch *rb);
@@ -106,6 +128,9 @@ bool reclaim_keep_writeback(struct uf_cache *c, struct page *page,
 			    struct scan_control *sc, struct reclaim_batch *rb);
 bool pageout_should_wait(struct uf_cache *c, struct scan_control *sc,
 			 struct reclaim_batch *rb);
+/* A writeback_page hook's "activate it" (the page goes to the active
+ * list when put back; counted in nr_activate). */
+void reclaim_activate(struct page *page, struct reclaim_batch *rb);
 
 /* ---- engine/mm/vmscan.c ---- */
 
@@ -140,8 +165,20 @@ struct backing_dev_info *current_backing_dev_info(void);
 long reclaim_wait(struct uf_cache *c, long timeout);
 void reclaim_rotated(struct uf_cache *c);
 
-/* Mainline's reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK) and the
- * writeback accounting that ends it early (__acct_reclaim_writeback). */
+/* 6.18 include/linux/mmzone.h, in its order (the trace prints 1 << it) */
+enum vmscan_throttle_state {
+	VMSCAN_THROTTLE_WRITEBACK,
+	VMSCAN_THROTTLE_ISOLATED,
+	VMSCAN_THROTTLE_NOPROGRESS,
+	VMSCAN_THROTTLE_CONGESTED,
+	NR_VMSCAN_THROTTLE,
+};
+
+/* Mainline's reclaim_throttle() (6.18 mm/vmscan.c): WRITEBACK HZ/10,
+ * ended early by the writeback accounting (__acct_reclaim_writeback);
+ * ISOLATED HZ/50; NOPROGRESS and CONGESTED one jiffy, skipped when
+ * kswapd gave up or write-pending pages are at most half the LRU. */
+void reclaim_throttle(struct uf_cache *c, enum vmscan_throttle_state reason);
 void reclaim_throttle_writeback(struct uf_cache *c);
 void acct_reclaim_writeback(struct uf_cache *c, unsigned long nr);
 

@@ -33,8 +33,8 @@ void __trace_mm_vmscan_lru_shrink_inactive(struct uf_cache *c,
 		   (long)rb->nr_immediate, (int)rb->nr_activate, priority);
 }
 
-/* isolate_mode: 3.2's ISOLATE_INACTIVE (1); mainline's 0 (no
- * ISOLATE_UNMAPPED: may_unmap) */
+/* isolate_mode: 3.2's ISOLATE_INACTIVE (1); 6.18 prints no isolate_mode
+ * (include/trace/events/vmscan.h:316) */
 void __trace_mm_vmscan_lru_isolate(struct uf_cache *c,
 				   unsigned long nr_requested,
 				   unsigned long nr_scanned,
@@ -47,7 +47,7 @@ void __trace_mm_vmscan_lru_isolate(struct uf_cache *c,
 		return;
 	}
 	trace_emit(c, "mm_vmscan_lru_isolate",
-		   "isolate_mode=0 classzone=%d order=0 nr_requested=%lu nr_scanned=%lu nr_skipped=0 nr_taken=%lu lru=inactive_file",
+		   "classzone=%d order=0 nr_requested=%lu nr_scanned=%lu nr_skipped=0 nr_taken=%lu lru=inactive_file",
 		   UF_TRACE_ZID, nr_requested, nr_scanned, nr_taken);
 }
 
@@ -55,10 +55,16 @@ void __trace_mm_vmscan_writepage(struct uf_cache *c, struct page *page)
 {
 	unsigned long pfn = (unsigned long)(page - c->pool.pages);
 
-	trace_emit(c, "mm_vmscan_writepage",
-		   reclaim_is_3x(c) ? "page=%016lx pfn=%lu flags=" RECLAIM_FLAGS
-				    : "page=%016lx pfn=0x%lx flags=" RECLAIM_FLAGS,
-		   (unsigned long)(uintptr_t)page, pfn);
+	/* 6.18 names it mm_vmscan_write_folio; reclaim=mainline never
+	 * writes a file page, so only the 3.x form is emitted in practice */
+	if (reclaim_is_3x(c))
+		trace_emit(c, "mm_vmscan_writepage",
+			   "page=%016lx pfn=%lu flags=" RECLAIM_FLAGS,
+			   (unsigned long)(uintptr_t)page, pfn);
+	else
+		trace_emit(c, "mm_vmscan_write_folio",
+			   "page=%016lx pfn=0x%lx flags=" RECLAIM_FLAGS,
+			   (unsigned long)(uintptr_t)page, pfn);
 }
 
 void __trace_mm_vmscan_direct_reclaim_begin(struct uf_cache *c,
@@ -100,13 +106,24 @@ void __trace_mm_vmscan_kswapd_sleep(struct uf_cache *c)
 	trace_emit(c, "mm_vmscan_kswapd_sleep", "nid=0");
 }
 
-/* 6.18 spells the field usect_delayed; tools match that */
+/* 6.18 show_throttle_flags() of 1 << reason, and the field spelled
+ * usect_delayed (include/trace/events/vmscan.h:532): tools match that */
+static const char *const throttle_names[NR_VMSCAN_THROTTLE] = {
+	[VMSCAN_THROTTLE_WRITEBACK] = "VMSCAN_THROTTLE_WRITEBACK",
+	[VMSCAN_THROTTLE_ISOLATED] = "VMSCAN_THROTTLE_ISOLATED",
+	[VMSCAN_THROTTLE_NOPROGRESS] = "VMSCAN_THROTTLE_NOPROGRESS",
+	[VMSCAN_THROTTLE_CONGESTED] = "VMSCAN_THROTTLE_CONGESTED",
+};
+
 void __trace_mm_vmscan_throttled(struct uf_cache *c, unsigned int usec_timeout,
-				 unsigned int usec_delayed)
+				 unsigned int usec_delayed, int reason)
 {
+	const char *name = reason >= 0 && reason < NR_VMSCAN_THROTTLE ?
+			   throttle_names[reason] : "VMSCAN_THROTTLE_NONE";
+
 	trace_emit(c, "mm_vmscan_throttled",
-		   "nid=0 usec_timeout=%d usect_delayed=%d reason=VMSCAN_THROTTLE_WRITEBACK",
-		   (int)usec_timeout, (int)usec_delayed);
+		   "nid=0 usec_timeout=%d usect_delayed=%d reason=%s",
+		   (int)usec_timeout, (int)usec_delayed, name);
 }
 
 void __trace_congest_waited(struct uf_cache *c, const char *event,

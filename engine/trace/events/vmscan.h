@@ -39,8 +39,9 @@ void __trace_mm_vmscan_direct_reclaim_end(struct uf_cache *c,
 void __trace_mm_vmscan_wakeup_kswapd(struct uf_cache *c);
 void __trace_mm_vmscan_kswapd_wake(struct uf_cache *c);
 void __trace_mm_vmscan_kswapd_sleep(struct uf_cache *c);
+/* @reason: enum vmscan_throttle_state (mm/vmscan.h) */
 void __trace_mm_vmscan_throttled(struct uf_cache *c, unsigned int usec_timeout,
-				 unsigned int usec_delayed);
+				 unsigned int usec_delayed, int reason);
 void __trace_congest_waited(struct uf_cache *c, const char *event,
 			    unsigned int usec_timeout,
 			    unsigned int usec_delayed);
@@ -77,9 +78,9 @@ void __trace_congest_waited(struct uf_cache *c, const char *event,
 	if (trace_on(c))						\
 		__trace_mm_vmscan_kswapd_sleep(c);			\
 } while (0)
-#define trace_mm_vmscan_throttled(c, t, d) do {				\
+#define trace_mm_vmscan_throttled(c, t, d, r) do {			\
 	if (trace_on(c))						\
-		__trace_mm_vmscan_throttled(c, t, d);			\
+		__trace_mm_vmscan_throttled(c, t, d, r);		\
 } while (0)
 #define trace_writeback_congestion_wait(c, t, d) do {			\
 	if (trace_on(c))						\
