@@ -18,7 +18,8 @@
  *    the copy it interrupts holds no reference (page count 1: the page
  *    cache's), i.e. that the hit took the optimistic path at all.
  *  - Threaded: two readers pread random pages of a file whose pages a
- *    third thread rewrites whole (two versions, alternating) while a
+ *    third thread rewrites whole (two versions, alternating; half the
+ *    reads and rewrites on 4 hot pages, so they meet) while a
  *    fourth reads another file through a cache smaller than both, so that
  *    the readers' pages are reclaimed and their frames reused all along;
  *    every page read must be one version or the other, whole.
@@ -310,6 +311,15 @@ static uint64_t op_rand(uint64_t *s)
 	return *s;
 }
 
+/* Half the time one of 4 hot pages (readers meet the rewriter there),
+ * else any page (reclaim takes those). */
+static unsigned long op_page(uint64_t *s)
+{
+	uint64_t x = op_rand(s);
+
+	return (unsigned long)(x & 1 ? (x >> 1) % 4 : (x >> 1) % OP_A_PAGES);
+}
+
 static void *op_reader(void *arg)
 {
 	struct op_race *r = arg;
@@ -318,7 +328,7 @@ static void *op_reader(void *arg)
 	unsigned long i;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		i = op_rand(&s) % OP_A_PAGES;
+		i = op_page(&s);
 		off = OP_A_OFF + i * TU_PAGE;
 		if (uf_pread(op.a, buf, TU_PAGE, i * TU_PAGE) != TU_PAGE ||
 		    (tu_check(buf, TU_PAGE, off, OP_SEED) >= 0 &&
@@ -342,7 +352,7 @@ static void *op_rewriter(void *arg)
 	unsigned long i;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		i = op_rand(&s) % OP_A_PAGES;
+		i = op_page(&s);
 		tu_fill(bufs[round & 1], TU_PAGE, OP_A_OFF + i * TU_PAGE,
 			round & 1 ? OP_SEED2 : OP_SEED);
 		if (uf_pwrite(op.a, bufs[round & 1], TU_PAGE, i * TU_PAGE) !=
