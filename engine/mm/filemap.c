@@ -24,6 +24,12 @@
  *    does;
  *  - filemap_fdatawrite/fdatawait with WB_SYNC_ALL and the WRITEBACK tag.
  *
+ * Not the kernel's: a read hit (filemap_read_hit) copies the page without
+ * a reference and validates the copy with the page's page_seq (mm.h), so
+ * readers of one page write nothing to it; a read that races a rewrite
+ * gets one version of the page (copy_page_stable), where the kernel's may
+ * get a mix.
+ *
  * Simplified:
  *  - reads are synchronous and one page at a time (no readahead); a page
  *    whose read fails is dropped from the cache instead of being left
