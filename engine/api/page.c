@@ -222,6 +222,9 @@ static int page_lookup(struct uf_file *f, unsigned long index,
 		lock_page(page);
 		wait_on_page_writeback(page);
 		SetPageOwnerPriv1(page);
+		/* its holder writes the frame at will until the put: no
+		 * reader's copy without a reference may count on it */
+		page_seq_write_begin(page);
 	}
 	*pagep = page;
 	return 0;
@@ -317,6 +320,7 @@ int uf_page_put(struct uf_page *h)
 	page = ps->page;
 	f = ps->file;
 	if (f) {
+		page_seq_write_end(page);
 		ClearPageOwnerPriv1(page);
 		dirtied = PageDirty(page);
 		unlock_page(page);

@@ -24,6 +24,12 @@
  *    does;
  *  - filemap_fdatawrite/fdatawait with WB_SYNC_ALL and the WRITEBACK tag.
  *
+ * Not the kernel's: a read hit (filemap_read_hit) copies the page without
+ * a reference and validates the copy with the page's page_seq (mm.h), so
+ * readers of one page write nothing to it; a read that races a rewrite
+ * gets one version of the page (copy_page_stable), where the kernel's may
+ * get a mix.
+ *
  * Simplified:
  *  - reads are synchronous and one page at a time (no readahead); a page
  *    whose read fails is dropped from the cache instead of being left
@@ -35,6 +41,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -50,6 +57,26 @@
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 #include "fs/writeback.h"
+
+/* TSan's runtime annotations (its dynamic_annotations interface): the
+ * optimistic copies' reads race with writers by design (filemap_read). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UF_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define UF_TSAN 1
+#endif
+#if defined(UF_TSAN)
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define tsan_ignore_reads_begin() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define tsan_ignore_reads_end()	AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define tsan_ignore_reads_begin() do { } while (0)
+#define tsan_ignore_reads_end()	do { } while (0)
+#endif
 
 /* ---- page wait queues ---- */
 
@@ -411,10 +438,14 @@ void __delete_from_page_cache(struct page *page)
 	struct uf_cache *c = mapping_cache(mapping);
 
 	assert_spin_locked(&mapping->tree_lock);
+	/* around the tree's change: a reader that copied without a
+	 * reference (filemap_read_hit) learns the frame may be reused */
+	page_seq_write_begin(page);
 	write_seqcount_begin(&mapping->tree_seq);
 	radix_tree_delete(&mapping->page_tree, page->index);
 	write_seqcount_end(&mapping->tree_seq);
 	page->mapping = NULL;
+	page_seq_write_end(page);
 	__atomic_sub_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
 	dec_vm_state(c, NR_FILE_PAGES);
 	if (PageDirty(page)) {
@@ -561,12 +592,122 @@ out:
 	return 0;
 }
 
+/*
+ * The copy out of a frame that may change under it: the caller checks
+ * page_seq afterwards and throws a changed copy away (the seqcount
+ * reader's torn read, here of a whole frame).  TSan would report the
+ * copy against the frame's writers, so its reads are hidden from it; what
+ * orders the data for a copy kept is page_seq and PG_uptodate.
+ */
+void (*filemap_copy_hook)(struct page *page);
+
+static void copy_from_frame(void *dst, const void *src, size_t nr,
+			    struct page *page)
+{
+	void (*hook)(struct page *) =
+		__atomic_load_n(&filemap_copy_hook, __ATOMIC_RELAXED);
+	size_t half = hook ? nr / 2 : nr;
+
+	tsan_ignore_reads_begin();
+	memcpy(dst, src, half);
+	tsan_ignore_reads_end();
+	if (__builtin_expect(!hook, 1))
+		return;
+	hook(page);
+	tsan_ignore_reads_begin();
+	memcpy((char *)dst + half, (const char *)src + half, nr - half);
+	tsan_ignore_reads_end();
+}
+
+/* mark_page_accessed() would change nothing (@flags: the page's). */
+static bool page_accessed_noop(unsigned long flags)
+{
+	return (flags & BIT(PG_referenced)) &&
+	       ((flags & BIT(PG_active)) || !(flags & BIT(PG_lru)));
+}
+
+/*
+ * A hit copied with no reference taken: nothing written to a line that
+ * other readers of the page read (the kernel's get_page_unless_zero and
+ * put_page on struct page's count were the last such RMW of a hit).  The
+ * optimistic read of vmcache and LeanStore, over page_seq (mm.h):
+ *  - the lookup under tree_seq, as find_get_page(); the page's page_seq
+ *    and flags are read before tree_seq is checked again, so the page was
+ *    the file's page at @index, uptodate, when page_seq was read;
+ *  - the copy; then page_seq again: unchanged, the page never left the
+ *    mapping (which comes before any reuse of its frame) and no writer
+ *    touched its bytes meanwhile, so the copy is the file's data.
+ * False: nothing returned; the caller takes the referenced path.
+ * mark_page_accessed() writes a flag at most twice in a page's life; then
+ * a reference is taken to do it, as the kernel's caller holds one.
+ */
+static bool filemap_read_hit(struct address_space *mapping,
+			     unsigned long index, void *dst, size_t offset,
+			     size_t nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned int seq, pseq;
+	unsigned long flags;
+	struct page *page;
+
+	seq = read_seqcount_begin(&mapping->tree_seq);
+	page = radix_tree_lookup_seq(&mapping->page_tree, index,
+				     &mapping->tree_seq, seq);
+	if (!page || page == RADIX_TREE_RETRY)
+		return false;
+	pseq = page_seq_begin(page);
+	flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
+	if ((pseq & 1) || !(flags & BIT(PG_uptodate)) ||
+	    read_seqcount_retry(&mapping->tree_seq, seq))
+		return false;
+	copy_from_frame(dst, (char *)page_address(c, page) + offset, nr, page);
+	if (page_seq_retry(page, pseq))
+		return false;
+	if (!page_accessed_noop(flags) && get_page_unless_zero(page)) {
+		/* unchanged: still the file's page, and now held */
+		if (!page_seq_retry(page, pseq))
+			mark_page_accessed(c, page);
+		put_page(c, page);
+	}
+	return true;
+}
+
+/*
+ * The copy of a referenced page: the reference keeps the frame from
+ * reuse, not from a writer.  A writer's copy or truncate's zeroing is
+ * brief, under the page lock: wait for it and copy again, so a read
+ * racing a rewrite gets one version of the page, never a mix.  A page
+ * held through UF_PAGE_WRITE (PG_owner_priv_1) is its holder's for as
+ * long as it likes: copied as it is.
+ */
+static void copy_page_stable(struct uf_cache *c, struct page *page,
+			     void *dst, size_t offset, size_t nr)
+{
+	const char *src = (char *)page_address(c, page) + offset;
+	unsigned int seq, spins = 0;
+
+	for (;;) {
+		seq = page_seq_begin(page);
+		if ((seq & 1) && !PageOwnerPriv1(page)) {
+			if (++spins % 64)
+				cpu_relax();
+			else
+				sched_yield();
+			continue;
+		}
+		copy_from_frame(dst, src, nr, page);
+		if ((seq & 1) || !page_seq_retry(page, seq))
+			return;
+	}
+}
+
 /* do_generic_file_read(), page by page into @buf. */
 ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct uf_cache *c = inode_cache(inode);
 	size_t copied = 0, offset, nr;
+	unsigned long index;
 	struct page *page;
 	int err = 0;
 
@@ -581,13 +722,16 @@ ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos)
 		nr = PAGE_SIZE - offset;
 		if (nr > len - copied)
 			nr = len - copied;
-		err = read_cache_page(mapping,
-				      (unsigned long)(pos >> PAGE_SHIFT), &page);
-		if (err)
-			break;
-		memcpy((char *)buf + copied,
-		       (char *)page_address(c, page) + offset, nr);
-		put_page(c, page);
+		index = (unsigned long)(pos >> PAGE_SHIFT);
+		if (!filemap_read_hit(mapping, index, (char *)buf + copied,
+				      offset, nr)) {
+			err = read_cache_page(mapping, index, &page);
+			if (err)
+				break;
+			copy_page_stable(c, page, (char *)buf + copied,
+					 offset, nr);
+			put_page(c, page);
+		}
 		copied += nr;
 		pos += (loff_t)nr;
 	}
@@ -704,9 +848,11 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 		if (status)
 			break;
 		/* a full page not uptodate was not read: a new frame */
+		page_seq_write_begin(page);
 		copy_to_frame((char *)page_address(c, page) + offset,
 			      (const char *)buf + written, bytes,
 			      !PageUptodate(page));
+		page_seq_write_end(page);
 		block_write_end(mapping, page);
 		written += bytes;
 		pos += (loff_t)bytes;
@@ -845,8 +991,10 @@ static void truncate_partial_page(struct address_space *mapping,
 	if (!page)
 		return;
 	wait_on_page_writeback(page);
+	page_seq_write_begin(page);
 	memset((char *)page_address(c, page) + partial, 0,
 	       PAGE_SIZE - partial);
+	page_seq_write_end(page);
 	unlock_page(page);
 	put_page(c, page);
 }

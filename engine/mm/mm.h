@@ -74,6 +74,7 @@ struct page {
 	unsigned long index;
 	struct list_head lru;
 	void *private;		/* the write request while under writeback */
+	unsigned int page_seq;	/* what the frame holds: page_seq_*() */
 };
 
 #define PAGEFLAG_FNS(uname, lname)					\
@@ -117,6 +118,45 @@ PAGEFLAG_FNS(Active, active)
 PAGEFLAG_FNS(Writeback, writeback)
 PAGEFLAG_FNS(Reclaim, reclaim)
 PAGEFLAG_FNS(OwnerPriv1, owner_priv_1)
+
+/*
+ * page_seq: a seqcount over what the frame holds, for the reads that copy
+ * a cached page without a reference (filemap.c, filemap_read_hit; DESIGN.md
+ * section 3).  Odd while the frame's bytes change under the page lock (a
+ * writer's copy, truncate's zeroing, a UF_PAGE_WRITE handle's whole life);
+ * moved by two when the page leaves its mapping (__delete_from_page_cache:
+ * reclaim and truncate), which comes before any reuse of the frame.  A copy
+ * that read an even count before and the same count after saw the file's
+ * bytes.  Every writer holds PG_locked, so writers never race each other.
+ */
+static inline unsigned int page_seq_begin(const struct page *p)
+{
+	return __atomic_load_n(&p->page_seq, __ATOMIC_ACQUIRE);
+}
+
+/* True: the frame changed since page_seq_begin() gave @start.  TSan has no
+ * fences: an RMW there, as read_seqcount_retry(). */
+static inline bool page_seq_retry(const struct page *p, unsigned int start)
+{
+#if defined(__SANITIZE_THREAD__)
+	return __atomic_fetch_add((unsigned int *)&p->page_seq, 0,
+				  __ATOMIC_ACQ_REL) != start;
+#else
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&p->page_seq, __ATOMIC_RELAXED) != start;
+#endif
+}
+
+/* Page locked.  The acquire half keeps the frame's stores below it. */
+static inline void page_seq_write_begin(struct page *p)
+{
+	__atomic_fetch_add(&p->page_seq, 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void page_seq_write_end(struct page *p)
+{
+	__atomic_fetch_add(&p->page_seq, 1, __ATOMIC_RELEASE);
+}
 
 /* mapping->flags */
 enum mapping_flags {

@@ -119,6 +119,12 @@ int block_write_begin(struct address_space *mapping, loff_t pos,
 /* After the copy: uptodate, set_page_dirty(), unlock, put. */
 void block_write_end(struct address_space *mapping, struct page *page);
 
+/*
+ * Tests only: called in the middle of each copy out of a frame by
+ * filemap_read(), so a test can change the frame under a copy.  NULL.
+ */
+extern void (*filemap_copy_hook)(struct page *page);
+
 /* uf_pread / uf_pwrite: bytes copied, or -errno if none was. */
 ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos);
 ssize_t generic_perform_write(struct inode *inode, const void *buf,

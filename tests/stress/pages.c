@@ -11,6 +11,14 @@
  *    handed out before its read completed fails the check; under TSan the
  *    data's publication (SetPageUptodate, the lockless lookup) is checked
  *    too.  The scenario fails if no hit landed during a read.
+ *  - pages_pread_hit_race: two threads uf_pread random pages of a file
+ *    whose pages a third rewrites whole (two versions), while a fourth
+ *    reads another file through a cache smaller than both, so pages are
+ *    reclaimed and frames reused under the readers' copies; every page
+ *    read must be one version, whole.  The hits copy without a reference
+ *    (filemap.c, filemap_read_hit): under TSan this checks that only those
+ *    copies' reads are excused, and that a copy kept is ordered after the
+ *    data it copied (page_seq, PG_uptodate).
  *  - pages_umount_hold_close: one thread takes uf_dev_hold_umount(),
  *    another closes the device, which drops the hold: the hold belongs to
  *    the device, and the semaphore under it has no owner (a pthread rwlock
@@ -168,6 +176,167 @@ out:
 	return res;
 }
 
+/* ------------------------------------------------------------------ */
+
+#define PH_A_PAGES	64ul
+#define PH_B_PAGES	512ul
+#define PH_B_OFF	(8ull << 20)
+#define PH_SEED2	12
+
+struct ph_run {
+	struct uf_file *a, *b;
+	bool stop;			/* atomic */
+	unsigned long reads, bad;	/* atomic */
+	long bad_index;
+};
+
+static uint64_t ph_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Half the time one of 4 hot pages (readers meet the rewriter there),
+ * else any page (reclaim takes those). */
+static unsigned long ph_page(uint64_t *s)
+{
+	uint64_t x = ph_rand(s);
+
+	return (unsigned long)(x & 1 ? (x >> 1) % 4 : (x >> 1) % PH_A_PAGES);
+}
+
+static void *ph_reader(void *arg)
+{
+	struct ph_run *r = arg;
+	uint64_t s = (uintptr_t)&s | 1, off;
+	unsigned long i, n = 0;
+	uint8_t buf[ST_PAGE];
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		i = ph_page(&s);
+		off = PR_OFF + i * ST_PAGE;
+		if ((uf_pread(r->a, buf, ST_PAGE, i * ST_PAGE) != ST_PAGE ||
+		     (st_check(buf, ST_PAGE, off, PR_SEED) >= 0 &&
+		      st_check(buf, ST_PAGE, off, PH_SEED2) >= 0)) &&
+		    !__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
+			__atomic_store_n(&r->bad_index, (long)i,
+					 __ATOMIC_RELAXED);
+		n++;
+	}
+	__atomic_add_fetch(&r->reads, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *ph_rewriter(void *arg)
+{
+	struct ph_run *r = arg;
+	uint64_t s = 0x9e3779b9, round = 0;
+	uint8_t buf[ST_PAGE];
+	unsigned long i;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		i = ph_page(&s);
+		st_fill(buf, ST_PAGE, PR_OFF + i * ST_PAGE,
+			round++ & 1 ? PH_SEED2 : PR_SEED);
+		if (uf_pwrite(r->a, buf, ST_PAGE, i * ST_PAGE) != ST_PAGE)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *ph_thrasher(void *arg)
+{
+	struct ph_run *r = arg;
+	uint8_t buf[ST_PAGE];
+	unsigned long i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (uf_pread(r->b, buf, ST_PAGE, i * ST_PAGE) != ST_PAGE)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		i = (i + 1) % PH_B_PAGES;
+	}
+	return NULL;
+}
+
+static enum st_result pages_pread_hit_race(struct st_ctx *ctx)
+{
+	void *(*fns[4])(void *) = { ph_reader, ph_reader, ph_rewriter,
+				    ph_thrasher };
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+	struct uf_dev *d = NULL;
+	struct ph_run r = { 0 };
+	struct uf_cache_stats st;
+	struct uf_testdev td;
+	enum st_result res;
+	unsigned int i, nr = 0;
+	pthread_t tids[4];
+	uint8_t *buf;
+	int ret;
+
+	res = st_dev_get(ctx, PR_DEV_SIZE, &td);
+	if (res != ST_PASS)
+		return res;
+	buf = st_alloc(PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	if (!buf) {
+		st_dev_put(&td);
+		return st_fail(ctx, "out of memory");
+	}
+	st_fill(buf, PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF, PR_OFF,
+		PR_SEED);
+	ret = st_raw_write(td.path, PR_OFF, buf,
+			   PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	free(buf);
+	if (ret) {
+		st_dev_put(&td);
+		return st_fail(ctx, "raw write: %s", strerror(-ret));
+	}
+	st_cache_config(&cfg, 128, 0, 3000, 50);	/* a and b do not fit */
+	ret = uf_cache_open(&cfg, &c);
+	if (!ret)
+		ret = uf_dev_open(c, td.path, NULL, &d);
+	if (!ret)
+		ret = uf_file_open(d, 1, PR_OFF, PH_A_PAGES * ST_PAGE, NULL,
+				   NULL, &r.a);
+	if (!ret)
+		ret = uf_file_open(d, 2, PH_B_OFF, PH_B_PAGES * ST_PAGE, NULL,
+				   NULL, &r.b);
+	if (ret) {
+		res = st_fail(ctx, "open: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < 4; i++, nr++)
+		if (pthread_create(&tids[i], NULL, fns[i], &r))
+			break;
+	if (nr == 4)
+		st_sleep_ms(st_scaled(ctx, 2000));
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < nr; i++)
+		pthread_join(tids[i], NULL);
+	if (nr < 4) {
+		res = st_fail(ctx, "pthread_create");
+		goto out;
+	}
+	uf_cache_stats(c, &st);
+	fprintf(stderr, "  %s: %lu reads, %lu pages reclaimed, %lu wrong\n",
+		ctx->name, r.reads, (unsigned long)st.nr_reclaimed, r.bad);
+	if (r.bad)
+		res = st_fail(ctx, "%lu reads wrong (first: page %ld): a "
+			      "copy the frame changed under was kept", r.bad,
+			      r.bad_index);
+	else if (!r.reads || !st.nr_reclaimed)
+		res = st_fail(ctx, "the race was not exercised: %lu reads, "
+			      "%lu pages reclaimed", r.reads,
+			      (unsigned long)st.nr_reclaimed);
+out:
+	if (c)
+		uf_cache_close(c);
+	st_dev_put(&td);
+	return res;
+}
+
 struct pr_holder {
 	struct uf_dev *d;
 	int ret;
@@ -238,6 +407,9 @@ const struct st_scenario st_page_scenarios[] = {
 	{ "pages_nocreate_read_race",
 	  "uf_page_get(NOCREATE) spinning on the page another thread reads",
 	  pages_nocreate_read_race },
+	{ "pages_pread_hit_race",
+	  "uf_pread hits racing whole-page rewrites and reclaim",
+	  pages_pread_hit_race },
 	{ "pages_umount_hold_close",
 	  "uf_dev_close dropping an s_umount hold another thread took",
 	  pages_umount_hold_close },
