@@ -170,12 +170,14 @@ void __trace_global_dirty_state(struct uf_cache *c,
 #define KBps(x)		((x) << (PAGE_SHIFT - 10))
 
 /*
- * balance_dirty_pages (3.2.41 and torvalds/linux @79fe08ee): limit is the
- * smoothed global dirty limit, setpoint the middle of it and the freerun
- * ceiling, bdi_setpoint its device share; times in ms.  Mainline names
- * the device's fields wb_setpoint and wb_dirty (the bdi_writeback split,
- * 4.2) and adds period, think (since the task's dirty_paused_when) and
- * cgroup_ino (0: no cgroups here).
+ * balance_dirty_pages (3.2.41): limit is the smoothed global dirty limit,
+ * setpoint the middle of it and the freerun ceiling, bdi_setpoint its
+ * device share; times in ms.  Mainline (6.18 include/trace/events/
+ * writeback.h:654) names the device's fields wb_setpoint and wb_dirty
+ * (the bdi_writeback split, 4.2), adds period, think (since the task's
+ * dirty_paused_when) and cgroup_ino (0: no cgroups here), and its limit
+ * is the throttle's dtc->limit, hard_dirty_limit() = max(thresh, the
+ * smoothed limit), which the caller passes in e->limit.
  */
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 				 const struct bdp_trace *e)
@@ -200,6 +202,8 @@ void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 			   e->pause * 1000 / (long)hz);
 		return;
 	}
+	limit = e->limit;
+	setpoint = (limit + freerun) / 2;
 	think = t->dirty_paused_when == 0 ? 0 :
 		(long)(jiffies - t->dirty_paused_when) * 1000 / (long)hz;
 	trace_emit(bdi->cache, "balance_dirty_pages",
