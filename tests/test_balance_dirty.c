@@ -1109,6 +1109,56 @@ Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
 	limits_hand_free(h);
 }
 
+/*
+ * 6.18's balance_dirty_pages tracepoint prints the throttle's dtc->limit,
+ * hard_dirty_limit() = max(thresh, smoothed limit), and a setpoint from
+ * it (include/trace/events/writeback.h:654-700): after the dirtyable
+ * memory doubles, thresh 4000 while the smoothed limit still says 2000:
+ * limit=4000 setpoint=(4000 + 3000) / 2 = 3500 (the smoothed one gave
+ * limit=2000 setpoint=2500).  A peeking call (BDP_PEEK | BDP_ASYNC) at
+ * dirty 3500 computes and traces without sleeping; the device is marked
+ * as being written so that no writeback is started.
+ */
+Test(balance_dirty, bdp_trace_limit_is_the_dtcs_618, .fini = bx_fini)
+{
+	struct limits_hand *h = bd_hand_new(100);
+	struct backing_dev_info *bdi = &h->bdi[0];
+	struct address_space m = { .backing_dev_info = bdi };
+	char line[1024];
+	long pause;
+	FILE *fp;
+	bool seen = false;
+	int fd;
+
+	snprintf(bx.trace, sizeof(bx.trace), "/tmp/uflush-bdp-XXXXXX");
+	fd = mkstemp(bx.trace);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(uf_trace_open(&h->c, bx.trace), 0);
+	h->c.vm_stat[NR_FREE_PAGES] = 19999 - 3500;
+	h->c.vm_stat[NR_FILE_PAGES] = 3500;	/* dirtyable 20000 */
+	h->c.vm_stat[NR_FILE_DIRTY] = 3500;
+	bdi->bdi_stat[BDI_RECLAIMABLE] = 3500;
+	bdi->state |= 1UL << BDI_writeback_running;
+	bdi->bw_time_stamp = jiffies;		/* no estimate now */
+	cr_assert_eq(global_dirty_limit(&h->c), 2000);
+	balance_dirty_pages_ratelimited_mainline(&m, 1000,
+						 BDP_PEEK | BDP_ASYNC, &pause);
+	uf_trace_close(&h->c);
+	fp = fopen(bx.trace, "r");
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "balance_dirty_pages:")) {
+			cr_assert_not_null(strstr(line,
+				": limit=4000 setpoint=3500 dirty=3500 "),
+				"%s", line);
+			seen = true;
+		}
+	fclose(fp);
+	cr_assert(seen, "no balance_dirty_pages event");
+	limits_hand_free(h);
+}
+
 /* ------------------------------------------------------------------ */
 /* The knob                                                            */
 
