@@ -9,7 +9,8 @@
  * Mirrored as in 3.2: set_page_dirty (__set_page_dirty_nobuffers),
  * account_page_dirtied, clear_page_dirty_for_io, test_set/clear_page_
  * writeback, tag_pages_for_writeback, write_cache_pages (the loop as in
- * 3.2, range_cyclic wrap and writeback_index rules included),
+ * 3.2, range_cyclic wrap and writeback_index rules included; bdp=mainline
+ * has 6.18's writeback_iter rules),
  * do_writepages, global_dirty_limits, bdi_dirty_limit, bdi_set_min/max_
  * ratio, __bdi_update_bandwidth / bdi_update_write_bandwidth,
  * update_dirty_limit and writeback_chunk_size (which 3.2 keeps in
@@ -1577,7 +1578,9 @@ int balance_dirty_pages_ratelimited_32(struct address_space *mapping,
  * __wb_update_bandwidth, wb_max_pause, wb_min_pause, wb_dirty_limits,
  * balance_dirty_pages, balance_dirty_pages_ratelimited_flags), the
  * min_bytes/max_bytes patches of v6.4 (Stefan Roesch) and
- * include/trace/events/writeback.h @79fe08ee.  There is one wb per device
+ * include/trace/events/writeback.h @79fe08ee; then line by line against
+ * Linux 6.18.35 (GitHub leftymods/linux-6.18.y @40a9e9f43d44, issue 17:
+ * docs/linux-6.18.md lists what still differs).  There is one wb per device
  * here (no cgroup writeback, so no memcg domain, no foreign-inode flush and
  * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks, no laptop mode, and no
  * dirty_throttle_leaks (a thread's unpaid dirtying is not handed on when
