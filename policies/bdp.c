@@ -16,9 +16,12 @@
  *             (dirty_paused_when), bdi_min_pause, 3.3's bdi_max_pause,
  *             balanced rate <= write_bw, nr_dirtied charged in
  *             account_page_dirtied, dirty_throttle_leaks.
- *   mainline  torvalds/linux @8e9d5ead: the wb_ form with
+ *   mainline  torvalds/linux @8e9d5ead, then Linux 6.18.35
+ *             (leftymods/linux-6.18.y @40a9e9f43d44): the wb_ form with
  *             dirty_throttle_control, think time (dirty_paused_when),
- *             wb_min_pause, BDI_CAP_STRICTLIMIT, min/max bytes.
+ *             wb_min_pause, BDI_CAP_STRICTLIMIT, min/max bytes, the
+ *             small-share floor of __wb_calc_thresh, the bandwidth
+ *             estimate from do_writepages, no range_cyclic wrap.
  */
 #include "policies/policy.h"
 #include "mm/dirty-throttle.h"

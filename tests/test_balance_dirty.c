@@ -316,7 +316,10 @@ Test(balance_dirty, device_with_min_ratio, .init = bd_init_100)
  * Without it the same device gets the JBOD line:
  *   wb_thresh = max(200, 1000 / 8) = 200; x = 6550; wb_setpoint = 174;
  *   span = 259; x_intercept = 433; 2048 * (433 - 160) / 259 = 2158
- * Edges: wb_dirty < 8 -> min(2 * 2048, 2048); wb_dirty >= wb_thresh -> 0.
+ * Edges: wb_dirty >= wb_thresh -> 0.  A device with under 8 dirty pages
+ * gets no special case in 6.18 (wb_position_ratio, 1071): at global dirty
+ * 1750 (global line 1024) and wb_dirty 7 the device's cubic clamps to
+ * 2048 and min(1024, 2048) = 1024, where the older rule gave 2 * 1024.
  */
 Test(balance_dirty, strictlimit_in_mainline, .init = bd_init_100)
 {
@@ -325,8 +328,101 @@ Test(balance_dirty, strictlimit_in_mainline, .init = bd_init_100)
 	cr_assert_eq(bdi_set_strict_limit(&bdh->bdi[0], 1), 0);
 	cr_assert_eq(mainline_pos(bdh, 1000, 200, 160), 1016);
 	cr_assert_eq(mainline_pos(bdh, 1000, 200, 7), 2048);
+	cr_assert_eq(mainline_pos(bdh, 1750, 200, 7), 1024);
 	cr_assert_eq(mainline_pos(bdh, 1000, 200, 200), 0);
 	bd_done();
+}
+
+/*
+ * 6.18's __wb_calc_thresh(dtc, thresh) (900-940) for a device with no
+ * share of the completions (the other device completed everything):
+ * 3.2's bdi_dirty_limit() gives it 0, 6.18 at least (thresh - dirty) / 8
+ * below the limit: (2000 - 1000) / 8 = 125; a strictlimit device
+ * (2000 - 1000) / 100 = 10.  The floor comes before the max_ratio cap
+ * (5%: 100) and under min_ratio (10%: 200 > 125) changes nothing; at or
+ * over the threshold there is no floor.  wb_dirty_limits() uses it.
+ */
+Test(balance_dirty, wb_calc_thresh_floors_an_idle_device_618,
+     .init = bd_init_100)
+{
+	struct backing_dev_info *a = &bdh->bdi[0];
+	struct dirty_throttle_control dtc = dtc_of(bdh, 0, 1000, 0, 0);
+	int i;
+
+	for (i = 0; i < 4096; i++)
+		bdi_writeout_inc(&bdh->bdi[1]);
+	cr_assert_eq(bdi_dirty_limit(a, 2000), 0);
+	cr_assert_eq(__wb_calc_thresh(&dtc, 2000), 125);
+	cr_assert_eq(__wb_calc_thresh(&dtc, 1000), 0);	/* bg: dirty 1000 */
+	wb_dirty_limits(&dtc);
+	cr_assert_eq(dtc.wb_thresh, 125);
+	cr_assert_eq(dtc.wb_bg_thresh, 62);
+	dtc.dirty = 2000;
+	cr_assert_eq(__wb_calc_thresh(&dtc, 2000), 0);
+	dtc.dirty = 1000;
+
+	cr_assert_eq(bdi_set_max_ratio(a, 5), 0);
+	cr_assert_eq(__wb_calc_thresh(&dtc, 2000), 100);
+	cr_assert_eq(bdi_set_max_ratio(a, 100), 0);
+	cr_assert_eq(bdi_set_min_ratio(a, 10), 0);
+	cr_assert_eq(__wb_calc_thresh(&dtc, 2000), 200);
+	cr_assert_eq(bdi_set_min_ratio(a, 0), 0);
+
+	cr_assert_eq(bdi_set_strict_limit(a, 1), 0);
+	cr_assert_eq(__wb_calc_thresh(&dtc, 2000), 10);
+	bd_done();
+}
+
+/*
+ * The (limit - dirty) / 8 floor of wb_thresh moved from wb_position_ratio
+ * into __wb_calc_thresh in 6.18: given wb_thresh 0 (dirty 1000, global
+ * line 2048) the device line is x = 0, wb_setpoint = span = x_intercept =
+ * 0, wb_dirty 50 is past it: 2048 / 4 = 512 and no reserve boost.  (With
+ * the old floor wb_thresh became 125 and the line gave 3436.)
+ */
+Test(balance_dirty, position_ratio_takes_wb_thresh_as_given_618,
+     .init = bd_init_100)
+{
+	cr_assert_eq(mainline_pos(bdh, 1000, 0, 50), 512);
+	bd_done();
+}
+
+/*
+ * A strictlimit device steers dirty_ratelimit by its own setpoint,
+ * (wb_thresh + wb_bg_thresh) / 2, even under 8 dirty pages (6.18
+ * wb_update_dirty_ratelimit, 1338): wb_thresh 8, wb_bg_thresh 4, setpoint
+ * 6, wb_dirty 7 is above it.  With rate_case's rates (pos_ratio 1252 given,
+ * task_ratelimit 1223, balanced 1222, previous 1300) the step is toward
+ * max(1300, 1222, 1223) = 1300 > 1000: none, dirty_ratelimit stays 1000.
+ * The older wb_dirty + 1 setpoint put it below: min(...) = 1222, +7.
+ */
+Test(balance_dirty, strictlimit_ratelimit_setpoint_618, .init = bd_init_2000)
+{
+	struct backing_dev_info *bdi = &bdh->bdi[0];
+	struct dirty_throttle_control dtc = dtc_of(bdh, 0, 1600, 8, 7);
+
+	cr_assert_eq(bdi_set_strict_limit(bdi, 1), 0);
+	dtc.wb_bg_thresh = 4;
+	dtc.pos_ratio = 1252;
+	bdi->avg_write_bandwidth = 2000;
+	bdi->dirty_ratelimit = 1000;
+	bdi->balanced_dirty_ratelimit = 1300;
+	bdi->dirtied_stamp = 0;
+	wb_update_dirty_ratelimit(&dtc, 400, 200);
+	cr_assert_eq(bdi->balanced_dirty_ratelimit, 1222);
+	cr_assert_eq(bdi->dirty_ratelimit, 1000);
+	bd_done();
+}
+
+/* 6.18's wb_stat_error(): nr_cpu_ids * 8 * (1 + ilog2(nr_cpu_ids)). */
+Test(balance_dirty, wb_stat_error_is_the_kernels_618)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long cpus = n > 0 ? (unsigned long)n : 1, lg = 0;
+
+	while ((2UL << lg) <= cpus)
+		lg++;
+	cr_assert_eq(wb_stat_error(), cpus * 8 * (1 + lg));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1056,6 +1152,56 @@ Test(balance_dirty, global_dirty_state_prints_the_smoothed_limit,
 		}
 	fclose(fp);
 	cr_assert(seen);
+	limits_hand_free(h);
+}
+
+/*
+ * 6.18's balance_dirty_pages tracepoint prints the throttle's dtc->limit,
+ * hard_dirty_limit() = max(thresh, smoothed limit), and a setpoint from
+ * it (include/trace/events/writeback.h:654-700): after the dirtyable
+ * memory doubles, thresh 4000 while the smoothed limit still says 2000:
+ * limit=4000 setpoint=(4000 + 3000) / 2 = 3500 (the smoothed one gave
+ * limit=2000 setpoint=2500).  A peeking call (BDP_PEEK | BDP_ASYNC) at
+ * dirty 3500 computes and traces without sleeping; the device is marked
+ * as being written so that no writeback is started.
+ */
+Test(balance_dirty, bdp_trace_limit_is_the_dtcs_618, .fini = bx_fini)
+{
+	struct limits_hand *h = bd_hand_new(100);
+	struct backing_dev_info *bdi = &h->bdi[0];
+	struct address_space m = { .backing_dev_info = bdi };
+	char line[1024];
+	long pause;
+	FILE *fp;
+	bool seen = false;
+	int fd;
+
+	snprintf(bx.trace, sizeof(bx.trace), "/tmp/uflush-bdp-XXXXXX");
+	fd = mkstemp(bx.trace);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(uf_trace_open(&h->c, bx.trace), 0);
+	h->c.vm_stat[NR_FREE_PAGES] = 19999 - 3500;
+	h->c.vm_stat[NR_FILE_PAGES] = 3500;	/* dirtyable 20000 */
+	h->c.vm_stat[NR_FILE_DIRTY] = 3500;
+	bdi->bdi_stat[BDI_RECLAIMABLE] = 3500;
+	bdi->state |= 1UL << BDI_writeback_running;
+	bdi->bw_time_stamp = jiffies;		/* no estimate now */
+	cr_assert_eq(global_dirty_limit(&h->c), 2000);
+	balance_dirty_pages_ratelimited_mainline(&m, 1000,
+						 BDP_PEEK | BDP_ASYNC, &pause);
+	uf_trace_close(&h->c);
+	fp = fopen(bx.trace, "r");
+	cr_assert_not_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "balance_dirty_pages:")) {
+			cr_assert_not_null(strstr(line,
+				": limit=4000 setpoint=3500 dirty=3500 "),
+				"%s", line);
+			seen = true;
+		}
+	fclose(fp);
+	cr_assert(seen, "no balance_dirty_pages event");
 	limits_hand_free(h);
 }
 

@@ -58,9 +58,11 @@ static void d2_dirty(unsigned long nr)
  * Two devices A (the fixture's) and B on one cache, with equal shares of
  * the completions, background_thresh @bg pages and periodic writeback
  * off (so that wb_do_writeback() runs only the background check).
- * Returns A's share of @bg, bdi_dirty_limit(A, bg).
+ * Returns A's share of @bg, bdi_dirty_limit(A, bg).  @b_idle: B gets no
+ * completions (its share is 0).
  */
-static unsigned long two_devices(const char *spec, unsigned long bg)
+static unsigned long two_devices_idle(const char *spec, unsigned long bg,
+				      bool b_idle)
 {
 	struct uf_dev_config dcfg = { .flags = UF_DEV_NO_FLUSHER };
 	unsigned long bgt, dt;
@@ -78,12 +80,18 @@ static unsigned long two_devices(const char *spec, unsigned long bg)
 				  &d2.f), 0);
 	for (i = 0; i < 1000; i++) {
 		bdi_writeout_inc(fx.bdi);
-		bdi_writeout_inc(d2.bdi);
+		if (!b_idle)
+			bdi_writeout_inc(d2.bdi);
 	}
 	set_bg_thresh_pages(bg);
 	global_dirty_limits(uf_cache_obj(fx.cache), &bgt, &dt);
 	cr_assert_eq(bgt, bg);
 	return bdi_dirty_limit(fx.bdi, bg);
+}
+
+static unsigned long two_devices(const char *spec, unsigned long bg)
+{
+	return two_devices_idle(spec, bg, false);
 }
 
 /*
@@ -120,6 +128,28 @@ FX_TEST(dirty_knobs, bgthresh_bdi_strictly_over_the_share, 60,
 	bg_strict_case("linux-3.2", true))
 FX_TEST(dirty_knobs, bgthresh_global_ignores_the_share, 60,
 	bg_strict_case("linux-3.1", false))
+
+/*
+ * bgthresh=bdi under bdp=mainline takes the device's share of
+ * background_thresh from 6.18's __wb_calc_thresh (wb_bg_dirty_limits,
+ * mm/page-writeback.c:2126): a device with no completions (share 0) gets
+ * at least (bg_thresh - dirty) / 8 = (200 - 10) / 8 = 23 pages, so its 10
+ * dirty pages are not over; under 3.2's bdi_dirty_limit they are (10 > 0).
+ */
+static void bg_idle_device_case(const char *spec, bool floored)
+{
+	two_devices_idle(spec, 200, true);
+	cr_assert_eq(bdi_dirty_limit(d2.bdi, 200), 0, "B has no share");
+	d2_dirty(10);
+	cr_assert_eq(reclaimable(d2.bdi), 10);
+	cr_assert_eq(over_bground_thresh(d2.bdi), !floored,
+		     "%s: an idle device with 10 dirty pages", spec);
+}
+
+FX_TEST(dirty_knobs, bgthresh_bdi_floors_an_idle_device_618, 60,
+	bg_idle_device_case("mainline", true))
+FX_TEST(dirty_knobs, bgthresh_bdi_idle_device_over_v32, 60,
+	bg_idle_device_case("linux-3.2", false))
 
 /*
  * BG-5/BG-6: the flusher's background check runs on A, which is over its

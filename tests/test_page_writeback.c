@@ -24,6 +24,7 @@
 
 #include "fixture.h"
 #include "lib/proportions.h"
+#include "mm/dirty-throttle.h"
 #include "mm/mm.h"
 #include "mm/pagemap.h"
 #include "testutil.h"
@@ -40,6 +41,7 @@
 static struct {
 	struct tf *t;			/* the file, ino 1 */
 	struct address_space *m;
+	const char *policy;		/* for fx_open; NULL: the default */
 } pw;
 
 static void fx_fini(void)
@@ -53,7 +55,8 @@ static void fx_open_kind(bool loop, unsigned int max_io_pages,
 {
 	FX_SETUP(.real_clock = true, .loop = loop, .shaped = true,
 		 .nr_pages = FX_CACHE_PAGES, .max_io_pages = max_io_pages,
-		 .set_dwi = true, .dwi = 0);	/* no kupdate */
+		 .set_dwi = true, .dwi = 0,	/* no kupdate */
+		 .policy = pw.policy);
 	if (ops)
 		pw.t = tf_open_ops(1, FX_FILE_PAGES, ops, priv);
 	else
@@ -365,6 +368,76 @@ Test(page_writeback, chunk_size_rules)
 /* ------------------------------------------------------------------ */
 /* Bandwidth estimate (virtual clock)                                  */
 
+/* A real cache, device and file under @policy on the virtual clock. */
+static struct backing_dev_info *fx_open_virtual(const char *policy)
+{
+	FX_SETUP(.start = 1000000, .shaped = true, .nr_pages = FX_CACHE_PAGES,
+		 .set_dwi = true, .dwi = 0, .policy = policy);
+	pw.t = tf_open(1, FX_FILE_PAGES);
+	pw.m = pw.t->inode->i_mapping;
+	return pw.m->backing_dev_info;
+}
+
+static void bdi_bandwidth_pass(struct backing_dev_info *bdi)
+{
+	spin_lock(&bdi->wb.list_lock);
+	bdi_update_bandwidth(bdi, jiffies);
+	spin_unlock(&bdi->wb.list_lock);
+}
+
+/*
+ * 6.18 updates the write bandwidth from do_writepages() (2593-2629): after
+ * the walk, when bw_time_stamp is BANDWIDTH_INTERVAL (HZ/5) old; its
+ * wb_writeback() no longer does, so under bdp=mainline the flusher's
+ * per-pass bdi_update_bandwidth() is a no-op.  Before the walk, after over
+ * a second with no page under writeback, wb_bandwidth_estimate_start()
+ * restarts the stamps without an estimate.  linux-3.2: the other way round.
+ */
+static void bandwidth_updated_by(const char *policy, bool mainline)
+{
+	struct backing_dev_info *bdi = fx_open_virtual(policy);
+	struct writeback_control wbc;
+	unsigned long stamp = bdi->bw_time_stamp, bw;
+
+	dirty_pages(0, 10, 7);
+	advance((unsigned long)HZ / 5 + 1);
+	bdi_bandwidth_pass(bdi);
+	cr_assert_eq(bdi->bw_time_stamp, mainline ? stamp : jiffies,
+		     "%s: the flusher's pass", policy);
+	stamp = bdi->bw_time_stamp;
+
+	advance((unsigned long)HZ / 5 + 1);
+	wbc = wbc_make(WB_SYNC_NONE, LONG_MAX);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
+	cr_assert_eq(bdi->bw_time_stamp, mainline ? jiffies : stamp,
+		     "%s: do_writepages", policy);
+	wait_written();
+
+	/* idle over a second, nothing under writeback: a restart only */
+	advance(2UL * (unsigned long)HZ);
+	bw = bdi->write_bandwidth;
+	stamp = bdi->bw_time_stamp;
+	dirty_pages(10, 1, 7);
+	wbc = wbc_make(WB_SYNC_NONE, LONG_MAX);
+	cr_assert_eq(do_writepages(pw.m, &wbc), 0);
+	cr_assert_eq(bdi->bw_time_stamp, mainline ? jiffies : stamp,
+		     "%s: the restart", policy);
+	cr_assert_eq(bdi->write_bandwidth, bw, "%s: no estimate", policy);
+	if (mainline)
+		cr_assert_eq(bdi->written_stamp, bs(BDI_WRITTEN));
+	wait_written();
+}
+
+Test(page_writeback, bandwidth_from_do_writepages_618, .fini = fx_fini)
+{
+	bandwidth_updated_by("mainline", true);
+}
+
+Test(page_writeback, bandwidth_from_the_flusher_pass_v32, .fini = fx_fini)
+{
+	bandwidth_updated_by("linux-3.2", false);
+}
+
 Test(page_writeback, bandwidth_tracks_completions)
 {
 	struct limits_hand *h = limits_hand_new(1000);
@@ -578,6 +651,7 @@ Test(page_writeback, range_cyclic_resumes_and_wraps, .fini = fx_fini)
 {
 	struct writeback_control wbc;
 
+	pw.policy = "linux-3.2";	/* the wrap is 3.x's */
 	fx_open(256);
 	dirty_pages(0, 10, 4);
 
@@ -612,6 +686,53 @@ Test(page_writeback, range_cyclic_resumes_and_wraps, .fini = fx_fini)
 	cr_assert_eq(dirty_mask(), 0);
 	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 2);
 	cr_assert_eq(pw.m->writeback_index, 0);
+	wait_written();
+}
+
+/*
+ * bdp=mainline: 6.18's writeback_iter() (2504-2570) walks a range_cyclic
+ * pass from writeback_index to the end of the file and never wraps to
+ * index 0 (commit 64081362e8ff, v4.20); a pass cut short by the slice
+ * leaves writeback_index on the page after the last one written, a pass
+ * that reached the end leaves 0 for the next one.  A non-cyclic pass does
+ * not move writeback_index, even over the whole file.
+ */
+Test(page_writeback, range_cyclic_does_not_wrap_618, .fini = fx_fini)
+{
+	struct writeback_control wbc;
+
+	pw.policy = "mainline";
+	fx_open(256);
+	dirty_pages(0, 10, 4);
+
+	wbc = wbc_make(WB_SYNC_NONE, 4);
+	wbc.range_cyclic = 1;
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
+	cr_assert_eq(dirty_mask(), bits(4, 6));
+	cr_assert_eq(pw.m->writeback_index, 4);	/* 3.2: 3 */
+
+	/* from 4 to the end; pages before the cursor wait for the next */
+	dirty_pages(1, 1, 5);
+	wbc.nr_to_write = LONG_MAX;
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
+	cr_assert_eq(dirty_mask(), bits(1, 1));
+	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 6);
+	cr_assert_eq(pw.m->writeback_index, 0);
+
+	wbc.nr_to_write = LONG_MAX;
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
+	cr_assert_eq(dirty_mask(), 0);
+	cr_assert_eq(wbc.nr_to_write, LONG_MAX - 1);
+	cr_assert_eq(pw.m->writeback_index, 0);
+	wait_written();
+
+	/* a whole-file, non-cyclic pass leaves the cursor alone */
+	dirty_pages(0, 3, 6);
+	pw.m->writeback_index = 5;
+	wbc = wbc_make(WB_SYNC_NONE, LONG_MAX);
+	cr_assert_eq(write_cache_pages(pw.m, &wbc), 0);
+	cr_assert_eq(dirty_mask(), 0);
+	cr_assert_eq(pw.m->writeback_index, 5);	/* 3.2: 2 */
 	wait_written();
 }
 
@@ -1038,29 +1159,51 @@ static void *writer_fn(void *arg)
 	return NULL;
 }
 
-Test(page_writeback, writer_over_the_limit_waits_for_writeback,
-     .fini = fx_fini)
+/*
+ * A writer over a dirty limit of @limit pages sleeps until writeback makes
+ * room, held at most @slack pages past it.  Under bdp=mainline @limit must be over wb_stat_error(): below it
+ * 6.18 lets the writer go on after each max_pause sleep (the test after).
+ */
+static void writer_over_the_limit(const char *policy, unsigned long limit,
+				  unsigned long slack)
 {
-	struct writer w = { .pages = 40 };
+	struct writer w = {
+		.pages = limit + 24 < FX_FILE_PAGES ? limit + 24 : FX_FILE_PAGES,
+	};
+	unsigned long held;
 	uint64_t t0;
 
+	if (w.pages < limit + 8) {
+		cr_skip_test("a limit of %lu pages needs a file of %lu",
+			     limit, limit + 8);
+		return;
+	}
+	pw.policy = policy;
 	fx_open(256);
 	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_bytes",
-					  16 * PAGE_SIZE), 0);
+					  limit * PAGE_SIZE), 0);
 	cr_assert_eq(pthread_create(&w.h.thread, NULL, writer_fn, &w), 0);
 	cr_assert_eq(helper_wait_sleeping(&w.h, TU_WAIT_MS), 0,
 		     "the writer was never throttled");
 	cr_assert(!helper_done(&w.h));
 	/*
-	 * The IO-less throttle (the default preset's bdp=mainline, as 3.2's)
-	 * checks at the limit, where bdi_position_ratio() is 0, and the writer
-	 * sleeps there until writeback makes room (the old simple throttle
-	 * let one page more through before it slept).
+	 * The IO-less throttle (3.2's and mainline's) checks at the limit,
+	 * where the position ratio is 0, and the writer sleeps there until
+	 * writeback makes room (the old simple throttle let one page more
+	 * through before it slept).  Mainline's short pauses between the
+	 * freerun ceiling and the limit come first (a limit of 48 pages).
 	 */
-	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
+	t0 = uf_now_ns();
+	while (vm(NR_FILE_DIRTY) < limit && !helper_done(&w.h) &&
+	       tu_ms_since(t0) < (double)TU_WAIT_MS)
+		usleep(10 * 1000);
+	/* mainline's checks every few pages may overshoot a little */
+	held = vm(NR_FILE_DIRTY);
+	cr_assert(held >= limit && held <= limit + slack,
+		  "dirty %lu, limit %lu", held, limit);
 	usleep(300 * 1000);
 	cr_assert(!helper_done(&w.h));
-	cr_assert_eq(vm(NR_FILE_DIRTY), 16);
+	cr_assert_eq(vm(NR_FILE_DIRTY), held);
 
 	/* each round of writeback lets it go on */
 	t0 = uf_now_ns();
@@ -1083,5 +1226,49 @@ Test(page_writeback, writer_over_the_limit_waits_for_writeback,
 	 * pages_dirtied / 8)), so between checks it may pass the limit by up
 	 * to that much (24 here: 15 pages, a short pause, 9 more).
 	 */
-	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), 16 + 16);
+	cr_assert_leq(vm(NR_FILE_DIRTY) + vm(NR_WRITEBACK), limit + 16);
+}
+
+Test(page_writeback, writer_over_the_limit_waits_for_writeback,
+     .fini = fx_fini)
+{
+	writer_over_the_limit("linux-3.2", 16, 0);
+}
+
+Test(page_writeback, writer_over_the_limit_waits_for_writeback_618,
+     .fini = fx_fini)
+{
+	writer_over_the_limit("mainline", 16 + wb_stat_error(), 16);
+}
+
+/*
+ * 6.18's balance_dirty_pages() (2002): after a max_pause sleep at the
+ * limit (task_ratelimit 0) a writer whose device has no more than
+ * wb_stat_error() dirty pages goes on ("1000 dd on a slow USB stick"),
+ * so with a limit of 16 pages and no writeback at all a writer of
+ * wb_stat_error() pages (32 on 2 CPUs) still finishes; 3.2's error is 0
+ * here (the test above).
+ */
+Test(page_writeback, writer_at_a_tiny_limit_goes_on_618, .fini = fx_fini)
+{
+	struct writer w = { .pages = wb_stat_error() };
+	uint64_t t0;
+
+	if (w.pages < 16 + 8 || w.pages > FX_FILE_PAGES) {
+		cr_skip_test("wb_stat_error() is %lu pages: wants 24 to %lu",
+			     w.pages, FX_FILE_PAGES);
+		return;
+	}
+	pw.policy = "mainline";
+	fx_open(256);
+	cr_assert_eq(uf_cache_set_tunable(fx.cache, "dirty_bytes",
+					  16 * PAGE_SIZE), 0);
+	cr_assert_eq(pthread_create(&w.h.thread, NULL, writer_fn, &w), 0);
+	t0 = uf_now_ns();
+	while (!helper_done(&w.h) && tu_ms_since(t0) < (double)TU_WAIT_MS)
+		usleep(10 * 1000);
+	cr_assert(helper_done(&w.h), "the writer was held at the limit");
+	helper_join(&w.h);
+	cr_assert_eq(w.err, 0, "uf_pwrite: %zd", w.err);
+	cr_assert_eq(vm(NR_FILE_DIRTY), w.pages);
 }

@@ -107,6 +107,7 @@ struct dirty_throttle_control {
 	unsigned long wb_dirty;		/* per-wb counterparts */
 	unsigned long wb_thresh;
 	unsigned long wb_bg_thresh;
+	unsigned long limit;		/* hard_dirty_limit(), by wb_position_ratio */
 	unsigned long pos_ratio;
 };
 
@@ -120,8 +121,11 @@ unsigned long wb_max_pause(struct backing_dev_info *wb,
 long wb_min_pause(struct backing_dev_info *wb, long max_pause,
 		  unsigned long task_ratelimit, unsigned long dirty_ratelimit,
 		  int *nr_dirtied_pause);
-unsigned long __wb_calc_thresh(struct dirty_throttle_control *dtc);
+unsigned long __wb_calc_thresh(struct dirty_throttle_control *dtc,
+			       unsigned long thresh);
 void wb_dirty_limits(struct dirty_throttle_control *dtc);
+/* 6.18's wb_stat_error(): nr_cpu_ids * WB_STAT_BATCH pages */
+unsigned long wb_stat_error(void);
 
 /* Per-device limits (/sys/class/bdi/<dev>/...): min_ratio and max_ratio
  * in percent (bdi_set_min_ratio/max_ratio in proportions.h), their

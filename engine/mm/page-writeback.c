@@ -9,7 +9,8 @@
  * Mirrored as in 3.2: set_page_dirty (__set_page_dirty_nobuffers),
  * account_page_dirtied, clear_page_dirty_for_io, test_set/clear_page_
  * writeback, tag_pages_for_writeback, write_cache_pages (the loop as in
- * 3.2, range_cyclic wrap and writeback_index rules included),
+ * 3.2, range_cyclic wrap and writeback_index rules included; bdp=mainline
+ * has 6.18's writeback_iter rules),
  * do_writepages, global_dirty_limits, bdi_dirty_limit, bdi_set_min/max_
  * ratio, __bdi_update_bandwidth / bdi_update_write_bandwidth,
  * update_dirty_limit and writeback_chunk_size (which 3.2 keeps in
@@ -156,6 +157,7 @@ static __thread unsigned long share_hit_gen;
 
 static unsigned int calc_period_shift(struct uf_cache *c);
 static unsigned long num_online_cpus(void);
+static bool cache_bdp_is(struct uf_cache *c, bdp_ratelimited_fn *fn);
 static void vm_dirties_change_shift(unsigned int shift);
 static bool bdp_is_3x(const struct uf_cache *c);
 
@@ -440,10 +442,11 @@ void bdi_writeout_fraction(struct backing_dev_info *bdi, long *numerator,
  * Fast devices complete more writeback and so get a larger share, slow
  * ones a smaller one, so that neither starves nor piles up dirty pages it
  * will take long to write.  min_ratio reserves a part of @dirty for the
- * device, max_ratio caps it.
+ * device, max_ratio caps it.  bdi_dirty_share() is the share before the
+ * cap (*@pmax), which 6.18's __wb_calc_thresh() floors first.
  */
-unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
-			      unsigned long dirty)
+static uint64_t bdi_dirty_share(struct backing_dev_info *bdi,
+				unsigned long dirty, uint64_t *pmax)
 {
 	struct bdi_share *s = bdi_share(bdi);
 	const uint64_t whole = 100 * BDI_RATIO_SCALE;
@@ -467,9 +470,16 @@ unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
 	bdi_dirty /= (uint64_t)denominator;
 
 	bdi_dirty += (uint64_t)dirty * min_ratio / whole;
-	if (bdi_dirty > (uint64_t)dirty * max_ratio / whole)
-		bdi_dirty = (uint64_t)dirty * max_ratio / whole;
-	return (unsigned long)bdi_dirty;
+	*pmax = (uint64_t)dirty * max_ratio / whole;
+	return bdi_dirty;
+}
+
+unsigned long bdi_dirty_limit(struct backing_dev_info *bdi,
+			      unsigned long dirty)
+{
+	uint64_t max, bdi_dirty = bdi_dirty_share(bdi, dirty, &max);
+
+	return (unsigned long)(bdi_dirty < max ? bdi_dirty : max);
 }
 
 /*
@@ -709,12 +719,23 @@ bool over_bground_thresh(struct backing_dev_info *bdi)
 	    global_page_state(c, NR_UNSTABLE_NFS) > background_thresh)
 		return true;
 
-	if (POLICY_KNOB(c, bgthresh_bdi) &&
-	    bdi_stat(bdi, BDI_RECLAIMABLE) >
-	    bdi_dirty_limit(bdi, background_thresh))
-		return true;
+	if (!POLICY_KNOB(c, bgthresh_bdi))
+		return false;
+	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
+		/* 6.18 wb_bg_dirty_limits(): __wb_calc_thresh of bg_thresh,
+		 * floored against the dirty (not writeback) pages */
+		struct dirty_throttle_control dtc = {
+			.wb = bdi,
+			.dirty = global_page_state(c, NR_FILE_DIRTY),
+			.thresh = dirty_thresh,
+			.bg_thresh = background_thresh,
+		};
 
-	return false;
+		return bdi_stat(bdi, BDI_RECLAIMABLE) >
+		       __wb_calc_thresh(&dtc, background_thresh);
+	}
+	return bdi_stat(bdi, BDI_RECLAIMABLE) >
+	       bdi_dirty_limit(bdi, background_thresh);
 }
 
 /* ------------------------------------------------------------------ */
@@ -861,13 +882,62 @@ snapshot:
  *
  * 3.2's wb_update_bandwidth(): called by wb_writeback() after each pass,
  * with wb->list_lock held (which serialises the estimate).  At most one
- * update per BANDWIDTH_INTERVAL.
+ * update per BANDWIDTH_INTERVAL.  Not under bdp=mainline: 6.18's
+ * wb_writeback() no longer updates the estimate, do_writepages() does
+ * (wb_update_bandwidth below).
  */
 void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time)
 {
 	assert_spin_locked(&bdi->wb.list_lock);
+	if (cache_bdp_is(bdi->cache, balance_dirty_pages_ratelimited_mainline))
+		return;
 	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, BDP_RATE_NONE);
+}
+
+/*
+ * 6.18's wb_update_bandwidth() = __wb_update_bandwidth(gdtc, NULL, false)
+ * (1489, 1532): the write bandwidth only, elapsed at least 1 jiffy, and no
+ * skipping of an idle time (wb_bandwidth_estimate_start() restarts the
+ * stamps instead).
+ */
+static void wb_update_bandwidth(struct backing_dev_info *wb)
+{
+	unsigned long now = jiffies;
+	unsigned long elapsed, written;
+
+	spin_lock(&wb->wb.list_lock);
+	elapsed = max_ul(now - wb->bw_time_stamp, 1);
+	written = bdi_stat(wb, BDI_WRITTEN);
+	bdi_update_write_bandwidth(wb, elapsed,
+				   max_ul(written, wb->written_stamp));
+	if (!READ_ONCE(wb->avg_write_bandwidth))
+		WRITE_ONCE(wb->avg_write_bandwidth, 1);
+	wb->dirtied_stamp = bdi_stat(wb, BDI_DIRTIED);
+	wb->written_stamp = written;
+	__atomic_store_n(&wb->bw_time_stamp, now, __ATOMIC_RELAXED);
+	spin_unlock(&wb->wb.list_lock);
+}
+
+/*
+ * 6.18's wb_bandwidth_estimate_start() (1542), called as do_writepages()
+ * starts: after over a second (WB_BANDWIDTH_IDLE_JIF) with no inode under
+ * writeback, restart the stamps so that the idle time does not count as
+ * slow writing.  "No inode under writeback" (wb->writeback_inodes == 0) is
+ * "no page under writeback" here.
+ */
+static void wb_bandwidth_estimate_start(struct backing_dev_info *wb)
+{
+	unsigned long now = jiffies;
+	unsigned long elapsed = now - READ_ONCE(wb->bw_time_stamp);
+
+	if (elapsed > (unsigned long)HZ && !bdi_stat(wb, BDI_WRITEBACK)) {
+		spin_lock(&wb->wb.list_lock);
+		wb->dirtied_stamp = bdi_stat(wb, BDI_DIRTIED);
+		wb->written_stamp = bdi_stat(wb, BDI_WRITTEN);
+		__atomic_store_n(&wb->bw_time_stamp, now, __ATOMIC_RELAXED);
+		spin_unlock(&wb->wb.list_lock);
+	}
 }
 
 /* 3.1/3.2's static bdi_update_bandwidth(): from the throttle, unlocked. */
@@ -2013,7 +2083,9 @@ int balance_dirty_pages_ratelimited_33(struct address_space *mapping,
  * __wb_update_bandwidth, wb_max_pause, wb_min_pause, wb_dirty_limits,
  * balance_dirty_pages, balance_dirty_pages_ratelimited_flags), the
  * min_bytes/max_bytes patches of v6.4 (Stefan Roesch) and
- * include/trace/events/writeback.h @79fe08ee.  There is one wb per device
+ * include/trace/events/writeback.h @79fe08ee; then line by line against
+ * Linux 6.18.35 (GitHub leftymods/linux-6.18.y @40a9e9f43d44, issue 17:
+ * docs/linux-6.18.md lists what still differs).  There is one wb per device
  * here (no cgroup writeback, so no memcg domain, no foreign-inode flush and
  * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks, no laptop mode, and no
  * dirty_throttle_leaks (a thread's unpaid dirtying is not handed on when
@@ -2045,7 +2117,11 @@ long long pos_ratio_polynom(unsigned long setpoint, unsigned long dirty,
  * clamps the global line to [0, 2] and divides by (limit - setpoint) | 1;
  * and a strictlimit device (BDI_CAP_STRICTLIMIT, FUSE's) is throttled on
  * its own counters: a second cubic over [wb_bg_thresh, wb_thresh], the
- * smaller of the two lines winning.
+ * smaller of the two lines winning.  As in 6.18 (wb_position_ratio, 1071):
+ * no special case for a strictlimit device with under 8 dirty pages and no
+ * (limit - dirty) / 8 floor of wb_thresh here: both went when
+ * __wb_calc_thresh() got its floor.  The limit is kept in the dtc for the
+ * tracepoint.
  */
 void wb_position_ratio(struct dirty_throttle_control *dtc)
 {
@@ -2060,6 +2136,7 @@ void wb_position_ratio(struct dirty_throttle_control *dtc)
 	long x;
 
 	dtc->pos_ratio = 0;
+	dtc->limit = limit;
 	if (dtc->dirty >= limit)
 		return;
 
@@ -2069,13 +2146,6 @@ void wb_position_ratio(struct dirty_throttle_control *dtc)
 	if (READ_ONCE(wb->capabilities) & BDI_CAP_STRICTLIMIT) {
 		long long wb_pos_ratio;
 
-		if (dtc->wb_dirty < 8) {
-			dtc->pos_ratio = (unsigned long)(pos_ratio * 2 <
-					2LL << RATELIMIT_CALC_SHIFT ?
-					pos_ratio * 2 :
-					2LL << RATELIMIT_CALC_SHIFT);
-			return;
-		}
 		if (dtc->wb_dirty >= wb_thresh)
 			return;
 		wb_setpoint = dirty_freerun_ceiling(wb_thresh,
@@ -2091,7 +2161,6 @@ void wb_position_ratio(struct dirty_throttle_control *dtc)
 
 	if (wb_thresh > dtc->thresh)
 		wb_thresh = dtc->thresh;
-	wb_thresh = max_ul(wb_thresh, (limit - dtc->dirty) / 8);
 	x = (long)(((uint64_t)wb_thresh << 16) / (dtc->thresh | 1));
 	wb_setpoint = (unsigned long)(setpoint * (uint64_t)x >> 16);
 	span = (unsigned long)((dtc->thresh - wb_thresh + 8 * write_bw) *
@@ -2119,8 +2188,10 @@ void wb_position_ratio(struct dirty_throttle_control *dtc)
 /*
  * As 3.2's bdi_update_dirty_ratelimit(), but: the balanced rate is capped
  * at write_bw; a strictlimit device steers by its own dirty pages and
- * setpoint; and the step is DIV_ROUND_UP(step >> shift, 8), 0 when the
- * shift would be a whole word.  pos_ratio comes from the dtc.
+ * setpoint, (wb_thresh + wb_bg_thresh) / 2 whatever its dirty count (6.18,
+ * wb_update_dirty_ratelimit 1338: no wb_dirty + 1 setpoint under 8 pages);
+ * and the step is DIV_ROUND_UP(step >> shift, 8), 0 when the shift would
+ * be a whole word.  pos_ratio comes from the dtc.
  */
 void wb_update_dirty_ratelimit(struct dirty_throttle_control *dtc,
 			       unsigned long dirtied, unsigned long elapsed)
@@ -2152,10 +2223,7 @@ void wb_update_dirty_ratelimit(struct dirty_throttle_control *dtc,
 	step = 0;
 	if (READ_ONCE(wb->capabilities) & BDI_CAP_STRICTLIMIT) {
 		dirty = dtc->wb_dirty;
-		if (dtc->wb_dirty < 8)
-			setpoint = dtc->wb_dirty + 1;
-		else
-			setpoint = (dtc->wb_thresh + dtc->wb_bg_thresh) / 2;
+		setpoint = (dtc->wb_thresh + dtc->wb_bg_thresh) / 2;
 	}
 
 	if (dirty < setpoint) {
@@ -2273,17 +2341,64 @@ long wb_min_pause(struct backing_dev_info *wb, long max_pause,
 	return pages >= DIRTY_POLL_THRESH ? 1 + t / 2 : t;
 }
 
-/* mainline's __wb_calc_thresh(): 3.2's bdi_dirty_limit() on the dtc. */
-unsigned long __wb_calc_thresh(struct dirty_throttle_control *dtc)
+/*
+ * 6.18's wb_stat_error() (include/linux/backing-dev.h): what the per-CPU
+ * counters may be off by, nr_cpu_ids * WB_STAT_BATCH with WB_STAT_BATCH =
+ * 8 * (1 + ilog2(nr_cpu_ids)).  uflush's counters are exact, but 6.18
+ * also uses it as a size: a throttled writer whose device has no more
+ * dirty pages than this stops pausing (balance_dirty_pages), so mainline
+ * keeps the kernel's value.  nr_cpu_ids: the configured CPUs.
+ */
+unsigned long wb_stat_error(void)
 {
-	return bdi_dirty_limit(dtc->wb, dtc->thresh);
+	static unsigned long err;
+
+	if (!READ_ONCE(err)) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		unsigned long cpus = n > 0 ? (unsigned long)n : 1;
+
+		WRITE_ONCE(err, cpus * 8 * (1 + ilog2_ul(cpus)));
+	}
+	return READ_ONCE(err);
 }
 
+/*
+ * 6.18's __wb_calc_thresh(dtc, thresh) (900): the device's share of
+ * @thresh as bdi_dirty_limit() computes it (BDI_RATIO_SCALE units, the
+ * others' min_ratio taken off, its own added), then, below the limit, at
+ * least (thresh - dirty) / 8 -- / 100 for a strictlimit device -- so that
+ * a device idle for long (share near 0) is not stopped at its first
+ * writes, and only then capped by max_ratio.
+ */
+unsigned long __wb_calc_thresh(struct dirty_throttle_control *dtc,
+			       unsigned long thresh)
+{
+	struct backing_dev_info *wb = dtc->wb;
+	uint64_t wb_max, wb_thresh = bdi_dirty_share(wb, thresh, &wb_max);
+
+	if (thresh > dtc->dirty) {
+		unsigned long div = READ_ONCE(wb->capabilities) &
+				    BDI_CAP_STRICTLIMIT ? 100 : 8;
+		uint64_t floor = (thresh - dtc->dirty) / div;
+
+		if (wb_thresh < floor)
+			wb_thresh = floor;
+	}
+	if (wb_thresh > wb_max)
+		wb_thresh = wb_max;
+	return (unsigned long)wb_thresh;
+}
+
+/*
+ * 6.18's wb_dirty_limits() (1668).  It sums the per-CPU counters exactly
+ * (wb_stat_sum) when wb_thresh < 2 * wb_stat_error(); uflush's counters
+ * are exact either way, so both branches read the same.
+ */
 void wb_dirty_limits(struct dirty_throttle_control *dtc)
 {
 	struct backing_dev_info *wb = dtc->wb;
 
-	dtc->wb_thresh = __wb_calc_thresh(dtc);
+	dtc->wb_thresh = __wb_calc_thresh(dtc, dtc->thresh);
 	dtc->wb_bg_thresh = dtc->thresh ?
 		(unsigned long)((uint64_t)dtc->wb_thresh * dtc->bg_thresh /
 				dtc->thresh) : 0;
@@ -2291,17 +2406,24 @@ void wb_dirty_limits(struct dirty_throttle_control *dtc)
 			bdi_stat(wb, BDI_WRITEBACK);
 }
 
+/* 6.18 prints the dtc's limit (hard_dirty_limit), not the smoothed one */
 static void trace_bdp_mainline(struct dirty_throttle_control *sdtc,
 			       unsigned long dirty_ratelimit,
 			       unsigned long task_ratelimit,
 			       unsigned long pages_dirtied, long period,
 			       long pause, unsigned long start_time)
 {
-	trace_balance_dirty_pages(sdtc->wb, sdtc->thresh, sdtc->bg_thresh,
-				  sdtc->dirty, sdtc->wb_thresh,
-				  sdtc->wb_dirty, dirty_ratelimit,
-				  task_ratelimit, pages_dirtied, period, pause,
-				  start_time, BDP_TRACE_MAINLINE);
+	const struct bdp_trace e = {
+		.thresh = sdtc->thresh, .bg_thresh = sdtc->bg_thresh,
+		.dirty = sdtc->dirty, .bdi_thresh = sdtc->wb_thresh,
+		.bdi_dirty = sdtc->wb_dirty,
+		.dirty_ratelimit = dirty_ratelimit,
+		.task_ratelimit = task_ratelimit, .dirtied = pages_dirtied,
+		.period = period, .pause = pause, .start_time = start_time,
+		.kind = BDP_TRACE_MAINLINE, .limit = sdtc->limit,
+	};
+
+	trace_if(sdtc->wb->cache, __trace_balance_dirty_pages(sdtc->wb, &e));
 }
 
 static int balance_dirty_pages_mainline(struct address_space *mapping,
@@ -2372,8 +2494,7 @@ static int balance_dirty_pages_mainline(struct address_space *mapping,
 		wb_position_ratio(gdtc);
 		sdtc = gdtc;
 
-		if (!peek &&
-		    dirty_exceeded != (bool)READ_ONCE(wb->dirty_exceeded))
+		if (!peek)
 			WRITE_ONCE(wb->dirty_exceeded, dirty_exceeded);
 
 		if (time_is_before_jiffies(READ_ONCE(wb->bw_time_stamp) +
@@ -2446,7 +2567,8 @@ pause:
 
 		if (task_ratelimit)
 			break;
-		if (sdtc->wb_dirty <= bdi_stat_error(wb))
+		/* 6.18: the kernel's counter error, not uflush's 0 */
+		if (sdtc->wb_dirty <= wb_stat_error())
 			break;
 		if (bdp_fatal(c))
 			break;
@@ -3370,16 +3492,25 @@ static int __write_cache_pages(struct address_space *mapping,
 {
 	struct page *pages[PAGEVEC_SIZE];
 	unsigned long writeback_index = 0;
-	unsigned long index, end, done_index;
+	unsigned long index, end, done_index, next_index = 0;
 	unsigned int nr_pages, i;
 	int ret = 0, done = 0, cycled, range_whole = 0, tag;
+	/*
+	 * 6.18's writeback_iter() (2504) never wraps a range_cyclic walk back
+	 * to index 0: it goes from writeback_index to the end only, as since
+	 * Dave Chinner's "mm/page-writeback.c: fix range_cyclic writeback vs
+	 * writepages deadlock" (commit 64081362e8ff, v4.20), which made pages
+	 * be locked in ascending order only.  The 3.x presets keep the wrap.
+	 */
+	bool mainline = cache_bdp_is(mpd->cache,
+				     balance_dirty_pages_ratelimited_mainline);
 
 	if (wbc->range_cyclic) {
 		/* a hint shared by the flusher and fsync: read it once */
 		writeback_index = __atomic_load_n(&mapping->writeback_index,
 						  __ATOMIC_RELAXED);
 		index = writeback_index;
-		cycled = index == 0;
+		cycled = index == 0 || mainline;
 		end = ULONG_MAX;
 	} else {
 		index = (unsigned long)(wbc->range_start >> PAGE_SHIFT);
@@ -3419,6 +3550,7 @@ retry:
 			}
 
 			done_index = page->index;
+			next_index = page->index + 1;
 
 			/*
 			 * A page the embedder holds for writing (uf_page_get
@@ -3531,9 +3663,21 @@ retry:
 		end = writeback_index - 1;
 		goto retry;
 	}
-	if (wbc->range_cyclic || (range_whole && wbc->nr_to_write > 0))
+	if (mainline) {
+		/*
+		 * writeback_iter(): a walk cut short resumes after the page it
+		 * stopped at (folio_next_index), one that reached the end
+		 * starts the next from 0; only range_cyclic walks move it.
+		 */
+		if (wbc->range_cyclic)
+			__atomic_store_n(&mapping->writeback_index,
+					 done ? next_index : 0,
+					 __ATOMIC_RELAXED);
+	} else if (wbc->range_cyclic ||
+		   (range_whole && wbc->nr_to_write > 0)) {
 		__atomic_store_n(&mapping->writeback_index, done_index,
 				 __ATOMIC_RELAXED);
+	}
 
 	return ret;
 }
@@ -3651,9 +3795,23 @@ static bool writepages_vetoed(struct inode *inode,
 int do_writepages(struct address_space *mapping,
 		  struct writeback_control *wbc)
 {
+	struct backing_dev_info *wb = mapping->backing_dev_info;
+	bool mainline;
+	int ret;
+
 	if (wbc->nr_to_write <= 0)
 		return 0;
 	if (writepages_vetoed(mapping->host, wbc))
 		return wbc->sync_mode == WB_SYNC_ALL ? -EAGAIN : 0;
-	return write_cache_pages(mapping, wbc);
+	/* 6.18 (2593): the estimate follows the writepages calls */
+	mainline = wb && cache_bdp_is(wb->cache,
+				      balance_dirty_pages_ratelimited_mainline);
+	if (mainline)
+		wb_bandwidth_estimate_start(wb);
+	ret = write_cache_pages(mapping, wbc);
+	if (mainline &&
+	    time_is_before_jiffies(READ_ONCE(wb->bw_time_stamp) +
+				   BANDWIDTH_INTERVAL))
+		wb_update_bandwidth(wb);
+	return ret;
 }

@@ -184,13 +184,15 @@ void __trace_global_dirty_state(struct uf_cache *c,
 #define KBps(x)		((x) << (PAGE_SHIFT - 10))
 
 /*
- * balance_dirty_pages (3.2.41, 3.3 and torvalds/linux @79fe08ee): limit is
- * the smoothed global dirty limit (3.x: 0 until the throttle first set
- * it), setpoint the middle of it and the freerun ceiling, bdi_setpoint its
- * device share; times in ms.  3.3 adds period and think (since the task's
- * dirty_paused_when); mainline names the device's fields wb_setpoint and
- * wb_dirty (the bdi_writeback split, 4.2) and adds cgroup_ino (0: no
- * cgroups here).
+ * balance_dirty_pages (3.2.41, 3.3): limit is the smoothed global dirty
+ * limit (3.x: 0 until the throttle first set it), setpoint the middle of
+ * it and the freerun ceiling, bdi_setpoint its device share; times in ms.
+ * 3.3 adds period and think (since the task's dirty_paused_when).
+ * Mainline (6.18 include/trace/events/writeback.h:654) names the device's
+ * fields wb_setpoint and wb_dirty (the bdi_writeback split, 4.2), has
+ * period and think, adds cgroup_ino (0: no cgroups here), and its limit is
+ * the throttle's dtc->limit, hard_dirty_limit() = max(thresh, the smoothed
+ * limit), which the caller passes in e->limit.
  */
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 				 const struct bdp_trace *e)
@@ -232,6 +234,8 @@ void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
 			   e->pause * 1000 / (long)hz);
 		return;
 	}
+	limit = e->limit;
+	setpoint = (limit + freerun) / 2;
 	trace_emit(bdi->cache, "balance_dirty_pages",
 		   "bdi %s: limit=%lu setpoint=%lu dirty=%lu wb_setpoint=%lu wb_dirty=%lu dirty_ratelimit=%lu task_ratelimit=%lu dirtied=%u dirtied_pause=%u paused=%lu pause=%ld period=%lu think=%ld cgroup_ino=%lu",
 		   bdi->name, limit, setpoint, e->dirty,

@@ -48,6 +48,7 @@ struct bdp_trace {
 	long period, pause;
 	unsigned long start_time;
 	enum bdp_trace_kind kind;
+	unsigned long limit;	/* mainline: the dtc's (6.18 dtc->limit) */
 };
 
 void __trace_balance_dirty_pages(struct backing_dev_info *bdi,
@@ -111,7 +112,7 @@ void __trace_balance_dirty_written(struct backing_dev_info *bdi,
 	trace_if((bdi)->cache, __trace_balance_dirty_pages(bdi,		\
 		 &(const struct bdp_trace){ thresh, bg, dirty, bthresh,	\
 					    bdirty, drl, trl, dirtied,	\
-					    period, pause, start, kind }))
+					    period, pause, start, kind, 0 }))
 #define trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline)		\
 	trace_if((bdi)->cache,						\
 		 __trace_bdi_dirty_ratelimit(bdi, rate, trl, mainline))
