@@ -498,7 +498,8 @@ static int write_cdf(const char *dir, struct plot_side *sd)
 
 	if (!f)
 		return -errno;
-	qsort(pv->p, pv->n, sizeof(*pv->p), cmp_t);
+	if (pv->n)	/* no samples: p may be NULL, which qsort may not take */
+		qsort(pv->p, pv->n, sizeof(*pv->p), cmp_t);
 	for (i = 0; i < pv->n; i++)
 		fprintf(f, "%.6g %.6f\n", pv->p[i].t,
 			(double)(i + 1) / (double)pv->n);

@@ -1156,6 +1156,7 @@ static unsigned int uflush_runs(const struct pool_bench *b)
 int bench_pool_main(int argc, char **argv)
 {
 	struct pool_bench *b = &pool_bench;
+	unsigned int runs;
 	uint64_t range;
 	int err;
 
@@ -1186,8 +1187,10 @@ int bench_pool_main(int argc, char **argv)
 	if (!bench_stop)
 		err = pool_run_all(b, range);
 	bench_target_close(&b->t);
+	runs = uflush_runs(b);	/* before the configurations go */
 	free(b->cfgs);
+	b->cfgs = NULL;
 	if (!b->o.sys[SYS_UFLUSH])	/* --systems without it */
 		return bench_exit_code("pool", err);
-	return bench_exit_uflush("pool", err, uflush_runs(b));
+	return bench_exit_uflush("pool", err, runs);
 }
