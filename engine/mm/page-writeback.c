@@ -1003,18 +1003,6 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 /* Dirty throttling: what the three kernels share                      */
 
 /*
- * The kernel reads its per-CPU counters with an error of up to
- * nr_cpus * BDI_STAT_BATCH; uflush's counters are exact, so the error the
- * throttle allows for ("1000 dd on a slow USB stick": let a device with
- * only that many dirty pages go) is 0.
- */
-static inline unsigned long bdi_stat_error(struct backing_dev_info *bdi)
-{
-	(void)bdi;
-	return 0;
-}
-
-/*
  * 3.1-3.3 include/linux/backing-dev.h: bdi_stat_error() is nr_cpu_ids *
  * BDI_STAT_BATCH, BDI_STAT_BATCH = 8 * (1 + ilog2(nr_cpu_ids)).  The
  * counters here are exact, but the throttle also uses the figure as a
