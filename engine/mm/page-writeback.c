@@ -1003,6 +1003,27 @@ long writeback_chunk_size(struct backing_dev_info *bdi,
 /* Dirty throttling: what the three kernels share                      */
 
 /*
+ * A pause below min_pause is not taken (3.3 and mainline): the time is
+ * carried in dirty_paused_when to the next period, or, with no period
+ * yet, the task dirties more pages before its next check.
+ */
+static void bdp_skip_short_pause(struct task_struct *t, long pause,
+				 long period, unsigned long now,
+				 unsigned long pages_dirtied)
+{
+	if (pause < -HZ) {
+		t->dirty_paused_when = now;
+		t->nr_dirtied = 0;
+	} else if (period) {
+		t->dirty_paused_when += (unsigned long)period;
+		t->nr_dirtied = 0;
+	} else if ((unsigned long)t->nr_dirtied_pause <= pages_dirtied) {
+		t->nr_dirtied_pause += (int)pages_dirtied;
+	}
+}
+
+
+/*
  * 3.1-3.3 include/linux/backing-dev.h: bdi_stat_error() is nr_cpu_ids *
  * BDI_STAT_BATCH, BDI_STAT_BATCH = 8 * (1 + ilog2(nr_cpu_ids)).  The
  * counters here are exact, but the throttle also uses the figure as a
@@ -1956,16 +1977,8 @@ static int balance_dirty_pages_33(struct address_space *mapping,
 				     pause < 0 ? pause : 0, start_time);
 			if (peek)
 				break;
-			if (pause < -HZ) {
-				t->dirty_paused_when = now;
-				t->nr_dirtied = 0;
-			} else if (period) {
-				t->dirty_paused_when += (unsigned long)period;
-				t->nr_dirtied = 0;
-			} else if ((unsigned long)t->nr_dirtied_pause <=
-				   pages_dirtied) {
-				t->nr_dirtied_pause += (int)pages_dirtied;
-			}
+			bdp_skip_short_pause(t, pause, period, now,
+					     pages_dirtied);
 			break;
 		}
 		if (pause > max_pause) {
@@ -2519,16 +2532,8 @@ static int balance_dirty_pages_mainline(struct address_space *mapping,
 					   start_time);
 			if (peek)
 				break;
-			if (pause < -HZ) {
-				t->dirty_paused_when = now;
-				t->nr_dirtied = 0;
-			} else if (period) {
-				t->dirty_paused_when += (unsigned long)period;
-				t->nr_dirtied = 0;
-			} else if ((unsigned long)t->nr_dirtied_pause <=
-				   pages_dirtied) {
-				t->nr_dirtied_pause += (int)pages_dirtied;
-			}
+			bdp_skip_short_pause(t, pause, period, now,
+					     pages_dirtied);
 			break;
 		}
 		if (pause > max_pause) {
