@@ -507,6 +507,30 @@ Test(sim_dev, cut_at_nth_request, .fini = dev_fini)
 	image_is(PG, 0x00, PG);
 }
 
+/* Armed while closed (or off), the count starts at the next power-on. */
+Test(sim_dev, cut_at_armed_closed_counts_from_power_on, .fini = dev_fini)
+{
+	void *p = page_of(0x05, PG);
+	unsigned int i;
+
+	dev_make("ssd,size=16m");
+	for (i = 0; i < 5; i++)
+		dev_write((uint64_t)i * PG, 0x04, PG);
+	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
+	dev_close();
+	cr_assert_eq(uf_sim_cut_at(t_sim, 2, UF_SIM_CUT_DROP, 0), 0);
+	dev_open();
+	dev_write(0, 0x05, PG);		/* request 1 after power-on */
+	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, PG), -EIO);	/* 2: cut */
+	image_is(0, 0x04, 2 * PG);	/* the drop took request 1 too */
+	/* off after a cut: armed again, it counts from the reboot */
+	cr_assert_eq(uf_sim_cut_at(t_sim, 1, UF_SIM_CUT_DROP, 0), 0);
+	dev_close();
+	dev_open();
+	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, 0), -EIO);
+	free(p);
+}
+
 Test(sim_dev, faults_and_stall, .fini = dev_fini)
 {
 	struct uf_io_shape f = { .eio_offset = 8 * PG, .eio_len = PG };
