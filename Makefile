@@ -7,6 +7,10 @@
 #                       criterion: what runs under SANITIZE=thread)
 #   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
 #                       points, then integrity_check; SQLITE_CRASH_ARGS)
+#   make sqlite-crash-sim  the same over a sim device, power cuts at seeded
+#                       requests (SQLITE_CRASH_SIM_ARGS)
+#   make break-check    the two power-cut tests against two broken fsyncs
+#                       (patched scratch copies): both must fail
 #   make run            install missing packages, build uflush-bench (only
 #                       what the demo runs), and run the demo:
 #                       `uflush-bench ab --matrix demo` (linux-3.1 vs 3.2 on
@@ -115,7 +119,8 @@ ifneq ($(V),1)
 endif
 
 .PHONY: all build deps test run run-io run-hits run-idle check layers stress install clean \
-	sqlite-crash fuzz fuzz-run crashloop crashloop-sim install-check FORCE
+	sqlite-crash sqlite-crash-sim break-check fuzz fuzz-run crashloop \
+	crashloop-sim install-check FORCE
 
 all: build
 
@@ -241,6 +246,19 @@ stress: deps
 sqlite-crash: deps
 	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
 	$(Q)$(SQLITE_CRASH) $(SQLITE_CRASH_ARGS)
+
+# The same bank over a sim device in this process: power cuts at seeded
+# requests in place of kills (no root).  SQLITE_CRASH_SIM_ARGS.
+SQLITE_CRASH_SIM_ARGS ?= --kills 200 --seed 1 --twice
+sqlite-crash-sim: deps
+	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
+	$(Q)$(SQLITE_CRASH) --sim $(SQLITE_CRASH_SIM_ARGS)
+
+# The power-cut tests must fail on a broken fsync: tests/crash/break-check
+# patches a scratch copy of the tree (tests/crash/breaks/*.patch).
+break-check: deps
+	$(Q)$(MAKE) --no-print-directory $(CRASHBIN) $(SQLITE_CRASH)
+	$(Q)O=$(O) tests/crash/break-check $(BREAK_CHECK_ARGS)
 
 RUN_DIR := $(O)/run
 

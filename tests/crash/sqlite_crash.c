@@ -242,6 +242,10 @@ static void worker(const char *dev, const struct config *c, bool mmap,
 	}
 }
 
+/* --sim --keep-going: every cut point, however many failed (break checks
+ * count them) */
+static bool keep_going;
+
 /* --sim: the device verify() cuts instead of closing the database. */
 static struct uf_sim *verify_cut;
 
@@ -491,9 +495,9 @@ static void usage(FILE *f)
 		"Kills a SQLite bank on uflush N times (spread over modes x policies)\n"
 		"and checks integrity, the invariant and every acknowledged commit.\n"
 		"Without --dev, a scratch loop device; --dev PATH is overwritten.\n"
-		"--sim [--cut drop|keep|tear512|tear4k] [--twice]: power cuts on a sim\n"
-		"device in this process instead of kills (N cuts; --max-ms unused);\n"
-		"the same --seed, modes and policies replay exactly.\n");
+		"--sim [--cut drop|keep|tear512|tear4k] [--twice] [--keep-going]: power\n"
+		"cuts on a sim device in this process instead of kills (N cuts; --max-ms\n"
+		"unused); the same --seed, modes and policies replay exactly.\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -672,7 +676,7 @@ static int sim_config(const struct config *c, unsigned int cuts,
 	t->hash = 0xcbf29ce484222325ull;
 	for (k = 0; k < cuts; k++)
 		if (sim_cut_point(name, c, sim, k, force_cut, &acked, t) &&
-		    t->failed - before >= 3)
+		    t->failed - before >= 3 && !keep_going)
 			break;	/* enough said about this one */
 	uf_sim_destroy(sim);
 	t->acked += acked;
@@ -744,6 +748,7 @@ int main(int argc, char **argv)
 		{ "sim", no_argument, NULL, 'S' },
 		{ "cut", required_argument, NULL, 'c' },
 		{ "twice", no_argument, NULL, 'T' },
+		{ "keep-going", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -768,6 +773,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'S': sim = true; break;
 		case 'T': twice = true; break;
+		case 'K': keep_going = true; break;
 		case 'c':
 			for (force_cut = 0; force_cut < NR_SC &&
 			     strcmp(optarg, sc_names[force_cut]); force_cut++)
