@@ -80,7 +80,8 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
 BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/host.c bench/fio.c \
-	bench/abcase.c bench/ab.c bench/plot.c bench/compare.c bench/ktrace.c
+	bench/abcase.c bench/ab.c bench/plot.c bench/compare.c bench/ktrace.c \
+	bench/calib.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c

@@ -23,11 +23,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/calib.h"
 #include "io/io.h"
 #include "io/sim.h"
 #include "uflush-internal.h"
@@ -1062,4 +1064,42 @@ Test(sim_crash, replay)
 	free(r);
 	free(buf);
 	free(img);
+}
+
+/* ------------------------------------------------------------------ */
+/* uflush-bench calib's comparison (bench/calib.c)                     */
+
+Test(sim_calib, band_is_median_plus_range_or_floor)
+{
+	const double real[] = { 40.0, 42.0, 41.0 }, one[] = { 10.0 };
+	const double gaps[] = { NAN, 5.0, NAN, 7.0 };
+	struct calib_band b;
+
+	/* range 2 > 1% of 41: median 41 +- 2 */
+	calib_band(real, 3, 0.01, 0, &b);
+	cr_assert_float_eq(b.median, 41.0, 1e-9);
+	cr_assert_float_eq(b.lo, 39.0, 1e-9);
+	cr_assert_float_eq(b.hi, 43.0, 1e-9);
+	cr_assert(calib_in_band(&b, 39.0));
+	cr_assert(calib_in_band(&b, 43.0));
+	cr_assert_not(calib_in_band(&b, 38.9));
+	cr_assert_not(calib_in_band(&b, 43.1));
+	cr_assert_not(calib_in_band(&b, NAN));
+	/* the floor wins over a range that happens to be small */
+	calib_band(real, 3, 0.10, 0, &b);
+	cr_assert_float_eq(b.half, 4.1, 1e-9);
+	cr_assert(calib_in_band(&b, 36.95));
+	calib_band(one, 1, 0, 3, &b);
+	cr_assert_float_eq(b.lo, 7.0, 1e-9);
+	cr_assert_float_eq(b.hi, 13.0, 1e-9);
+	/* NANs are left out; none left: nothing is in the band */
+	calib_band(gaps, 4, 0, 0, &b);
+	cr_assert_eq(b.n, 2);
+	cr_assert_float_eq(b.median, 6.0, 1e-9);
+	cr_assert(calib_in_band(&b, 4.0));
+	calib_band(gaps, 1, 0.5, 1, &b);
+	cr_assert_eq(b.n, 0);
+	cr_assert_not(calib_in_band(&b, 0));
+	cr_assert_float_eq(calib_median(gaps, 4), 6.0, 1e-9);
+	cr_assert(isnan(calib_median(gaps, 1)));
 }

@@ -159,7 +159,7 @@ static int query(sqlite3 *db, const char *sql, int64_t *v, char *text,
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK && !quiet_errors)
 		fprintf(stderr, "sqlite-crash: %s: %s\n", sql,
 			sqlite3_errmsg(db));
 	return rc == SQLITE_OK ? 0 : -1;
