@@ -687,7 +687,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 		 * not fair as a ticket spinlock is: yield so the waiter runs.
 		 */
 		spin_unlock(&wb->list_lock);
-		sched_yield();
+		uf_lock_break();
 		spin_lock(&wb->list_lock);
 
 		if (writeback_should_bail(start_time, wrote, work))
