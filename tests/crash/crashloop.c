@@ -576,7 +576,7 @@ static bool check(const struct iter *it, unsigned int iter)
 static void usage(void)
 {
 	fprintf(stderr, "usage: uflush-crashloop [-n ITERATIONS] [-s SEED] [-v]\n"
-		"       uflush-crashloop --sim [-n ITERATIONS] [-s SEED] [--seed N] [--cut MODE] [--twice] [--flusher] [-v]\n");
+		"       uflush-crashloop --sim [-n ITERATIONS] [-s SEED] [--seed N] [--cut MODE] [--twice] [--flusher] [--world] [-v]\n");
 	exit(2);
 }
 

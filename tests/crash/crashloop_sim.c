@@ -63,7 +63,7 @@ struct sw {
 
 struct sim_iter {
 	uint64_t seed, rng;
-	bool verbose, flusher;
+	bool verbose, flusher, world;
 	int force_cut;		/* -1: by the seed */
 	/* this boot */
 	struct sw *w;
@@ -175,8 +175,19 @@ static int op_sync(struct sim_iter *it, struct uf_cache *c,
 {
 	int ret, i;
 
-	ret = kind == 0 ? uf_fsync(files[fi]) :
-	      kind == 1 ? uf_fdatasync(files[fi]) : uf_sync(c);
+	if (kind == 2 && it->world) {
+		/*
+		 * uf_sync cannot run in a world: wait_sb_inodes() waits on
+		 * page writeback holding s_inode_list_lock, a sleep with a
+		 * spinlock held to the world's accounting (it aborts).  Every
+		 * file's fsync stands in for it.
+		 */
+		for (i = 0, ret = 0; i < NFILES && !ret; i++)
+			ret = uf_fsync(files[i]);
+	} else {
+		ret = kind == 0 ? uf_fsync(files[fi]) :
+		      kind == 1 ? uf_fdatasync(files[fi]) : uf_sync(c);
+	}
 	trace(it, "%s file %d: %d", kind == 0 ? "fsync" :
 	      kind == 1 ? "fdatasync" : "sync", kind == 2 ? -1 : fi, ret);
 	if (ret)
@@ -387,6 +398,51 @@ static bool sim_boot(struct sim_iter *it, unsigned int b)
 	return true;
 }
 
+/*
+ * --world: a boot as a deterministic world (uf_sim_run, kernel/sim.c):
+ * the flusher, kupdate's timer, kswapd and the device's completions are
+ * tasks scheduled by the seed on a virtual clock, so a run with --flusher
+ * replays exactly too.
+ */
+struct boot_arg {
+	struct sim_iter *it;
+	unsigned int b;
+	bool ok;
+};
+
+static int boot_task(void *p)
+{
+	struct boot_arg *a = p;
+
+	a->ok = sim_boot(a->it, a->b);
+	return 0;
+}
+
+static bool sim_boot_world(struct sim_iter *it, unsigned int b)
+{
+	struct uf_sim_opts o = { .seed = it->seed + b,
+				 .max_ns = 3600ull * 1000000000ull };
+	struct boot_arg a = { it, b, false };
+	struct uf_sim_result r;
+	int ret = uf_sim_run(&o, boot_task, &a, &r);
+
+	if (ret) {
+		snprintf(it->why, sizeof(it->why), "boot %u: uf_sim_run: %s%s",
+			 b, strerror(-ret), ret == -EBUSY ? "" :
+			 " (the world's tasks are frozen: ending)");
+		if (ret != -EBUSY) {
+			printf("crashloop --sim: seed %" PRIu64 ": %s\n",
+			       it->seed, it->why);
+			exit(1);
+		}
+		return false;
+	}
+	it->hash = (it->hash ^ r.trace_hash) * 0x100000001b3ull;
+	trace(it, "boot %u: world: %.3f s virtual, %" PRIu64 " switches, trace %016" PRIx64,
+	      b, r.virtual_ns / 1e9, r.switches, r.trace_hash);
+	return a.ok;
+}
+
 /* One iteration from its seed; false with it->why. */
 static bool sim_iteration(struct sim_iter *it)
 {
@@ -414,7 +470,7 @@ static bool sim_iteration(struct sim_iter *it)
 	}
 	trace(it, "device %s, %u boots", spec, it->boots);
 	for (b = 0; b < it->boots && ok; b++)
-		ok = sim_boot(it, b);
+		ok = it->world ? sim_boot_world(it, b) : sim_boot(it, b);
 	uf_sim_destroy(it->sim);
 	it->sim = NULL;
 	return ok;
@@ -444,9 +500,9 @@ static void sim_usage(void)
 {
 	fprintf(stderr,
 		"usage: uflush-crashloop --sim [-n ITERATIONS] [-s SEED] [--seed N]\n"
-		"         [--cut drop|keep|tear512|tear4k] [--twice] [--flusher] [-v]\n"
+		"         [--cut drop|keep|tear512|tear4k] [--twice] [--flusher] [--world] [-v]\n"
 		"-s seeds the loop; --seed N replays the iteration of seed N alone,\n"
-		"with a trace (exact, but with --flusher).\n");
+		"with a trace (exact, but with --flusher and no --world).\n");
 	exit(2);
 }
 
@@ -482,12 +538,14 @@ int crashloop_sim_main(int argc, char **argv)
 		{ "cut", required_argument, NULL, 'c' },
 		{ "twice", no_argument, NULL, 't' },
 		{ "flusher", no_argument, NULL, 'f' },
+		{ "world", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int iters = 100, i, passed = 0, failed = 0;
 	unsigned int cuts[NR_CUTS] = { 0 }, acks = 0, boots = 0, hit = 0;
 	uint64_t seed = (uint64_t)time(NULL), rng, one = 0;
 	bool verbose = false, twice = false, flusher = false, replay = false;
+	bool world = false;
 	int opt, force_cut = -1;
 	double t0 = now_s();
 	struct sim_iter it;
@@ -501,6 +559,7 @@ int crashloop_sim_main(int argc, char **argv)
 		case 'c': force_cut = parse_cut(optarg); break;
 		case 't': twice = true; break;
 		case 'f': flusher = true; break;
+		case 'w': world = true; break;
 		case 'v': verbose = true; break;
 		case 'S': break;
 		default: sim_usage();
@@ -517,8 +576,10 @@ int crashloop_sim_main(int argc, char **argv)
 	if (replay)
 		iters = 1;
 	else
-		printf("crashloop --sim: %u iterations, seed %" PRIu64 "%s%s%s\n",
-		       iters, seed, flusher ? ", with flushers (not exact)" : "",
+		printf("crashloop --sim: %u iterations, seed %" PRIu64 "%s%s%s%s\n",
+		       iters, seed, world ? ", each boot a world" : "",
+		       flusher ? (world ? ", with flushers" :
+				  ", with flushers (not exact)") : "",
 		       force_cut >= 0 ? ", cuts: " : "",
 		       force_cut >= 0 ? cut_names[force_cut] : "");
 	rng = seed;
@@ -529,6 +590,7 @@ int crashloop_sim_main(int argc, char **argv)
 		it.seed = replay ? one : rng_next(&rng);
 		it.verbose = verbose || replay;
 		it.flusher = flusher;
+		it.world = world;
 		it.force_cut = force_cut;
 		ok = sim_seed(&it, twice);
 		if (ok)
@@ -540,8 +602,9 @@ int crashloop_sim_main(int argc, char **argv)
 			       i, it.seed, it.boots, it.hash,
 			       ok ? "ok" : "FAILED: ", ok ? "" : it.why);
 		if (!ok && !replay)
-			printf("crashloop --sim: replay: uflush-crashloop --sim --seed %" PRIu64 "%s%s%s\n",
-			       it.seed, flusher ? " --flusher" : "",
+			printf("crashloop --sim: replay: uflush-crashloop --sim --seed %" PRIu64 "%s%s%s%s\n",
+			       it.seed, world ? " --world" : "",
+			       flusher ? " --flusher" : "",
 			       force_cut >= 0 ? " --cut " : "",
 			       force_cut >= 0 ? cut_names[force_cut] : "");
 		for (opt = 0; opt < NR_CUTS; opt++)
