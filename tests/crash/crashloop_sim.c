@@ -32,8 +32,9 @@
  * printed); `--seed N` replays iteration N exactly, with a trace, and
  * --twice runs every seed twice and fails if the images differ.
  * --flusher gives the device its flusher thread, kupdate and a small
- * cache (the kill loop's settings): writeback then races the workload and
- * replays are not exact.
+ * cache (the kill loop's settings): writeback and reclaim then race the
+ * workload, and replays are exact only with --world, which runs each boot
+ * in a deterministic world (uf_sim_run).
  */
 #include <errno.h>
 #include <getopt.h>
