@@ -19,6 +19,8 @@
  * sim_crash: uflush over a sim device, writes and fsyncs at random, a
  * power cut at a seeded point, the image reopened: every acknowledged
  * write is there.
+ * sim_calib: uflush-bench calib's band (bench/calib.c).
+ * sim_sqlite: the SQLite VFS with engine=sim, dev= a sim device's name.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -29,7 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "bench/calib.h"
+#include "clients/sqlite/uflush_sqlite.h"
 #include "io/io.h"
 #include "io/sim.h"
 #include "uflush-internal.h"
@@ -1102,4 +1107,54 @@ Test(sim_calib, band_is_median_plus_range_or_floor)
 	cr_assert_not(calib_in_band(&b, 0));
 	cr_assert_float_eq(calib_median(gaps, 4), 6.0, 1e-9);
 	cr_assert(isnan(calib_median(gaps, 1)));
+}
+
+/* ------------------------------------------------------------------ */
+/* The SQLite VFS on a sim device (engine=sim, tests/crash --sim)      */
+
+static int t_sql_one(sqlite3 *db, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_OK)
+		rc = SQLITE_ERROR;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+Test(sim_sqlite, vfs_engine_sim_names_a_sim_device, .fini = dev_fini)
+{
+	const char *u = "file:t.db?vfs=uflush&dev=t-sim&engine=sim&cachesize=4M&extent=1M";
+	uint64_t h0, h1;
+	int64_t n = 0;
+	sqlite3 *db;
+
+	cr_assert_eq(uf_sim_create("t-sim", "ssd,size=16m", &t_sim), 0);
+	cr_assert_eq(uf_sqlite_vfs_register(NULL, 0), SQLITE_OK);
+	cr_assert_eq(uf_sim_image_hash(t_sim, &h0), 0);
+	cr_assert_eq(sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+				     NULL), SQLITE_OK, "%s",
+		     uf_sqlite_last_error());
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t(a); INSERT INTO t VALUES(7)",
+				  NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+	/* it went to the sim's image, and comes back from it */
+	cr_assert_eq(uf_sim_image_hash(t_sim, &h1), 0);
+	cr_assert_neq(h0, h1);
+	cr_assert_eq(sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_URI, NULL), SQLITE_OK);
+	cr_assert_eq(t_sql_one(db, "SELECT sum(a) FROM t", &n), SQLITE_OK);
+	cr_assert_eq(n, 7);
+	sqlite3_close(db);
+	/* no such sim device: a clear error, not a path lookup */
+	cr_assert_eq(sqlite3_open_v2("file:t.db?vfs=uflush&dev=t-none&engine=sim",
+				     &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+				     NULL), SQLITE_CANTOPEN);
+	cr_assert_eq(uf_sqlite_last_errno(), -ENOENT);
+	sqlite3_close(db);
 }
