@@ -214,7 +214,10 @@ static int page_lookup(struct uf_file *f, unsigned long index,
 
 	*pinp = NULL;
 	if (!(flags & UF_PAGE_WRITE) && (slot = page_pin_slot()) != NULL) {
-		page = find_pin_page(f->inode.i_mapping, index, slot);
+		/* only read_cache_page() marks the page accessed */
+		page = find_pin_page(f->inode.i_mapping, index, slot,
+				     !(flags & (UF_PAGE_NOCREATE |
+						UF_PAGE_NOREAD)));
 		if (page) {
 			*pinp = slot;
 			*pagep = page;

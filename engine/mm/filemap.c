@@ -679,11 +679,13 @@ static bool filemap_read_hit(struct address_space *mapping,
  * referenced path).  As filemap_read_hit, the page_seq and flags read
  * before tree_seq is checked again are the file's page's at @index; the
  * pin then holds if page_seq has not moved (the page stayed in the
- * mapping).  A page that mark_page_accessed() would change, or that a
- * writer holds (page_seq odd), takes the referenced path.
+ * mapping).  With @accessed (the caller's referenced path would call
+ * mark_page_accessed(), as read_cache_page() does), a page that it would
+ * change takes that path; so does one a writer holds (page_seq odd).
  */
 struct page *find_pin_page(struct address_space *mapping,
-			   unsigned long index, struct page **slot)
+			   unsigned long index, struct page **slot,
+			   bool accessed)
 {
 	unsigned int seq, pseq;
 	unsigned long flags;
@@ -697,7 +699,7 @@ struct page *find_pin_page(struct address_space *mapping,
 	pseq = page_seq_begin(page);
 	flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
 	if ((pseq & 1) || !(flags & BIT(PG_uptodate)) ||
-	    !page_accessed_noop(flags) ||
+	    (accessed && !page_accessed_noop(flags)) ||
 	    read_seqcount_retry(&mapping->tree_seq, seq))
 		return NULL;
 	if (!page_pin(mapping_cache(mapping), page, slot, pseq))

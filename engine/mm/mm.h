@@ -418,9 +418,11 @@ void page_unpin(struct uf_cache *c, struct page **slot, struct page *page);
 /* @page's count reached 0: true if pins hold it (its last pin frees it). */
 bool page_pin_handoff(struct page *page);
 /* mm/filemap.c: the cached, uptodate page at @index pinned in @slot, or
- * NULL (not cached as such: look it up the referenced way). */
+ * NULL (not cached as such: look it up the referenced way; @accessed:
+ * that way would mark_page_accessed() it). */
 struct page *find_pin_page(struct address_space *mapping,
-			   unsigned long index, struct page **slot);
+			   unsigned long index, struct page **slot,
+			   bool accessed);
 
 static inline void get_page(struct page *p)
 {

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_page_pin.c - a read-only uf_page_get pins its page in the
+ * calling thread's pin table (mm/page_pin.c) instead of taking a
+ * reference, and the header's lifetime rules still hold: a page handed
+ * out holds the file's data, and its frame is never freed nor reused
+ * until it is put, whatever reclaim and truncation do meanwhile.
+ *
+ * Description:
+ *  - the fast path is taken: while held, the page's count is the page
+ *    cache's alone (1) and uf_users is 0, and page_pinned() finds it;
+ *  - reclaim (try_to_free_pages, another file read through a cache too
+ *    small for both) keeps a pinned page in its file, data unchanged;
+ *  - truncation (uf_file_close) with a pinned handle held: the frame
+ *    leaves the file but is not freed (PG_pin_orphan) nor reused by the
+ *    other file's reads; the put frees it (NR_FREE_PAGES one more);
+ *  - more pages held at once than a pin table has slots: the rest take
+ *    references, and every handle reads the file's data;
+ *  - a handle got by a thread that has exited is put by another, after
+ *    its frame was truncated: the frame is freed then, not before;
+ *  - threaded: two threads get, hold, check and put pages of one file
+ *    while a third reads another file through a small cache (reclaim)
+ *    and a fourth drops the first file's pages (truncate's way): every
+ *    byte seen at the get and again before the put is the file's.
+ * Devices: a scratch loop device with direct I/O (skipped, reason printed,
+ * where none can be made).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs/fs.h"
+#include "fs/writeback.h"
+#include "mm/mm.h"
+#include "mm/pagemap.h"
+#include "mm/vmscan.h"
+#include "testutil.h"
+#include "uflush-internal.h"
+#include "uflush.h"
+
+#define PP_DEV_SIZE	(64ull << 20)
+#define PP_A_OFF	(1ull << 20)	/* the file whose pages are held */
+#define PP_A_PAGES	64ul
+#define PP_B_OFF	(8ull << 20)	/* the file that reuses frames */
+#define PP_B_PAGES	1024ul
+#define PP_SEED		31
+#define PP_INDEX	5ul
+
+static struct {
+	struct uf_cache *cache;
+	struct uf_cache *c;		/* the engine's */
+	struct uf_dev *d;
+	struct uf_file *a, *b;
+	struct address_space *am, *bm;
+} pp;
+
+static void pp_fini(void)
+{
+	tu_cache_drop(&pp.cache);
+	tu_fini();
+}
+
+static void pp_open(unsigned long nr_pages)
+{
+	struct uf_cache_config cfg;
+	const char *path;
+	int ret;
+
+	memset(&pp, 0, sizeof(pp));
+	path = tu_dev(TU_LOOP, PP_DEV_SIZE);
+	tu_raw_fill(path, 0, 16ull << 20, PP_SEED);
+	cr_assert_eq(uf_cache_config_init(&cfg), 0);
+	cfg.nr_pages = nr_pages;
+	ret = uf_cache_open(&cfg, &pp.cache);
+	cr_assert_eq(ret, 0, "uf_cache_open: %s", strerror(-ret));
+	pp.c = uf_cache_obj(pp.cache);
+	pp.d = tu_cache_dev(pp.cache, path, 0);
+	pp.a = tu_file_open(pp.d, 1, PP_A_OFF, PP_A_PAGES * TU_PAGE, NULL,
+			    NULL);
+	pp.b = tu_file_open(pp.d, 2, PP_B_OFF, PP_B_PAGES * TU_PAGE, NULL,
+			    NULL);
+	pp.am = uf_file_inode(pp.a)->i_mapping;
+	pp.bm = uf_file_inode(pp.b)->i_mapping;
+}
+
+/* Cached, active and referenced: a get that changes no flag. */
+static void pp_warm(unsigned long index)
+{
+	char buf[TU_PAGE];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(uf_pread(pp.a, buf, TU_PAGE, index * TU_PAGE),
+			     TU_PAGE);
+		lru_add_drain();
+	}
+}
+
+/* The descriptor of a held page's frame (no assertion: any thread). */
+static struct page *pp_page_of(struct uf_page *p)
+{
+	char *data = uf_page_data(p);
+
+	return &pp.c->pool.pages[(size_t)(data - (char *)pp.c->pool.frames) /
+				 PAGE_SIZE];
+}
+
+static void pp_expect(struct uf_page *p, unsigned long index,
+		      const char *what)
+{
+	long bad = tu_check(uf_page_data(p), TU_PAGE,
+			    PP_A_OFF + index * TU_PAGE, PP_SEED);
+
+	cr_assert_eq(bad, -1, "%s: byte %ld of the held page is not the "
+		     "file's (its frame was freed and reused)", what, bad);
+}
+
+/* Another file read whole through the cache: every free frame reused. */
+static void pp_thrash(void)
+{
+	char buf[TU_PAGE];
+	unsigned long i;
+
+	for (i = 0; i < PP_B_PAGES; i++)
+		cr_assert_eq(uf_pread(pp.b, buf, TU_PAGE, i * TU_PAGE),
+			     TU_PAGE);
+}
+
+static struct uf_page *pp_get(unsigned long index)
+{
+	struct uf_page *p;
+	int ret = uf_page_get(pp.a, index, 0, &p);
+
+	cr_assert_eq(ret, 0, "uf_page_get: %s", strerror(-ret));
+	return p;
+}
+
+Test(page_pin, read_only_get_takes_no_reference, .fini = pp_fini,
+     .timeout = 60)
+{
+	struct uf_page *p;
+	struct page *page;
+
+	pp_open(256);
+	pp_warm(PP_INDEX);
+	p = pp_get(PP_INDEX);
+	page = pp_page_of(p);
+	cr_assert_eq(page->mapping, pp.am);
+	cr_assert(page_pinned(page), "the held page is in no pin table");
+	cr_assert_eq(page_count(page), 1, "page count %d: the get took a "
+		     "reference (not the pinned path)", page_count(page));
+	cr_assert_eq(page->uf_users, 0u);
+	pp_expect(p, PP_INDEX, "held");
+	cr_assert_eq(uf_page_put(p), 0);
+	cr_assert_not(page_pinned(page), "the put left its pin");
+	cr_assert_eq(uf_page_put(p), -EBADF);
+	tu_cache_close(&pp.cache);
+}
+
+/* Reclaim until the page leaves file a, or 100 passes: it must not. */
+Test(page_pin, reclaim_keeps_a_pinned_page, .fini = pp_fini, .timeout = 60)
+{
+	struct uf_page *p;
+	struct page *page;
+	int i;
+
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	p = pp_get(PP_INDEX);
+	page = pp_page_of(p);
+	cr_assert_eq(page_count(page), 1, "not the pinned path");
+	for (i = 0; i < 100 && page->mapping == pp.am; i++) {
+		lru_add_drain_all(pp.c);
+		try_to_free_pages(pp.c, 1024);
+		if (!(i % 10))
+			pp_thrash();
+	}
+	cr_assert_eq(page->mapping, pp.am, "reclaim took a pinned page "
+		     "(its frame now %s)", page->mapping == pp.bm ?
+		     "holds the other file's page" : "is free");
+	pp_expect(p, PP_INDEX, "after reclaim");
+	cr_assert_eq(uf_page_put(p), 0);
+	/* unpinned, the same reclaim frees it */
+	for (i = 0; i < 100 && page->mapping == pp.am; i++) {
+		lru_add_drain_all(pp.c);
+		try_to_free_pages(pp.c, 1024);
+		pp_thrash();
+	}
+	cr_assert_neq(page->mapping, pp.am, "reclaim never took the page "
+		      "once put: the test proves nothing");
+	tu_cache_close(&pp.cache);
+}
+
+Test(page_pin, truncate_leaves_a_pinned_frame_to_its_put, .fini = pp_fini,
+     .timeout = 60)
+{
+	unsigned long free_before;
+	struct uf_page *p;
+	struct page *page;
+
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	p = pp_get(PP_INDEX);
+	page = pp_page_of(p);
+	cr_assert_eq(page_count(page), 1, "not the pinned path");
+	/* a read-only handle does not keep its file: the close truncates */
+	cr_assert_eq(uf_file_close(pp.a), 0);
+	cr_assert_null(page->mapping, "the close left the page in its file");
+	cr_assert(test_bit(PG_pin_orphan, &page->flags), "the frame of a "
+		  "truncated pinned page was not left to its pin");
+	pp_thrash();
+	cr_assert_null(page->mapping, "the frame was reused while pinned");
+	pp_expect(p, PP_INDEX, "truncated, then other reads");
+	free_before = global_page_state(pp.c, NR_FREE_PAGES);
+	cr_assert_eq(uf_page_put(p), 0);
+	cr_assert_eq(global_page_state(pp.c, NR_FREE_PAGES), free_before + 1,
+		     "the put of the last pin did not free the frame");
+	cr_assert_not(test_bit(PG_pin_orphan, &page->flags));
+	tu_cache_close(&pp.cache);
+}
+
+Test(page_pin, more_pages_held_than_pin_slots_take_references,
+     .fini = pp_fini, .timeout = 60)
+{
+	struct uf_page *p[3 * PIN_SLOTS];
+	unsigned long i, pinned = 0, referenced = 0;
+	struct page *page;
+
+	pp_open(256);
+	for (i = 0; i < 3 * PIN_SLOTS; i++)
+		pp_warm(i);
+	for (i = 0; i < 3 * PIN_SLOTS; i++) {
+		p[i] = pp_get(i);
+		page = pp_page_of(p[i]);
+		if (page_count(page) == 1 && page_pinned(page))
+			pinned++;
+		else if (page_count(page) == 2 && page->uf_users == 1)
+			referenced++;
+	}
+	cr_assert_eq(pinned, PIN_SLOTS, "%lu pinned", pinned);
+	cr_assert_eq(referenced, 2 * PIN_SLOTS, "%lu referenced", referenced);
+	pp_thrash();
+	for (i = 0; i < 3 * PIN_SLOTS; i++) {
+		pp_expect(p[i], i, "held among many");
+		cr_assert_eq(uf_page_put(p[i]), 0);
+	}
+	for (i = 0; i < 3 * PIN_SLOTS; i++) {
+		cr_assert_eq(uf_page_get(pp.a, i, UF_PAGE_NOCREATE, &p[0]), 0);
+		page = pp_page_of(p[0]);
+		cr_assert_eq(page_count(page), 1, "page %lu: slots not "
+			     "given back", i);
+		cr_assert_eq(uf_page_put(p[0]), 0);
+	}
+	tu_cache_close(&pp.cache);
+}
+
+static void *pp_get_fn(void *arg)
+{
+	struct uf_page **p = arg;
+
+	if (uf_page_get(pp.a, PP_INDEX, 0, p))
+		*p = NULL;
+	return NULL;
+}
+
+/* The getter's table goes back at its exit with the slot still set;
+ * another thread takes the table and pins beside it. */
+Test(page_pin, put_after_the_getter_exited, .fini = pp_fini, .timeout = 60)
+{
+	unsigned long free_before;
+	struct uf_page *p = NULL, *q = NULL;
+	struct page *page;
+	pthread_t tid;
+
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	pp_warm(PP_INDEX + 1);
+	cr_assert_eq(pthread_create(&tid, NULL, pp_get_fn, &p), 0);
+	pthread_join(tid, NULL);
+	cr_assert_not_null(p);
+	page = pp_page_of(p);
+	cr_assert(page_pinned(page), "not the pinned path");
+	cr_assert_eq(pthread_create(&tid, NULL, pp_get_fn, &q), 0);
+	pthread_join(tid, NULL);
+	cr_assert_not_null(q);
+	cr_assert_eq(pp_page_of(q), page);
+	cr_assert_eq(uf_page_put(q), 0);
+	cr_assert(page_pinned(page), "a put cleared another handle's pin");
+	cr_assert_eq(uf_file_close(pp.a), 0);
+	pp_thrash();
+	pp_expect(p, PP_INDEX, "got by a thread gone, truncated");
+	free_before = global_page_state(pp.c, NR_FREE_PAGES);
+	cr_assert_eq(uf_page_put(p), 0);
+	cr_assert_eq(global_page_state(pp.c, NR_FREE_PAGES), free_before + 1);
+	tu_cache_close(&pp.cache);
+}
+
+/* ---- threaded ---- */
+
+struct pp_run {
+	bool stop;			/* atomic */
+	unsigned long gets, pinned, bad, dropped;	/* atomic */
+	long bad_index;
+};
+
+static uint64_t pp_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *pp_holder(void *arg)
+{
+	struct pp_run *r = arg;
+	uint64_t s = (uintptr_t)&s | 1;
+	unsigned long i, n = 0, pinned = 0, spin;
+	struct uf_page *p;
+	struct page *page;
+	long bad;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		i = (unsigned long)(pp_rand(&s) % PP_A_PAGES);
+		ret = uf_page_get(pp.a, i, 0, &p);
+		if (ret)
+			goto wrong;
+		page = pp_page_of(p);
+		pinned += page_pinned(page);
+		bad = tu_check(uf_page_data(p), TU_PAGE,
+			       PP_A_OFF + i * TU_PAGE, PP_SEED);
+		/* held a while: reclaim and the dropper run meanwhile */
+		for (spin = pp_rand(&s) % 2000; spin; spin--)
+			__asm__ volatile("" ::: "memory");
+		if (bad < 0)
+			bad = tu_check(uf_page_data(p), TU_PAGE,
+				       PP_A_OFF + i * TU_PAGE, PP_SEED);
+		ret = uf_page_put(p);
+		n++;
+		if (bad < 0 && !ret)
+			continue;
+wrong:
+		if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
+			__atomic_store_n(&r->bad_index, (long)i,
+					 __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&r->gets, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->pinned, pinned, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *pp_thrasher(void *arg)
+{
+	struct pp_run *r = arg;
+	char buf[TU_PAGE];
+	unsigned long i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (uf_pread(pp.b, buf, TU_PAGE, i * TU_PAGE) != TU_PAGE)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		i = (i + 1) % PP_B_PAGES;
+	}
+	return NULL;
+}
+
+/* truncate_inode_pages()'s way with one page at a time */
+static void *pp_dropper(void *arg)
+{
+	struct pp_run *r = arg;
+	uint64_t s = 0x9e3779b9;
+	struct page *page;
+	unsigned long n = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		page = find_lock_page(pp.am, (unsigned long)(pp_rand(&s) %
+							     PP_A_PAGES));
+		if (!page)
+			continue;
+		if (!PageDirty(page) && !PageWriteback(page)) {
+			delete_from_page_cache(page);
+			n++;
+		}
+		unlock_page(page);
+		put_page(pp.c, page);
+	}
+	__atomic_add_fetch(&r->dropped, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+Test(page_pin, held_pages_racing_reclaim_and_truncate_hold_the_data,
+     .fini = pp_fini, .timeout = 120)
+{
+	void *(*fns[4])(void *) = { pp_holder, pp_holder, pp_thrasher,
+				    pp_dropper };
+	struct pp_run r = { 0 };
+	struct uf_cache_stats st;
+	pthread_t tids[4];
+	unsigned int i;
+
+	pp_open(96);	/* a and b do not fit */
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(pthread_create(&tids[i], NULL, fns[i], &r), 0);
+	usleep(1500 * 1000);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < 4; i++)
+		pthread_join(tids[i], NULL);
+	uf_cache_stats(pp.cache, &st);
+	cr_log_info("%lu gets (%lu pinned), %lu pages reclaimed, %lu "
+		    "dropped", r.gets, r.pinned,
+		    (unsigned long)st.nr_reclaimed, r.dropped);
+	cr_assert_eq(r.bad, 0, "%lu held pages wrong (first: page %ld)",
+		     r.bad, r.bad_index);
+	cr_assert(r.pinned && st.nr_reclaimed && r.dropped,
+		  "the race was not exercised: %lu pinned gets, %lu reclaimed,"
+		  " %lu dropped", r.pinned, (unsigned long)st.nr_reclaimed,
+		  r.dropped);
+	tu_cache_close(&pp.cache);
+}
