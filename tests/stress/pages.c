@@ -19,6 +19,13 @@
  *    (filemap.c, filemap_read_hit): under TSan this checks that only those
  *    copies' reads are excused, and that a copy kept is ordered after the
  *    data it copied (page_seq, PG_uptodate).
+ *  - pages_getput_race: two threads get (read-only), hold, check and put
+ *    pages of a file while a third reads another through a cache too
+ *    small for both (reclaim) and a fourth closes and reopens the first
+ *    (truncation of held pages): a held page holds the file's bytes at
+ *    the get and still at the put (mm/page_pin.c: a pinned frame is never
+ *    freed or reused).  Under TSan: the pins' publication and the frees'
+ *    scans of them.
  *  - pages_umount_hold_close: one thread takes uf_dev_hold_umount(),
  *    another closes the device, which drops the hold: the hold belongs to
  *    the device, and the semaphore under it has no owner (a pthread rwlock
@@ -337,6 +344,183 @@ out:
 	return res;
 }
 
+/*
+ * pages_getput_race: read-only page handles pin their pages in per-thread
+ * tables (mm/page_pin.c), not in the page's count.  Two threads get, hold
+ * a while, check and put pages of file a, while a third reads file b
+ * through a cache too small for both (reclaim) and a fourth closes and
+ * reopens file a (truncation of pages that are held).  A held page must
+ * hold the file's bytes at the get and still at the put: its frame is
+ * never freed nor reused while a pin names it.
+ */
+struct pg_run {
+	struct uf_dev *d;
+	struct uf_file *a;		/* atomic: reopened by the closer */
+	struct uf_file *b;
+	bool stop;			/* atomic */
+	unsigned long gets, bad, closes, ebadf;	/* atomic */
+	long bad_index;
+	int bad_ret;
+};
+
+static void *pg_holder(void *arg)
+{
+	struct pg_run *r = arg;
+	uint64_t s = (uintptr_t)&s | 1;
+	unsigned long i, n = 0, ebadf = 0, spin;
+	struct uf_page *p;
+	struct uf_file *f;
+	long bad;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
+		i = (unsigned long)(ph_rand(&s) % PH_A_PAGES);
+		ret = uf_page_get(f, i, 0, &p);
+		if (ret == -EBADF) {	/* the closer's window */
+			ebadf++;
+			continue;
+		}
+		bad = ret ? 0 : st_check(uf_page_data(p), ST_PAGE,
+					 PR_OFF + i * ST_PAGE, PR_SEED);
+		for (spin = ph_rand(&s) % 4000; spin; spin--)
+			__asm__ volatile("" ::: "memory");
+		if (!ret && bad < 0)
+			bad = st_check(uf_page_data(p), ST_PAGE,
+				       PR_OFF + i * ST_PAGE, PR_SEED);
+		if (!ret)
+			ret = uf_page_put(p);
+		n++;
+		if (!ret && bad < 0)
+			continue;
+		if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED)) {
+			r->bad_index = (long)i;
+			r->bad_ret = ret;
+		}
+	}
+	__atomic_add_fetch(&r->gets, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->ebadf, ebadf, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *pg_thrasher(void *arg)
+{
+	struct pg_run *r = arg;
+	uint8_t buf[ST_PAGE];
+	unsigned long i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (uf_pread(r->b, buf, ST_PAGE, i * ST_PAGE) != ST_PAGE)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		i = (i + 1) % PH_B_PAGES;
+	}
+	return NULL;
+}
+
+static void *pg_closer(void *arg)
+{
+	struct pg_run *r = arg;
+	struct uf_file *f, *g;
+	unsigned long n = 0;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		st_sleep_ms(40);
+		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
+		ret = uf_file_close(f);	/* truncates pages that are held */
+		if (!ret)
+			ret = uf_file_open(r->d, 1, PR_OFF,
+					   PH_A_PAGES * ST_PAGE, NULL, NULL,
+					   &g);
+		if (ret) {
+			if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
+				r->bad_ret = ret;
+			break;
+		}
+		__atomic_store_n(&r->a, g, __ATOMIC_RELEASE);
+		n++;
+	}
+	__atomic_store_n(&r->closes, n, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static enum st_result pages_getput_race(struct st_ctx *ctx)
+{
+	void *(*fns[4])(void *) = { pg_holder, pg_holder, pg_thrasher,
+				    pg_closer };
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+	struct pg_run r = { 0 };
+	struct uf_cache_stats st;
+	struct uf_testdev td;
+	enum st_result res;
+	unsigned int i, nr = 0;
+	pthread_t tids[4];
+	uint8_t *buf;
+	int ret;
+
+	res = st_dev_get(ctx, PR_DEV_SIZE, &td);
+	if (res != ST_PASS)
+		return res;
+	buf = st_alloc(PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	if (!buf) {
+		st_dev_put(&td);
+		return st_fail(ctx, "out of memory");
+	}
+	st_fill(buf, PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF, PR_OFF,
+		PR_SEED);
+	ret = st_raw_write(td.path, PR_OFF, buf,
+			   PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	free(buf);
+	if (ret) {
+		st_dev_put(&td);
+		return st_fail(ctx, "raw write: %s", strerror(-ret));
+	}
+	st_cache_config(&cfg, 128, 0, 3000, 50);	/* a and b do not fit */
+	ret = uf_cache_open(&cfg, &c);
+	if (!ret)
+		ret = uf_dev_open(c, td.path, NULL, &r.d);
+	if (!ret)
+		ret = uf_file_open(r.d, 1, PR_OFF, PH_A_PAGES * ST_PAGE, NULL,
+				   NULL, &r.a);
+	if (!ret)
+		ret = uf_file_open(r.d, 2, PH_B_OFF, PH_B_PAGES * ST_PAGE,
+				   NULL, NULL, &r.b);
+	if (ret) {
+		res = st_fail(ctx, "open: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < 4; i++, nr++)
+		if (pthread_create(&tids[i], NULL, fns[i], &r))
+			break;
+	if (nr == 4)
+		st_sleep_ms(st_scaled(ctx, 2000));
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < nr; i++)
+		pthread_join(tids[i], NULL);
+	if (nr < 4) {
+		res = st_fail(ctx, "pthread_create");
+		goto out;
+	}
+	uf_cache_stats(c, &st);
+	fprintf(stderr, "  %s: %lu gets, %lu pages reclaimed, %lu closes "
+		"(%lu gets -EBADF), %lu wrong\n", ctx->name, r.gets,
+		(unsigned long)st.nr_reclaimed, r.closes, r.ebadf, r.bad);
+	if (r.bad)
+		res = st_fail(ctx, "%lu held pages wrong (first: page %ld, "
+			      "ret %d): a pinned frame was freed or reused",
+			      r.bad, r.bad_index, r.bad_ret);
+	else if (!r.gets || !st.nr_reclaimed || !r.closes)
+		res = st_fail(ctx, "the race was not exercised: %lu gets, "
+			      "%lu pages reclaimed, %lu closes", r.gets,
+			      (unsigned long)st.nr_reclaimed, r.closes);
+out:
+	if (c)
+		uf_cache_close(c);
+	st_dev_put(&td);
+	return res;
+}
+
 struct pr_holder {
 	struct uf_dev *d;
 	int ret;
@@ -410,6 +594,9 @@ const struct st_scenario st_page_scenarios[] = {
 	{ "pages_pread_hit_race",
 	  "uf_pread hits racing whole-page rewrites and reclaim",
 	  pages_pread_hit_race },
+	{ "pages_getput_race",
+	  "read-only page handles held across reclaim and file close",
+	  pages_getput_race },
 	{ "pages_umount_hold_close",
 	  "uf_dev_close dropping an s_umount hold another thread took",
 	  pages_umount_hold_close },
