@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,58 +347,86 @@ out:
 
 /*
  * pages_getput_race: read-only page handles pin their pages in per-thread
- * tables (mm/page_pin.c), not in the page's count.  Two threads get, hold
- * a while, check and put pages of file a, while a third reads file b
- * through a cache too small for both (reclaim) and a fourth closes and
- * reopens file a (truncation of pages that are held).  A held page must
+ * tables (mm/page_pin.c), not in the page's count.  Two threads get
+ * (NOCREATE: whatever is cached, cold pages too), hold a while, check and
+ * put pages of file a, while a third reads all of file a through a cache
+ * an eighth its size (reclaim of the pages around the held ones) and a
+ * fourth closes and reopens it (truncation of pages that are held).  A held page must
  * hold the file's bytes at the get and still at the put: its frame is
  * never freed nor reused while a pin names it.
  */
 struct pg_run {
 	struct uf_dev *d;
 	struct uf_file *a;		/* atomic: reopened by the closer */
-	struct uf_file *b;
 	bool stop;			/* atomic */
 	unsigned long gets, bad, closes, ebadf;	/* atomic */
 	long bad_index;
 	int bad_ret;
 };
 
+/* A ring of PG_HELD pages held at once: each is checked at its get and
+ * again at its put, PG_HELD gets later, with reclaim and closes between. */
+#define PG_HELD		6
+
+#define PG_A_PAGES	512ul	/* within what the scenario writes */
+
+static bool pg_wrong(struct pg_run *r, unsigned long i, int ret)
+{
+	if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED)) {
+		r->bad_index = (long)i;
+		r->bad_ret = ret;
+	}
+	return false;
+}
+
+static bool pg_check(struct pg_run *r, struct uf_page *p, unsigned long i)
+{
+	if (st_check(uf_page_data(p), ST_PAGE, PR_OFF + i * ST_PAGE,
+		     PR_SEED) >= 0)
+		return pg_wrong(r, i, 0);
+	return true;
+}
+
 static void *pg_holder(void *arg)
 {
 	struct pg_run *r = arg;
 	uint64_t s = (uintptr_t)&s | 1;
-	unsigned long i, n = 0, ebadf = 0, spin;
+	unsigned long idx[PG_HELD], n = 0, ebadf = 0, k = 0, i;
+	struct uf_page *held[PG_HELD] = { NULL };
 	struct uf_page *p;
 	struct uf_file *f;
-	long bad;
 	int ret;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
-		i = (unsigned long)(ph_rand(&s) % PH_A_PAGES);
-		ret = uf_page_get(f, i, 0, &p);
-		if (ret == -EBADF) {	/* the closer's window */
-			ebadf++;
+		i = (unsigned long)(ph_rand(&s) % PG_A_PAGES);
+		ret = uf_page_get(f, i, UF_PAGE_NOCREATE, &p);
+		if (ret == -EBADF || ret == -ENOENT) {	/* closing, or cold */
+			ebadf += ret == -EBADF;
+			sched_yield();
 			continue;
 		}
-		bad = ret ? 0 : st_check(uf_page_data(p), ST_PAGE,
-					 PR_OFF + i * ST_PAGE, PR_SEED);
-		for (spin = ph_rand(&s) % 4000; spin; spin--)
-			__asm__ volatile("" ::: "memory");
-		if (!ret && bad < 0)
-			bad = st_check(uf_page_data(p), ST_PAGE,
-				       PR_OFF + i * ST_PAGE, PR_SEED);
-		if (!ret)
-			ret = uf_page_put(p);
+		if (ret) {
+			pg_wrong(r, i, ret);
+			continue;
+		}
 		n++;
-		if (!ret && bad < 0)
-			continue;
-		if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED)) {
-			r->bad_index = (long)i;
-			r->bad_ret = ret;
+		pg_check(r, p, i);
+		if (held[k]) {
+			pg_check(r, held[k], idx[k]);
+			ret = uf_page_put(held[k]);
+			if (ret)
+				pg_wrong(r, idx[k], ret);
 		}
+		held[k] = p;
+		idx[k] = i;
+		k = (k + 1) % PG_HELD;
+		sched_yield();
 	}
+	for (k = 0; k < PG_HELD; k++)
+		if (held[k] && pg_check(r, held[k], idx[k]) &&
+		    (ret = uf_page_put(held[k])) != 0)
+			pg_wrong(r, idx[k], ret);
 	__atomic_add_fetch(&r->gets, n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->ebadf, ebadf, __ATOMIC_RELAXED);
 	return NULL;
@@ -409,10 +438,14 @@ static void *pg_thrasher(void *arg)
 	uint8_t buf[ST_PAGE];
 	unsigned long i = 0;
 
+	ssize_t n;
+
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		if (uf_pread(r->b, buf, ST_PAGE, i * ST_PAGE) != ST_PAGE)
+		n = uf_pread(__atomic_load_n(&r->a, __ATOMIC_ACQUIRE), buf,
+			     ST_PAGE, i * ST_PAGE);
+		if (n != ST_PAGE && n != -EBADF)
 			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
-		i = (i + 1) % PH_B_PAGES;
+		i = (i + 1) % PG_A_PAGES;
 	}
 	return NULL;
 }
@@ -425,12 +458,12 @@ static void *pg_closer(void *arg)
 	int ret;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		st_sleep_ms(40);
+		st_sleep_ms(150);	/* the reader refills the cache */
 		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
 		ret = uf_file_close(f);	/* truncates pages that are held */
 		if (!ret)
 			ret = uf_file_open(r->d, 1, PR_OFF,
-					   PH_A_PAGES * ST_PAGE, NULL, NULL,
+					   PG_A_PAGES * ST_PAGE, NULL, NULL,
 					   &g);
 		if (ret) {
 			if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
@@ -476,16 +509,13 @@ static enum st_result pages_getput_race(struct st_ctx *ctx)
 		st_dev_put(&td);
 		return st_fail(ctx, "raw write: %s", strerror(-ret));
 	}
-	st_cache_config(&cfg, 128, 0, 3000, 50);	/* a and b do not fit */
+	st_cache_config(&cfg, PG_A_PAGES / 8, 0, 3000, 50);
 	ret = uf_cache_open(&cfg, &c);
 	if (!ret)
 		ret = uf_dev_open(c, td.path, NULL, &r.d);
 	if (!ret)
-		ret = uf_file_open(r.d, 1, PR_OFF, PH_A_PAGES * ST_PAGE, NULL,
+		ret = uf_file_open(r.d, 1, PR_OFF, PG_A_PAGES * ST_PAGE, NULL,
 				   NULL, &r.a);
-	if (!ret)
-		ret = uf_file_open(r.d, 2, PH_B_OFF, PH_B_PAGES * ST_PAGE,
-				   NULL, NULL, &r.b);
 	if (ret) {
 		res = st_fail(ctx, "open: %s", strerror(-ret));
 		goto out;
