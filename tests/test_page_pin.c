@@ -18,6 +18,8 @@
  *    references, and every handle reads the file's data;
  *  - a handle got by a thread that has exited is put by another, after
  *    its frame was truncated: the frame is freed then, not before;
+ *  - more threads holding a page at once than there are pin tables: the
+ *    rest take references;
  *  - threaded: two threads get (NOCREATE: cold pages too), hold, check
  *    and put pages of a file while a third reads it all through a cache a
  *    tenth its size (reclaim around the held pages) and a fourth drops its
@@ -298,6 +300,65 @@ Test(page_pin, put_after_the_getter_exited, .fini = pp_fini, .timeout = 60)
 	free_before = global_page_state(pp.c, NR_FREE_PAGES);
 	cr_assert_eq(uf_page_put(p), 0);
 	cr_assert_eq(global_page_state(pp.c, NR_FREE_PAGES), free_before + 1);
+	tu_cache_close(&pp.cache);
+}
+
+/* Past PIN_TABLES threads pinning at once, a get takes a reference. */
+#define PP_THREADS	(PIN_TABLES + 8)
+
+static pthread_barrier_t pp_barrier;
+
+static void *pp_hold_fn(void *arg)
+{
+	struct uf_page **p = arg;
+
+	if (uf_page_get(pp.a, PP_INDEX, UF_PAGE_NOCREATE, p))
+		*p = NULL;
+	pthread_barrier_wait(&pp_barrier);	/* all held at once */
+	pthread_barrier_wait(&pp_barrier);	/* counted */
+	if (*p && uf_page_put(*p))
+		*p = NULL;
+	return NULL;
+}
+
+Test(page_pin, more_threads_than_pin_tables_take_references,
+     .fini = pp_fini, .timeout = 60)
+{
+	static struct uf_page *p[PP_THREADS];
+	static pthread_t tids[PP_THREADS];
+	unsigned int i, nr;
+	struct page *page;
+	int count;
+
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	cr_assert_eq(pthread_barrier_init(&pp_barrier, NULL, PP_THREADS + 1),
+		     0);
+	for (nr = 0; nr < PP_THREADS; nr++)
+		if (pthread_create(&tids[nr], NULL, pp_hold_fn, &p[nr]))
+			break;
+	if (nr < PP_THREADS) {
+		/* the threads made so far wait at the barrier forever */
+		cr_skip_test("only %u threads could be made", nr);
+	}
+	pthread_barrier_wait(&pp_barrier);
+	for (i = 0; i < PP_THREADS; i++) {
+		cr_assert_not_null(p[i], "thread %u's get failed", i);
+		pp_expect(p[i], PP_INDEX, "one of many threads'");
+	}
+	page = pp_page_of(p[0]);
+	count = page_count(page);
+	cr_assert_eq(count, 1 + PP_THREADS - PIN_TABLES, "page count %d: %u "
+		     "threads, %u pin tables", count, PP_THREADS, PIN_TABLES);
+	cr_assert_eq(page->uf_users, PP_THREADS - PIN_TABLES);
+	pthread_barrier_wait(&pp_barrier);
+	for (i = 0; i < PP_THREADS; i++) {
+		pthread_join(tids[i], NULL);
+		cr_assert_not_null(p[i], "thread %u's put failed", i);
+	}
+	cr_assert_eq(page_count(page), 1);
+	cr_assert_not(page_pinned(page));
+	pthread_barrier_destroy(&pp_barrier);
 	tu_cache_close(&pp.cache);
 }
 

@@ -45,6 +45,7 @@ static bool pin_key_ok;
 static __thread struct pin_table *my_pin_table
 	__attribute__((tls_model("initial-exec")));
 
+
 /* Thread exit: the table is free for the next thread.  Slots still set
  * belong to handles not put yet; their puts clear them from any thread,
  * and the next owner only ever fills empty slots. */
@@ -52,6 +53,8 @@ static void pin_table_release(void *arg)
 {
 	struct pin_table *t = arg;
 
+	/* a pin from a later destructor of this thread claims anew */
+	my_pin_table = NULL;
 	pthread_mutex_lock(&pin_lock);
 	pin_table_owned[t - pin_tables] = false;
 	pthread_mutex_unlock(&pin_lock);
