@@ -159,9 +159,10 @@ static void putback_lru_pages(struct uf_cache *c, struct list_head *pages)
 
 /*
  * __remove_mapping(): detach a locked, clean page if nobody but the page
- * cache (1) and us (1) holds it, and no thread pins it (page_pin.c).  Freezing the count to 0 under tree_lock
- * excludes find_get_page(), which takes its reference under the same lock;
- * a page redirtied meanwhile is kept.
+ * cache (1) and us (1) holds it, and no thread pins it (page_pin.c).
+ * Freezing the count to 0 under tree_lock excludes find_get_page(), which
+ * takes its reference under the same lock; a page redirtied meanwhile is
+ * kept.
  */
 static bool __remove_mapping(struct address_space *mapping, struct page *page)
 {
