@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -118,7 +120,7 @@ const struct bench_cmdline bench_kdiff_cmdline = {
 enum kd_metric {
 	M_MBS, M_PRE, M_DIRTY, M_SETPOINT, M_LIMIT, M_DIRTY_SP, M_ABOVE,
 	M_PAUSE50, M_PAUSE90, M_PAUSE99, M_PERIOD50, M_PERIOD90, M_PERIOD99,
-	M_THINK50, M_THINK90, M_THINK99, M_WBSP, M_BDP, M_RL50, M_RLMEAN, M_UPDATES,
+	M_THINK50, M_THINK90, M_THINK99, M_WBSP, M_BDP, M_DIRTIED50, M_RLFIRST, M_RL50, M_RLMEAN, M_UPDATES,
 	M_WBSHARE, M_PASSES, M_PASSPAGES, M_PASSP50, M_RQMEAN, M_RQ50,
 	NR_M
 };
@@ -159,6 +161,10 @@ static const struct kd_metric_info {
 	[M_THINK99] = { "think_p99_ms", "think p99 ms", "%.0f", 0, 0 },
 	[M_WBSP] = { "wb_dirty_over_wb_setpoint_p50", "wb_dirty/wb_setpoint p50", "%.2f", 0.60, 1.50 },
 	[M_BDP] = { "bdp_events_per_s", "balance_dirty_pages /s", "%.1f", 0, 0 },
+	/* 256 on the kernel's raw device: its page cache has 1 MiB folios */
+	[M_DIRTIED50] = { "dirtied_per_call_p50", "pages per bdp call p50", "%.0f", 0, 0 },
+	/* INIT_BW on a fresh bdi (102400) */
+	[M_RLFIRST] = { "dirty_ratelimit_first_kbps", "dirty_ratelimit at start KB/s", "%.0f", 0, 0 },
 	[M_RL50] = { "ratelimit_over_bw_n_p50", "dirty_ratelimit/(bw/N) p50", "%.2f", 0, 0 },
 	[M_RLMEAN] = { "ratelimit_over_bw_n_mean", "dirty_ratelimit/(bw/N) mean", "%.2f", 0, 0 },
 	[M_UPDATES] = { "rate_updates_per_s", "rate updates /s", "%.2f", 0.90, 1.50 },
@@ -607,6 +613,33 @@ static int kernel_traced(const struct bench_target *t, unsigned int n,
 	return err;
 }
 
+/*
+ * A loop device keeps its gendisk, and with it its bdi and the bdi's
+ * estimates (write_bandwidth, dirty_ratelimit), from one binding to the
+ * next: drivers/block/loop.c frees them only in loop_remove().  A kernel
+ * side on a reused /dev/loopN would start from whatever the last user left
+ * (seen: dirty_ratelimit 17 MB/s and write_bw 255 MB/s at the first event,
+ * or the previous N's final rate), where uflush's bdi starts at INIT_BW.
+ * So the device LOOP_CTL_GET_FREE hands out next (the lowest unbound one,
+ * which the target then takes) is removed and added again: a new bdi.  A
+ * device someone holds open is refused with EBUSY and left alone; the
+ * first rate in the trace tells whether it worked (kernel_stale_note).
+ */
+static void loop_renew(void)
+{
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	int nr;
+
+	if (ctl < 0)
+		return;
+	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (nr >= 0 && ioctl(ctl, LOOP_CTL_REMOVE, nr) == 0 &&
+	    ioctl(ctl, LOOP_CTL_ADD, nr) < 0)
+		fprintf(stderr, "kdiff: note: LOOP_CTL_ADD %d: %s\n", nr,
+			strerror(errno));
+	close(ctl);
+}
+
 static int run_kernel(unsigned int n, struct kd_side *sd)
 {
 	struct kd_writer w[KD_MAX_WRITERS];
@@ -614,6 +647,7 @@ static int run_kernel(unsigned int n, struct kd_side *sd)
 	int err;
 
 	memset(w, 0, sizeof(w));
+	loop_renew();
 	err = device_open(&t, sd);
 	if (err)
 		return err;
@@ -773,6 +807,8 @@ static void side_metrics(struct kd_side *sd)
 	put_quantiles(&m[M_THINK50], &st->think);
 	m[M_WBSP] = kt_quantile(&st->wb_dirty_sp, 0.5);
 	m[M_BDP] = secs > 0 ? st->pause.n / secs : NAN;
+	m[M_DIRTIED50] = kt_quantile(&st->dirtied, 0.5);
+	m[M_RLFIRST] = st->rl_first;
 	m[M_RL50] = kt_quantile(&st->rl_ratio, 0.5);
 	m[M_RLMEAN] = kt_mean(&st->rl_ratio);
 	m[M_UPDATES] = ktrace_rate_updates_per_s(st);
@@ -926,6 +962,10 @@ static void foreign_note(void)
 			       "         another process changed vm.dirty_* meanwhile; this run's kernel side is suspect.\n",
 			       kd.runs[i].n, st->thresh_min, st->thresh_max,
 			       KD_DIRTY / 4096);
+		if (ktrace_rate_inherited(st))
+			printf("warning: N=%u: the kernel's bdi started at dirty_ratelimit %.0f KB/s, not INIT_BW\n"
+			       "         (%.0f): it kept an earlier user's estimates; this run's kernel side is suspect.\n",
+			       kd.runs[i].n, st->rl_first, KTRACE_INIT_BW_KBPS);
 		pre = kd.runs[i].side[SIDE_KERNEL].m[M_PRE];
 		if (isfinite(pre) && pre > 10)
 			printf("warning: N=%u: the host had %.0f MiB dirty or under writeback when the kernel\n"
