@@ -876,22 +876,34 @@ snapshot:
 }
 
 /**
+ * bdi_bandwidth_per_pass - does the flusher update the estimate per pass?
+ * @bdi: the device
+ *
+ * 3.x's wb_writeback() does, after each pass (bdi_update_bandwidth());
+ * 6.18's does not: do_writepages() updates it (wb_update_bandwidth below;
+ * Jan Kara's series of v5.15, commits fee468fdf41c "writeback: reliably
+ * update bandwidth estimation" and 45a2966fd641 "writeback: fix bandwidth
+ * estimate for spiky workload").  So false under bdp=mainline.
+ */
+bool bdi_bandwidth_per_pass(struct backing_dev_info *bdi)
+{
+	return !cache_bdp_is(bdi->cache,
+			     balance_dirty_pages_ratelimited_mainline);
+}
+
+/**
  * bdi_update_bandwidth - refresh the device's write bandwidth estimate
  * @bdi: the device
  * @start_time: when the caller's writeback work started (jiffies)
  *
- * 3.2's wb_update_bandwidth(): called by wb_writeback() after each pass,
- * with wb->list_lock held (which serialises the estimate).  At most one
- * update per BANDWIDTH_INTERVAL.  Not under bdp=mainline: 6.18's
- * wb_writeback() no longer updates the estimate, do_writepages() does
- * (wb_update_bandwidth below).
+ * 3.2's wb_update_bandwidth(): called by wb_writeback() after each pass
+ * when bdi_bandwidth_per_pass(), with wb->list_lock held (which
+ * serialises the estimate).  At most one update per BANDWIDTH_INTERVAL.
  */
 void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time)
 {
 	assert_spin_locked(&bdi->wb.list_lock);
-	if (cache_bdp_is(bdi->cache, balance_dirty_pages_ratelimited_mainline))
-		return;
 	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, BDP_RATE_NONE);
 }
 
