@@ -120,7 +120,8 @@ const struct bench_cmdline bench_kdiff_cmdline = {
 enum kd_metric {
 	M_MBS, M_PRE, M_DIRTY, M_SETPOINT, M_LIMIT, M_DIRTY_SP, M_ABOVE,
 	M_PAUSE50, M_PAUSE90, M_PAUSE99, M_PERIOD50, M_PERIOD90, M_PERIOD99,
-	M_THINK50, M_THINK90, M_THINK99, M_WBSP, M_BDP, M_DIRTIED50, M_RLFIRST, M_RL50, M_RLMEAN, M_UPDATES,
+	M_THINK50, M_THINK90, M_THINK99, M_WBSP, M_BDP, M_DIRTIED50, M_RLFIRST,
+	M_RL50, M_RLMEAN, M_UPDATES,
 	M_WBSHARE, M_PASSES, M_PASSPAGES, M_PASSP50, M_RQMEAN, M_RQ50,
 	NR_M
 };
@@ -623,12 +624,12 @@ static int kernel_traced(const struct bench_target *t, unsigned int n,
  * estimates (write_bandwidth, dirty_ratelimit), from one binding to the
  * next: drivers/block/loop.c frees them only in loop_remove().  A kernel
  * side on a reused /dev/loopN would start from whatever the last user left
- * (seen: dirty_ratelimit 17 MB/s and write_bw 255 MB/s at the first event,
+ * (seen: dirty_ratelimit 17 MiB/s and write_bw 255 MiB/s at the first event,
  * or the previous N's final rate), where uflush's bdi starts at INIT_BW.
  * So the device LOOP_CTL_GET_FREE hands out next (the lowest unbound one,
  * which the target then takes) is removed and added again: a new bdi.  A
  * device someone holds open is refused with EBUSY and left alone; the
- * first rate in the trace tells whether it worked (kernel_stale_note).
+ * first rate in the trace tells whether it worked (foreign_note).
  */
 static void loop_renew(void)
 {
