@@ -369,6 +369,23 @@ bool ktrace_rate_inherited(const struct ktrace_stats *st)
 	       st->rl_first < KTRACE_INIT_BW_KBPS * 7 / 8;
 }
 
+unsigned int ktrace_hz_nearest(double measured)
+{
+	static const unsigned int choice[] = { 100, 250, 300, 1000 };
+	unsigned int i, pick = 0;
+	double best = INFINITY;
+
+	if (!(measured > 0))
+		return 0;
+	for (i = 0; i < sizeof(choice) / sizeof(choice[0]); i++) {
+		if (fabs(measured - choice[i]) < best) {
+			best = fabs(measured - choice[i]);
+			pick = choice[i];
+		}
+	}
+	return best <= pick / 10.0 ? pick : 0;
+}
+
 double ktrace_rate_updates_per_s(const struct ktrace_stats *st)
 {
 	double s = ktrace_stats_secs(st);

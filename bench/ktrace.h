@@ -106,6 +106,9 @@ double ktrace_stats_secs(const struct ktrace_stats *st);
  * (below 7/8 of INIT_BW: one update moves it by at most 1/8). */
 bool ktrace_rate_inherited(const struct ktrace_stats *st);
 #define KTRACE_INIT_BW_KBPS	102400.0  /* 6.18 INIT_BW, 100 MiB/s */
+/* The Kconfig HZ (100, 250, 300, 1000) nearest a measured tick rate; 0
+ * when none is within 10% of it. */
+unsigned int ktrace_hz_nearest(double measured);
 /* Flusher passes and rate updates per second of the window. */
 double ktrace_rate_updates_per_s(const struct ktrace_stats *st);
 double ktrace_passes_per_s(const struct ktrace_stats *st);

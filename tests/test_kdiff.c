@@ -300,3 +300,17 @@ Test(kdiff, first_ratelimit_and_pages_per_call)
 	cr_assert(!ktrace_rate_inherited(&st));
 	ktrace_stats_free(&st);
 }
+
+/* The host's HZ from a measured jiffies rate: the nearest Kconfig value. */
+Test(kdiff, host_hz_from_the_tick_rate)
+{
+	cr_assert_eq(ktrace_hz_nearest(250.0), 250);
+	cr_assert_eq(ktrace_hz_nearest(247.5), 250);	/* a tick late */
+	cr_assert_eq(ktrace_hz_nearest(290.0), 300);	/* 250 and 300 apart */
+	cr_assert_eq(ktrace_hz_nearest(1002.5), 1000);
+	cr_assert_eq(ktrace_hz_nearest(99.0), 100);
+	/* nothing near a choice: not read as a tick */
+	cr_assert_eq(ktrace_hz_nearest(500.0), 0);
+	cr_assert_eq(ktrace_hz_nearest(0), 0);
+	cr_assert_eq(ktrace_hz_nearest(NAN), 0);
+}
