@@ -792,7 +792,10 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 		trace_writeback_written(wb->bdi, work);
 		st.total_progress += progress;
 
-		bdi_update_bandwidth(wb->bdi, wb_start);
+		/* 3.2's per-pass estimate; 6.18's wb_writeback() has none
+		 * (do_writepages() updates it: bdp=mainline) */
+		if (bdi_bandwidth_per_pass(wb->bdi))
+			bdi_update_bandwidth(wb->bdi, wb_start);
 
 		if (progress) {
 			st.pause = 1;
