@@ -176,19 +176,8 @@ static int op_sync(struct sim_iter *it, struct uf_cache *c,
 {
 	int ret, i;
 
-	if (kind == 2 && it->world) {
-		/*
-		 * uf_sync cannot run in a world: wait_sb_inodes() waits on
-		 * page writeback holding s_inode_list_lock, a sleep with a
-		 * spinlock held to the world's accounting (it aborts).  Every
-		 * file's fsync stands in for it.
-		 */
-		for (i = 0, ret = 0; i < NFILES && !ret; i++)
-			ret = uf_fsync(files[i]);
-	} else {
-		ret = kind == 0 ? uf_fsync(files[fi]) :
-		      kind == 1 ? uf_fdatasync(files[fi]) : uf_sync(c);
-	}
+	ret = kind == 0 ? uf_fsync(files[fi]) :
+	      kind == 1 ? uf_fdatasync(files[fi]) : uf_sync(c);
 	trace(it, "%s file %d: %d", kind == 0 ? "fsync" :
 	      kind == 1 ? "fdatasync" : "sync", kind == 2 ? -1 : fi, ret);
 	if (ret)
