@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: `uflush-bench ab` over modelled devices (issue 19, items 3
+ * and 4).  absim: sim: case names parse and print back, bad ones are
+ * refused with a reason, the --sim matrices are valid sim: names with one
+ * seed figure per case; the frames="none" cache option is refused with a
+ * device that keeps data and costs little memory with one that does not;
+ * a short sim case runs through `ab` and prints its virtual time, wall
+ * time and trace hash.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/abcase.h"
+#include "uflush.h"
+
+int bench_ab_main(int argc, char **argv);
+
+static void sim_round_trip(const char *name)
+{
+	struct ab_case c, c2;
+	char buf[AB_NAME_LEN], why[160] = "";
+
+	cr_assert_eq(ab_case_parse(name, &c, why, sizeof(why)), 0,
+		     "%s: %s", name, why);
+	cr_assert(c.sim, "%s", name);
+	ab_case_format(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, name);
+	cr_assert_eq(ab_case_parse(buf, &c2, NULL, 0), 0);
+	cr_assert_eq(memcmp(&c, &c2, sizeof(c)), 0, "%s", name);
+}
+
+Test(absim, sim_case_names_round_trip)
+{
+	struct ab_case c;
+
+	sim_round_trip("sim:JBOD-10HDD-hdd-10dd-1M-2p-16384M-20:10-60s");
+	sim_round_trip("sim:thresh=1G/hdd-100dd-4k-2p-4096M-1024M:10-60s");
+	sim_round_trip("sim:memcg=100M/hdd-2dd-1k-2p-1600M-20:10-2048M");
+	sim_round_trip("sim:ssd-4fsync-8k-1p-64M-20:5-3s");
+	/* the brief's spelling of the cache size parses too */
+	cr_assert_eq(ab_case_parse("sim:JBOD-10HDD-hdd-10dd-1M-2p-16G-20:10-60s",
+				   &c, NULL, 0), 0);
+	cr_assert_eq(c.mem, 16ull << 30);
+	cr_assert_eq(c.jbod, 10);
+	cr_assert_eq(c.secs, 60);
+	/* without the prefix: a real case, as before */
+	cr_assert_eq(ab_case_parse("JBOD-4HDD-hdd-10dd-1M-2p-128M-20:10-3s",
+				   &c, NULL, 0), 0);
+	cr_assert_not(c.sim);
+}
+
+static void refused(const char *name, const char *what)
+{
+	struct ab_case c;
+	char why[160] = "";
+
+	cr_assert_eq(ab_case_parse(name, &c, why, sizeof(why)), -EINVAL,
+		     "%s", name);
+	cr_assert_not_null(strstr(why, what), "%s: '%s' lacks '%s'", name,
+			   why, what);
+}
+
+Test(absim, bad_sim_names_are_refused_with_a_reason)
+{
+	refused("sim:loop-1dd-4k-2p-512M-20:10-X", "hdd or ssd");
+	refused("sim:", "device");
+	refused("sim:sim:hdd-1dd-4k-2p-512M-20:10-X", "device");
+	refused("SIM:hdd-1dd-4k-2p-512M-20:10-X", "device");
+	refused("sim:JBOD-99HDD-hdd-1dd-1M-2p-16G-20:10-60s", "JBOD");
+	refused("sim:hdd-1dd-4k-2p-512M-20:10-0s", "length");
+	refused("sim:thresh=8M/hdd-1dd-4k-2p-512M-9M:10-X", "thresh=");
+}
+
+/* A sim: cache is held to its struct pages, not to its size. */
+Test(absim, sim_cache_is_held_to_its_page_descriptors)
+{
+	struct ab_case c;
+	char why[200] = "";
+
+	cr_assert_eq(ab_case_parse("sim:JBOD-10HDD-hdd-1dd-1M-2p-16384M-20:10-60s",
+				   &c, NULL, 0), 0);
+	cr_assert_eq(ab_case_fit(&c, 4ull << 30, 2, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_assert_eq(ab_case_fit(&c, 256ull << 20, 2, why, sizeof(why)),
+		     -ENOMEM);
+	cr_assert_not_null(strstr(why, "struct pages"), "%s", why);
+	c.sim = false;
+	cr_assert_eq(ab_case_fit(&c, 4ull << 30, 2, why, sizeof(why)),
+		     -ENOMEM);
+}
+
+Test(absim, sim_matrices_are_sim_cases_with_a_seed_figure_each)
+{
+	static const char *const want[] = { "seed000", "seed001", "seed003" };
+	const struct ab_matrix *m;
+	struct ab_case c;
+	char buf[AB_NAME_LEN];
+	unsigned int i, k;
+
+	for (i = 0; i < 3; i++) {
+		m = ab_matrix_find(want[i]);
+		cr_assert_not_null(m);
+		cr_assert_not_null(m->sim_cases, "%s", want[i]);
+		cr_assert_not_null(m->seed_rows, "%s", want[i]);
+		cr_assert_not_null(m->seed_source, "%s", want[i]);
+		for (k = 0; m->sim_cases[k]; k++) {
+			cr_assert_eq(ab_case_parse(m->sim_cases[k], &c, NULL, 0),
+				     0, "%s", m->sim_cases[k]);
+			cr_assert(c.sim, "%s", m->sim_cases[k]);
+			ab_case_format(&c, buf, sizeof(buf));
+			cr_assert_str_eq(buf, m->sim_cases[k]);
+			cr_assert_not_null(m->seed_rows[k].name);
+		}
+		cr_assert_gt(k, 0);
+	}
+	/* seed 001 at its own scale: 10 disks, 16 GB, 1/10/100 dd, 60 s */
+	m = ab_matrix_find("seed001");
+	for (k = 0; k < 3; k++) {
+		cr_assert_eq(ab_case_parse(m->sim_cases[k], &c, NULL, 0), 0);
+		cr_assert_eq(c.jbod, 10);
+		cr_assert_eq(c.mem, 16384ull << 20);
+		cr_assert_eq(c.bs, 1u << 20);
+		cr_assert_eq(c.secs, 60);
+		cr_assert_eq(c.writers, k == 0 ? 1 : k == 1 ? 10 : 100);
+	}
+	cr_assert_float_eq(m->seed_rows[1].change, 110.4, 1e-9);
+	cr_assert_float_eq(m->seed_rows[2].change, 25.9, 1e-9);
+	/* seed 003's before is the OOM: no figure, a note */
+	m = ab_matrix_find("seed003");
+	cr_assert(isnan(m->seed_rows[0].before));
+	cr_assert_not_null(m->seed_rows[0].note);
+}
+
+/* ------------------------------------------------------------------ */
+/* frames="none"                                                       */
+
+static struct uf_cache *open_cache(size_t pages, const char *frames)
+{
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = pages;
+	cfg.frames = frames;
+	cr_assert_eq(uf_cache_open(&cfg, &c), 0, "frames=%s", frames);
+	return c;
+}
+
+Test(absim, frames_none_is_refused_with_a_device_that_keeps_data)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	struct uf_cache *c, *bad = NULL;
+	struct uf_sim *keep, *drop;
+	struct uf_dev *d = NULL;
+
+	uf_cache_config_init(&cfg);
+	cfg.frames = "nothing";
+	cr_assert_eq(uf_cache_open(&cfg, &bad), -EINVAL);
+	cr_assert_null(bad);
+	cr_assert_eq(uf_sim_create("absim-keep", "ssd,size=64m", &keep), 0);
+	cr_assert_eq(uf_sim_create("absim-drop", "ssd,size=64m,keep_data=0",
+				   &drop), 0);
+	c = open_cache(4096, "none");
+	cr_assert_eq(uf_dev_open(c, "absim-keep", &dcfg, &d), -EINVAL);
+	cr_assert_null(d);
+	cr_assert_eq(uf_dev_open(c, "absim-drop", &dcfg, &d), 0);
+	cr_assert_eq(uf_cache_close(c), 0);
+	/* a cache that holds data takes either */
+	c = open_cache(4096, "data");
+	cr_assert_eq(uf_dev_open(c, "absim-keep", &dcfg, &d), 0);
+	cr_assert_eq(uf_cache_close(c), 0);
+	cr_assert_eq(uf_sim_destroy(keep), 0);
+	cr_assert_eq(uf_sim_destroy(drop), 0);
+}
+
+/* Proportional set size of this process, bytes (smaps_rollup's Pss). */
+static uint64_t pss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	unsigned long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pss: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+/*
+ * A 1 GiB cache of frames="none", every frame written once through
+ * uf_pwrite: its memory is its page descriptors and page tables (80 bytes
+ * a frame), not 1 GiB.
+ */
+Test(absim, frames_none_costs_little_memory, .timeout = 120)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	const size_t pages = 262144;	/* 1 GiB */
+	uint64_t before, after, limit;
+	struct uf_cache *c;
+	struct uf_sim *sim;
+	struct uf_file *f;
+	struct uf_dev *d;
+	char *buf;
+	size_t i;
+
+	before = pss_bytes();
+	if (!before)
+		cr_skip_test("no /proc/self/smaps_rollup: cannot measure");
+	cr_assert_eq(uf_sim_create("absim-big", "ssd,size=2g,keep_data=0,bw=64g,lat_us=1",
+				   &sim), 0);
+	c = open_cache(pages, "none");
+	cr_assert_eq(uf_dev_open(c, "absim-big", &dcfg, &d), 0);
+	cr_assert_eq(uf_file_open(d, 1, 0, 1ull << 30, NULL, NULL, &f), 0);
+	buf = aligned_alloc(4096, 1u << 20);
+	memset(buf, 0x5a, 1u << 20);
+	for (i = 0; i < 1024; i++)
+		cr_assert_eq(uf_pwrite(f, buf, 1u << 20, (uint64_t)i << 20),
+			     1 << 20);
+	after = pss_bytes();
+	cr_assert_eq(uf_cache_close(c), 0);
+	cr_assert_eq(uf_sim_destroy(sim), 0);
+	free(buf);
+	limit = pages * AB_SIM_BYTES_PER_FRAME + (16u << 20);
+	cr_log_info("frames=none, 1 GiB cache written through: Pss +%.1f MiB (limit %.1f MiB)",
+		    (after - before) / 1048576.0, limit / 1048576.0);
+	cr_assert_lt(after - before, limit, "Pss grew %.1f MiB",
+		     (after - before) / 1048576.0);
+}
