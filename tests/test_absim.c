@@ -236,3 +236,109 @@ Test(absim, frames_none_costs_little_memory, .timeout = 120)
 	cr_assert_lt(after - before, limit, "Pss grew %.1f MiB",
 		     (after - before) / 1048576.0);
 }
+
+/* ------------------------------------------------------------------ */
+/* A short sim case through `ab`                                       */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, (size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+static unsigned int count(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+/* Run `ab` on argv (NULL-terminated); its JSON report, to free. */
+static char *ab_json(char **argv, int *rc)
+{
+	char json[] = "/tmp/uflush-absim-test.XXXXXX";
+	int fd, argc = 0;
+	char *s;
+
+	fd = mkstemp(json);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	while (argv[argc])
+		argc++;
+	argv[argc - 1] = json;	/* the last word is --json's placeholder */
+	*rc = bench_ab_main(argc, argv);
+	s = slurp(json);
+	unlink(json);
+	return s;
+}
+
+static uint64_t first_hash(const char *s)
+{
+	const char *p = strstr(s, "\"trace_hash\": ");
+
+	cr_assert_not_null(p, "%s", s);
+	return strtoull(p + strlen("\"trace_hash\": "), NULL, 10);
+}
+
+Test(absim, short_sim_case_runs_and_reports_its_clocks, .timeout = 120)
+{
+	char *argv[] = {
+		"ab", "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi",
+		"sim:JBOD-2HDD-hdd-4dd-1M-1p-64M-20:10-1s",
+		"--reps", "1", "--quiet", "--json", "X", NULL,
+	};
+	int rc;
+	char *s = ab_json(argv, &rc);
+
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(s);
+	cr_assert(strstr(s, "\"engine\": \"sim\""), "%s", s);
+	cr_assert(strstr(s, "\"case\": \"sim:JBOD-2HDD-hdd-4dd-1M-1p-64M-20:10-1s\""),
+		  "%s", s);
+	/* A and B each: throughput, their clocks and a hash */
+	cr_assert_eq(count(s, "\"mb_per_sec\": ["), 2, "%s", s);
+	cr_assert_eq(count(s, "\"virtual_s\": ["), 2, "%s", s);
+	cr_assert_eq(count(s, "\"wall_s\": ["), 2, "%s", s);
+	cr_assert_eq(count(s, "\"trace_hash\": "), 2, "%s", s);
+	cr_assert_null(strstr(s, "\"mb_per_sec_median\": 0,"), "%s", s);
+	(void)first_hash(s);
+	free(s);
+}
+
+Test(absim, sim_is_refused_where_it_cannot_run)
+{
+	char *loop[] = { "ab", "linux-3.1", "linux-3.2", "--sim",
+			 "loop-1dd-4k-1p-64M-20:10-1s", NULL };
+	char *mixed[] = { "ab", "linux-3.1", "linux-3.2",
+			  "sim:hdd-1dd-4k-1p-64M-20:10-1s",
+			  "hdd-1dd-4k-1p-64M-20:10-1s", NULL };
+	char *kernel[] = { "ab", "linux-3.1", "linux-3.2", "--kernel",
+			   "sim:hdd-1dd-4k-1p-64M-20:10-1s", NULL };
+	char *dev[] = { "ab", "linux-3.1", "linux-3.2", "--dev", "/dev/null",
+			"sim:hdd-1dd-4k-1p-64M-20:10-1s", NULL };
+	char *nosim[] = { "ab", "--matrix", "seed004", "--sim", NULL };
+
+	cr_assert_eq(bench_ab_main(5, loop), 2);
+	cr_assert_eq(bench_ab_main(5, mixed), 2);
+	cr_assert_eq(bench_ab_main(5, kernel), 2);
+	cr_assert_eq(bench_ab_main(6, dev), 2);
+	cr_assert_eq(bench_ab_main(4, nosim), 2);
+}
