@@ -1500,6 +1500,15 @@ static void ab_list(void)
 		       ab_matrices[i].policy_a, ab_matrices[i].policy_b);
 		for (k = 0; ab_matrices[i].cases[k]; k++)
 			printf("          %s\n", ab_matrices[i].cases[k]);
+		if (!ab_matrices[i].sim_cases)
+			continue;
+		printf("          --sim: the seed's own scale%s%s%s%s\n",
+		       ab_matrices[i].sim_policy_a ? ", A = " : "",
+		       ab_matrices[i].sim_policy_a ? ab_matrices[i].sim_policy_a : "",
+		       ab_matrices[i].sim_policy_a ? ", B = " : "",
+		       ab_matrices[i].sim_policy_a ? ab_matrices[i].sim_policy_b : "");
+		for (k = 0; ab_matrices[i].sim_cases[k]; k++)
+			printf("          %s\n", ab_matrices[i].sim_cases[k]);
 	}
 }
 
