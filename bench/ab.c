@@ -344,6 +344,12 @@ static int world_run(uint64_t seed, int (*fn)(void *), void *arg,
 	return ret;
 }
 
+/* A case's window polls on the world's clock. */
+static void world_sleep_ms(unsigned int ms)
+{
+	bench_sleep_ms(ms);
+}
+
 /* What the world's clock is, for the report. */
 static const char *ab_world_clock(void)
 {
@@ -584,7 +590,7 @@ static double ab_window(const struct ab_bench *b, const struct ab_case *c,
 	uint64_t t0 = uf_now_ns(), secs = c->secs ? c->secs : b->o.secs;
 
 	while (!bench_stop) {
-		bench_sleep_ms(AB_POLL_MS);
+		world_sleep_ms(AB_POLL_MS);
 		if (c->amount ? writers_bytes(s) >= c->amount :
 				uf_now_ns() - t0 >= secs * 1000000000ull)
 			break;
@@ -696,6 +702,19 @@ static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
 				  err, "a writer", why, len);
 }
 
+/* The writers: threads, or a world's tasks (uf_sim_spawn) in one. */
+static int world_writers_start(struct ab_state *s, unsigned int n)
+{
+	return bench_threads_start(s->w, sizeof(*s->w), n, writer_fn,
+				   &s->nr_writers);
+}
+
+static int world_writers_stop(struct ab_state *s, int err, char *why,
+			      size_t len)
+{
+	return stop_writers(s, err, why, len);
+}
+
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
 static double busy_ms(const struct ab_case *c, const struct ab_state *s)
 {
@@ -791,11 +810,10 @@ static int ab_body_fn(void *arg)
 
 	err = ab_open(x->b, c, x->side, x->trace, x->ci, s, x->why, x->len);
 	if (!err)
-		err = bench_threads_start(s->w, sizeof(*s->w), c->writers,
-					  writer_fn, &s->nr_writers);
+		err = world_writers_start(s, c->writers);
 	if (!err)
 		err = ab_measure(x->b, c, s, x->r);
-	err = stop_writers(s, err, x->why, x->len);
+	err = world_writers_stop(s, err, x->why, x->len);
 	lat_merge(s, true, &x->r->fsync_p50, &x->r->fsync_p99, NULL);
 	lat_merge(s, false, &x->r->pause_p50, &x->r->pause_p99,
 		  &x->r->pause_max);
