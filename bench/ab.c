@@ -1232,9 +1232,9 @@ static const char *sign_word(double ours, double seed, bool noise)
 {
 	if (isnan(ours) || isnan(seed))
 		return "-";
-	if (noise)
-		return "noise";
-	return (ours > 0) == (seed > 0) ? "same" : "OPPOSITE";
+	if ((ours > 0) == (seed > 0))
+		return noise ? "same ~" : "same";
+	return noise ? "OPPOSITE ~" : "OPPOSITE";
 }
 
 /* --matrix NAME --sim: each row beside the seed's own figure. */
@@ -1276,8 +1276,8 @@ static void ab_seed_table(const struct ab_bench *b)
 	printf("\nbeside the seed (%s):\n  %s\n  the seed's figures: %s; ours: the writers' MB/s\n\n",
 	       b->m->name, b->m->seed_source, b->m->seed_metric);
 	bench_table_print(t, stdout);
-	printf("\nsign: our change has the seed's sign (same), the other (OPPOSITE), or is\n"
-	       "inside the noise; the sizes are compared in the README's closing note.\n");
+	printf("\nsign: our change has the seed's sign (same) or the other (OPPOSITE); '~':\n"
+	       "ours is inside the noise.  Sizes: the README's closing note compares them.\n");
 	free(t);
 }
 
