@@ -185,16 +185,13 @@ static void host_info(struct cache_bench *b)
  */
 static void drop_caches(struct cache_bench *b)
 {
-	int fd, err = 0;
+	int err;
 
-	sync();
-	if (b->o.no_drop)
+	if (b->o.no_drop) {
+		sync();
 		return;
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "3\n", 2) != 2)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
+	}
+	err = bench_drop_caches();
 	if (!err) {
 		b->drops++;
 		return;

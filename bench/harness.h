@@ -811,6 +811,9 @@ uint64_t bench_memcg_peak(const struct bench_memcg *m);
 /* Leave it if inside and remove it. */
 void bench_memcg_destroy(struct bench_memcg *m);
 
+/* sync(), then drop the host's page cache (root): 0 or -errno. */
+int bench_drop_caches(void);
+
 /* ------------------------------------------------------------------ */
 /* A run of a device benchmark (bench/host.c)                          */
 

@@ -496,6 +496,19 @@ void bench_memcg_destroy(struct bench_memcg *m)
 /* ------------------------------------------------------------------ */
 /* CPU                                                                 */
 
+int bench_drop_caches(void)
+{
+	int fd, err = 0;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3\n", 2) != 2)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 double bench_thread_cpu(void)
 {
 	struct timespec ts;

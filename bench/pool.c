@@ -498,16 +498,13 @@ static int run_fd(struct pool_bench *b, const struct pool_cfg *c,
  */
 static void drop_caches(struct pool_bench *b)
 {
-	int fd, err = 0;
+	int err;
 
-	sync();
-	if (b->o.no_drop)
+	if (b->o.no_drop) {
+		sync();
 		return;
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "3\n", 2) != 2)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
+	}
+	err = bench_drop_caches();
 	if (err && !b->drop_err)
 		bench_err("pool", "warning: cannot drop the host's caches: %s; the kernel case may start warm",
 			  strerror(-err));

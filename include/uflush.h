@@ -49,6 +49,7 @@
 #ifndef UFLUSH_H
 #define UFLUSH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -635,6 +636,92 @@ int uf_sim_read(struct uf_sim *sim, void *buf, size_t len, uint64_t off);
 int uf_sim_image_hash(struct uf_sim *sim, uint64_t *hash);
 int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
 /* ---- end: simulated devices ---- */
+
+/* ---- begin: simulation (issue 19) ---- */
+/*
+ * A deterministic world: the engine on a virtual clock, one task at a
+ * time (DESIGN.md, "Deterministic simulation").
+ *
+ * uf_sim_run(o, main_fn, arg, res) runs main_fn(arg) as the first task of
+ * a fresh world.  Every thread the engine starts inside it (flushers,
+ * kswapd, the sim devices' completion threads) and every task started
+ * with uf_sim_spawn() is a task of the world; exactly one runs at a time
+ * and it hands over only when it blocks (a sleep in schedule(), a wait
+ * of the engine, a join, uf_sim_sleep_ns()) or is preempted at a charge
+ * point (below) once it has used up its tick.  The next task is picked
+ * among the runnable ones by a PRNG seeded with o->seed; when none is
+ * runnable the virtual clock jumps to the next event (a timer, a sim
+ * device's completion, a sleep's end) and fires it.  Inside a world
+ * uf_now_ns() and jiffies read the virtual clock, traces show virtual
+ * time, CPU 0 and virtual pids (1 = main_fn, then in creation order).
+ * Only sim devices (cfg.engine "sim") can be opened in a world: another
+ * engine is -EOPNOTSUPP.  The caller of uf_sim_run() is not a task of
+ * the world and waits (really) for its end.
+ *
+ * Returns 0 when main_fn has returned and no other task is left (main_fn
+ * must close what it opened and join what it spawned), with res filled
+ * (res may be NULL); res->main_ret is main_fn's value.  Errors: -EINVAL
+ * (NULL o or main_fn, bad hz); -EBUSY a world exists or existed and
+ * failed, or timers or sleepers of the real clock are pending; -ETIMEDOUT
+ * the virtual clock reached o->max_ns; -EDEADLK every task is blocked and
+ * no event is pending (who waits on what is logged); -ECHILD main_fn
+ * returned leaving tasks behind (logged).  After -ETIMEDOUT, -EDEADLK or
+ * -ECHILD the world's tasks stay frozen for the life of the process and
+ * later calls are -EBUSY: end the process.
+ *
+ * The CPU cost model: one virtual CPU.  Charge points in the engine's hot
+ * paths advance the clock by the cost of the work done (ns, 0 in an
+ * option = the default): per page copied in or out of the cache
+ * (ns_per_page_copy, default 400), per page-cache operation, i.e. a
+ * lookup, insert or page state change (ns_per_page_op, 100), per request
+ * submitted (ns_per_request, 2000), per inode visited by writeback
+ * (ns_per_inode, 300); DESIGN.md gives how they were measured.  So a
+ * task that loops without sleeping burns virtual CPU: the clock moves,
+ * timers fire, and res->cpu_ns shows it.
+ *
+ * uf_sim_spawn(name, fn, arg, &t): from a task of the world, a new task
+ * (a writer) that runs fn(arg) when picked; -EPERM outside a world's
+ * task; -EINVAL NULL fn or out; -ENOMEM / -EAGAIN.  uf_sim_join(t, &ret):
+ * wait for it to end, get fn's value (ret may be NULL) and free t: once
+ * per task; -EPERM outside a world's task, -EINVAL NULL t, -EDEADLK t is
+ * the caller.
+ * uf_sim_sleep_ns(ns): sleep ns of virtual time (0: yield); -EPERM
+ * outside a world's task.  uf_sim_charge_ns(ns): charge ns of virtual CPU
+ * to the caller (its own work); nothing outside a world's task.
+ * uf_sim_active(): the caller is a task of a running world.
+ */
+struct uf_sim_opts {
+	uint64_t seed;		/* order among runnable tasks; device PRNGs */
+	int hz;			/* 0: the engine's HZ */
+	uint64_t max_ns;	/* virtual-time limit of the run; 0: none */
+	/* CPU cost model overrides, ns of virtual time; 0 = the defaults */
+	uint64_t ns_per_page_copy, ns_per_page_op, ns_per_request,
+		 ns_per_inode;
+};
+
+struct uf_sim_result {
+	uint64_t virtual_ns;	/* virtual time at the end (from 0) */
+	/* FNV-1a 64 over every scheduling decision ("vpid@ns" of the task
+	 * picked) and every trace line written inside the world, in order:
+	 * identical for the same seed and inputs */
+	uint64_t trace_hash;
+	uint64_t switches, events;	/* context switches; clock jumps */
+	int main_ret;			/* main_fn's return value */
+	uint64_t cpu_ns;		/* virtual CPU charged, all tasks */
+	unsigned int nr_tasks;		/* tasks the world had, in all */
+};
+
+struct uf_sim_task;
+
+int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
+	       struct uf_sim_result *res);
+int uf_sim_spawn(const char *name, int (*fn)(void *), void *arg,
+		 struct uf_sim_task **out);
+int uf_sim_join(struct uf_sim_task *t, int *ret);
+int uf_sim_sleep_ns(uint64_t ns);
+void uf_sim_charge_ns(uint64_t ns);
+bool uf_sim_active(void);
+/* ---- end: simulation ---- */
 
 #ifdef __cplusplus
 }

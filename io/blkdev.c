@@ -34,6 +34,7 @@
 #include "io/io.h"
 #include "io/sim.h"
 #include "kernel/printk.h"
+#include "kernel/sim.h"
 
 #define UF_MAX_BDEVS		256
 #define UF_DEFAULT_QD		64
@@ -60,6 +61,9 @@ uint64_t uf_now_ns(void)
 {
 	struct timespec ts;
 
+	if (uf_in_sim())
+		return uf_sim_now_ns();
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
@@ -74,7 +78,7 @@ static void queue_release_slots(struct uf_io_queue *q, unsigned int nr)
 	if (!q->inflight && nr)
 		q->io_ticks_ns += uf_now_ns() - q->busy_since_ns;
 	if (q->waiters)
-		pthread_cond_broadcast(&q->room);
+		uf_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -142,7 +146,7 @@ void uf_io_queue_drain(struct uf_io_queue *q)
 	pthread_mutex_lock(&q->lock);
 	while (q->inflight) {
 		q->waiters++;
-		pthread_cond_wait(&q->room, &q->lock);
+		uf_cond_wait(&q->room, &q->lock);
 		q->waiters--;
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -166,7 +170,7 @@ static unsigned int queue_get_slots(struct uf_io_queue *q, unsigned int want)
 	pthread_mutex_lock(&q->lock);
 	while (q->inflight >= q->depth) {
 		q->waiters++;
-		pthread_cond_wait(&q->room, &q->lock);
+		uf_cond_wait(&q->room, &q->lock);
 		q->waiters--;
 	}
 	n = q->depth - q->inflight;
@@ -593,6 +597,14 @@ int uf_bdev_open(const char *path, const struct uf_bdev_config *cfg,
 	strcpy(b->path, path);
 	b->shaped = (cfg->flags & UF_BDEV_SHAPED) || cfg->shape;
 	b->sim = cfg->engine && !strcmp(cfg->engine, uf_sim_engine.name);
+	/* a world runs one task at a time: a real device's completions
+	 * come from threads it cannot schedule */
+	if (uf_in_sim() && !b->sim) {
+		pr_err("%s: only sim devices can be opened in a simulation",
+		       path);
+		bdev_slot_put(b);
+		return -EOPNOTSUPP;
+	}
 	fd = bdev_open_fd(b, cfg);
 	if (fd < 0) {
 		bdev_slot_put(b);
@@ -821,7 +833,7 @@ static void sync_end_io(struct uf_io_req *req, int res)
 	pthread_mutex_lock(&w->lock);
 	w->res = res;
 	w->done = true;
-	pthread_cond_signal(&w->cond);
+	uf_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -844,7 +856,7 @@ ssize_t uf_bdev_rw(struct uf_bdev *b, enum uf_io_op op, uint64_t offset,
 		return ret;
 	pthread_mutex_lock(&w.lock);
 	while (!w.done)
-		pthread_cond_wait(&w.cond, &w.lock);
+		uf_cond_wait(&w.cond, &w.lock);
 	pthread_mutex_unlock(&w.lock);
 	pthread_cond_destroy(&w.cond);
 	pthread_mutex_destroy(&w.lock);

@@ -26,6 +26,7 @@
 #include "io/sim.h"
 #include "kernel/kthread.h"
 #include "kernel/printk.h"
+#include "kernel/sim.h"
 #include "lib/slab.h"
 
 #define SIM_MAX_DEVS	64
@@ -695,7 +696,7 @@ static void cut_locked(struct uf_sim *sim, enum uf_sim_cut mode,
 		rq->res = -EIO;
 		rq->due = now;
 	}
-	pthread_cond_signal(&sim->wake);
+	uf_cond_signal(&sim->wake);
 }
 
 /* ------------------------------------------------------------------ */
@@ -792,7 +793,7 @@ static int sim_submit(struct uf_io_queue *q, struct uf_io_req **reqs,
 		got = rq;
 	}
 	if (was_empty && got)
-		pthread_cond_signal(&sim->wake);
+		uf_cond_signal(&sim->wake);
 	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }
@@ -828,10 +829,19 @@ static int sim_finish(struct uf_sim *sim, struct sim_rq *rq)
 	}
 }
 
+/*
+ * Until @until on uf_now_ns()'s clock (0: until woken).  Inside a world
+ * that clock is virtual and the deadline is the completion's event: the
+ * scheduler jumps to it when nothing else can run (kernel/sim.c).
+ */
 static void sim_sleep(struct uf_sim *sim, uint64_t until)
 {
 	struct timespec ts;
 
+	if (uf_in_sim() && uf_sim_self()) {
+		uf_sim_cond_wait(&sim->wake, &sim->lock, until);
+		return;
+	}
 	if (!until) {
 		pthread_cond_wait(&sim->wake, &sim->lock);
 		return;
@@ -933,9 +943,9 @@ static void sim_teardown(struct uf_io_queue *q)
 
 	pthread_mutex_lock(&sim->lock);
 	sim->stop = true;
-	pthread_cond_signal(&sim->wake);
+	uf_cond_signal(&sim->wake);
 	pthread_mutex_unlock(&sim->lock);
-	pthread_join(sim->thread, NULL);
+	uf_thread_join(sim->thread);
 	pthread_mutex_lock(&sim->lock);
 	kfree(sim->pool);
 	sim->pool = sim->free = NULL;
@@ -1092,6 +1102,11 @@ int uf_sim_claim(const char *name, int *id, uint64_t *size,
 		sim->nr_arrived = 0;
 		sim->stall_until = 0;
 		uf_sim_model_reset(&sim->model);
+		/* in a world, the device's PRNG starts from its seed and
+		 * the world's at each power-on: runs repeat exactly */
+		if (uf_in_sim())
+			sim->model.rng = sim->model.cfg.seed ^
+					 uf_sim_seed_mix();
 		pthread_mutex_unlock(&sim->lock);
 		*id = (int)(sim - sim_table);
 		*size = sim->model.cfg.size;
@@ -1261,7 +1276,7 @@ int uf_sim_set_faults(struct uf_sim *sim, const struct uf_io_shape *f)
 static int stall(struct uf_sim *sim, unsigned int ms)
 {
 	sim->stall_until = uf_now_ns() + (uint64_t)ms * 1000000ull;
-	pthread_cond_signal(&sim->wake);
+	uf_cond_signal(&sim->wake);
 	return 0;
 }
 

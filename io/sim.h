@@ -64,9 +64,10 @@
  *
  * Time.  The model is a pure function of its state and of each request's
  * arrival time (uf_sim_model_schedule): it decides at submission when a
- * request completes.  The engine runs it on CLOCK_MONOTONIC and a thread
- * delivers completions when due; a virtual clock can later drive the same
- * model.  Same seed and same arrival times: same timings; same seed and
+ * request completes.  The engine runs it on uf_now_ns()'s clock and a
+ * thread delivers completions when due: CLOCK_MONOTONIC, or inside a
+ * deterministic world (uf_sim_run, kernel/sim.c) the virtual clock, where
+ * the thread is a task and the head request's due time its wakeup event.  Same seed and same arrival times: same timings; same seed and
  * same request sequence: the same image after a cut.
  *
  * Spec string: "hdd" or "ssd", then ",key=value" items: size, lbs (512 or

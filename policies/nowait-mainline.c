@@ -18,15 +18,18 @@
 /* Called with i_lock held; drops it. */
 static void inode_sleep_on_writeback(struct inode *inode)
 {
-	DEFINE_WAIT(wait);
+	DEFINE_WAIT_BIT(wait, &inode->i_state, __I_SYNC);
+	wait_queue_head_t *wqh = inode_sync_waitqueue(inode);
 	bool sleep;
 
-	prepare_to_wait(&inode->i_sync_wait, &wait, TASK_UNINTERRUPTIBLE);
+	/* the hashed queue: nothing pins the inode, which may be evicted
+	 * and its slot reused before finish_wait() (as in 6.18) */
+	prepare_to_wait(wqh, &wait.wq_entry, TASK_UNINTERRUPTIBLE);
 	sleep = inode->i_state & I_SYNC;
 	spin_unlock(&inode->i_lock);
 	if (sleep)
 		schedule();
-	finish_wait(&inode->i_sync_wait, &wait);
+	finish_wait(wqh, &wait.wq_entry);
 }
 
 static bool no_progress_mainline(struct bdi_writeback *wb,

@@ -852,5 +852,4 @@ void hand_queueing(struct hand *h)
 	spin_lock_init(&h->bdi.wb_lock);
 	spin_lock_init(&h->bdi.wb.list_lock);
 	h->inode.i_count = 1;
-	init_waitqueue_head(&h->inode.i_sync_wait);
 }

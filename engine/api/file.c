@@ -120,7 +120,6 @@ static void inode_init(struct uf_file *f, struct uf_dev *d, uint64_t ino,
 	inode->i_size = (loff_t)len;
 	inode->dev_offset = off;
 	inode->i_count = 1;
-	init_waitqueue_head(&inode->i_sync_wait);
 
 	mapping->host = inode;
 	INIT_RADIX_TREE(&mapping->page_tree, 0);

@@ -158,8 +158,11 @@ static struct uf_page_slot *pslot_alloc(void)
 			base = nr_pslot_chunks * PSLOT_CHUNK;
 			for (i = 0; i < PSLOT_CHUNK; i++)
 				chunk[i].idx = base + i;
-			__atomic_store_n(&pslot_chunks[nr_pslot_chunks++],
+			/* the census reads the count without the lock */
+			__atomic_store_n(&pslot_chunks[nr_pslot_chunks],
 					 chunk, __ATOMIC_RELEASE);
+			__atomic_store_n(&nr_pslot_chunks, nr_pslot_chunks + 1,
+					 __ATOMIC_RELEASE);
 			for (i = PSLOT_CHUNK - 1; i > 0; i--)
 				pslot_push(&chunk[i]);
 			ps = &chunk[0];

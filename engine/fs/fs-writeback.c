@@ -217,7 +217,7 @@ void requeue_io_wait(struct inode *inode, struct bdi_writeback *wb)
 static void inode_sync_complete(struct inode *inode)
 {
 	smp_mb();
-	wake_up_all(&inode->i_sync_wait);
+	inode_wake_up_sync(inode);
 }
 
 static bool inode_dirtied_after(struct inode *inode, unsigned long t)
@@ -315,23 +315,23 @@ static int write_inode(struct inode *inode, struct writeback_control *wbc)
  */
 void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 {
-	DEFINE_WAIT(wait);
+	DEFINE_WAIT_BIT(wait, &inode->i_state, __I_SYNC);
+	wait_queue_head_t *wqh = inode_sync_waitqueue(inode);
 
 	/* __iget(): with no lock held, only this keeps evict() waiting */
 	inode->i_count++;
 	while (inode->i_state & I_SYNC) {
-		prepare_to_wait(&inode->i_sync_wait, &wait,
-				TASK_UNINTERRUPTIBLE);
+		prepare_to_wait(wqh, &wait.wq_entry, TASK_UNINTERRUPTIBLE);
 		spin_unlock(&inode->i_lock);
 		spin_unlock(&wb->list_lock);
 		schedule();
-		finish_wait(&inode->i_sync_wait, &wait);
+		finish_wait(wqh, &wait.wq_entry);
 		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
 	}
 	inode->i_count--;
 	if (inode->i_state & I_FREEING)
-		wake_up_all(&inode->i_sync_wait);
+		inode_wake_up_sync(inode);
 }
 
 /*
@@ -341,16 +341,16 @@ void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
  */
 void inode_wait_for_writeback_sync(struct inode *inode)
 {
-	DEFINE_WAIT(wait);
+	DEFINE_WAIT_BIT(wait, &inode->i_state, __I_SYNC);
+	wait_queue_head_t *wqh = inode_sync_waitqueue(inode);
 
 	spin_lock(&inode->i_lock);
 	while ((inode->i_state & I_SYNC) ||
 	       ((inode->i_state & I_FREEING) && inode->i_count > 1)) {
-		prepare_to_wait(&inode->i_sync_wait, &wait,
-				TASK_UNINTERRUPTIBLE);
+		prepare_to_wait(wqh, &wait.wq_entry, TASK_UNINTERRUPTIBLE);
 		spin_unlock(&inode->i_lock);
 		schedule();
-		finish_wait(&inode->i_sync_wait, &wait);
+		finish_wait(wqh, &wait.wq_entry);
 		spin_lock(&inode->i_lock);
 	}
 	spin_unlock(&inode->i_lock);
@@ -687,7 +687,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 		 * not fair as a ticket spinlock is: yield so the waiter runs.
 		 */
 		spin_unlock(&wb->list_lock);
-		sched_yield();
+		uf_lock_break();
 		spin_lock(&wb->list_lock);
 
 		if (writeback_should_bail(start_time, wrote, work))
@@ -1078,7 +1078,7 @@ void iput(struct inode *inode)
 	spin_lock(&inode->i_lock);
 	inode->i_count--;
 	spin_unlock(&inode->i_lock);
-	wake_up_all(&inode->i_sync_wait);
+	inode_wake_up_sync(inode);
 }
 
 static bool inode_unreferenced(struct inode *inode)
@@ -1093,7 +1093,16 @@ static bool inode_unreferenced(struct inode *inode)
 
 void inode_wait_for_pageout(struct inode *inode)
 {
-	wait_event(inode->i_sync_wait, inode_unreferenced(inode));
+	DEFINE_WAIT_BIT(wait, &inode->i_state, __I_SYNC);
+	wait_queue_head_t *wqh = inode_sync_waitqueue(inode);
+
+	for (;;) {
+		prepare_to_wait(wqh, &wait.wq_entry, TASK_UNINTERRUPTIBLE);
+		if (inode_unreferenced(inode))
+			break;
+		schedule();
+	}
+	finish_wait(wqh, &wait.wq_entry);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "lib/list.h"
 #include "mm/mm.h"
 #include "kernel/spinlock.h"
+#include "kernel/wait_bit.h"
 
 /* i_state bits, with the 3.2-era values (include/linux/fs.h). */
 #define I_DIRTY_SYNC		(1UL << 0)
@@ -58,8 +59,7 @@ struct inode {
 	struct address_space i_data;
 	loff_t i_size;			/* the file's length, fixed at open */
 	uint64_t dev_offset;		/* where byte 0 lives on the device */
-	int i_count;
-	wait_queue_head_t i_sync_wait;	/* __I_SYNC bit waiters */
+	int i_count;	/* waiters: inode_sync_waitqueue() */
 
 	/* the embedder's side (struct uf_file) */
 	struct uf_file *handle;		/* what ops get: the handle, not a pointer */
@@ -67,6 +67,22 @@ struct inode {
 	void *priv;
 	errseq_t f_wb_err;		/* what this opener has seen */
 };
+
+/*
+ * The __I_SYNC waiters (and uflush's evict() waits for i_count) sleep on the
+ * hashed bit queue of i_state, as the kernel's inode_bit_waitqueue(): the
+ * queue outlives the inode, whose slot a new open may reuse while a waiter
+ * that held no reference is still leaving finish_wait().
+ */
+static inline wait_queue_head_t *inode_sync_waitqueue(struct inode *inode)
+{
+	return bit_waitqueue(&inode->i_state, __I_SYNC);
+}
+
+static inline void inode_wake_up_sync(struct inode *inode)
+{
+	wake_up_bit(&inode->i_state, __I_SYNC);
+}
 
 struct super_block {
 	dev_t s_dev;

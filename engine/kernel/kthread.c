@@ -24,6 +24,15 @@
 int uf_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg,
 		     const char *name)
 {
+	/* inside a world, the engine's threads are its tasks */
+	if (uf_in_sim() && uf_sim_self())
+		return uf_sim_thread_create(thread, fn, arg, name);
+	return uf_thread_create_raw(thread, fn, arg, name);
+}
+
+int uf_thread_create_raw(pthread_t *thread, void *(*fn)(void *), void *arg,
+			 const char *name)
+{
 	sigset_t all, old;
 	int err;
 
@@ -98,7 +107,7 @@ int kthread_stop(struct task_struct *k)
 		return -EINVAL;
 	__atomic_store_n(&k->should_stop, true, __ATOMIC_SEQ_CST);
 	wake_up_process(k);
-	pthread_join(k->thread, NULL);
+	uf_thread_join(k->thread);
 	ret = k->exit_code;
 	put_task_struct(k);
 	return ret;

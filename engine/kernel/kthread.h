@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "kernel/sched.h"
+#include "kernel/sim.h"
 
 #ifndef UF_ERR_PTR
 #define UF_ERR_PTR
@@ -84,5 +85,16 @@ int kthread_stop(struct task_struct *k);
  * the application's), named @name.  0 or a positive errno. */
 int uf_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg,
 		     const char *name);
+/* The same, never a world task (the world's own threads). */
+int uf_thread_create_raw(pthread_t *thread, void *(*fn)(void *), void *arg,
+			 const char *name);
+
+/* pthread_join(); from a world's task, a world block until it exits. */
+static inline int uf_thread_join(pthread_t thread)
+{
+	if (uf_in_sim() && uf_sim_self())
+		return uf_sim_thread_join(thread);
+	return pthread_join(thread, NULL);
+}
 
 #endif /* UF_KTHREAD_H */

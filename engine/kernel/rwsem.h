@@ -9,13 +9,16 @@
  * kernel's up_read_non_owner() case).  Unlocking a pthread rwlock from a
  * thread that does not hold it is undefined.  Readers are preferred, as
  * glibc's default rwlock did here before: a reader holding s_umount may
- * take it again for reading while a writer waits.
+ * take it again for reading while a writer waits.  Its waits go through
+ * the world's scheduler inside one (kernel/sim.h, uf_cond_wait).
  */
 #ifndef UF_RWSEM_H
 #define UF_RWSEM_H
 
 #include <pthread.h>
 #include <stdbool.h>
+
+#include "kernel/sim.h"
 
 struct rw_semaphore {
 	pthread_mutex_t lock;
@@ -36,7 +39,7 @@ static inline void down_read(struct rw_semaphore *s)
 {
 	pthread_mutex_lock(&s->lock);
 	while (s->writer)
-		pthread_cond_wait(&s->wait, &s->lock);
+		uf_cond_wait(&s->wait, &s->lock);
 	s->readers++;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -57,7 +60,7 @@ static inline void up_read(struct rw_semaphore *s)
 {
 	pthread_mutex_lock(&s->lock);
 	if (!--s->readers)
-		pthread_cond_broadcast(&s->wait);
+		uf_cond_broadcast(&s->wait);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -65,7 +68,7 @@ static inline void down_write(struct rw_semaphore *s)
 {
 	pthread_mutex_lock(&s->lock);
 	while (s->writer || s->readers)
-		pthread_cond_wait(&s->wait, &s->lock);
+		uf_cond_wait(&s->wait, &s->lock);
 	s->writer = true;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -74,7 +77,7 @@ static inline void up_write(struct rw_semaphore *s)
 {
 	pthread_mutex_lock(&s->lock);
 	s->writer = false;
-	pthread_cond_broadcast(&s->wait);
+	uf_cond_broadcast(&s->wait);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -61,6 +61,7 @@
 #include <sys/types.h>		/* pthread types, even from inside pthread.h */
 
 #include "kernel/jiffies.h"
+#include "kernel/sim.h"
 
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001
@@ -128,6 +129,8 @@ struct task_struct {
 	 * or its cache from there would wait for itself (-EDEADLK).
 	 */
 	struct inode *in_file_op;
+	/* uflush: its task in a deterministic world (kernel/sim.c) */
+	struct uf_sim_task *sim;
 };
 
 /* The calling thread's task, created on first use. */
@@ -180,9 +183,39 @@ static inline long io_schedule_timeout(long timeout)
 	return schedule_timeout(timeout);
 }
 
-/* Threads are preempted by the OS; nothing to yield voluntarily. */
+/*
+ * Threads are preempted by the OS; nothing to yield voluntarily.  In a
+ * world (kernel/sim.c) a task that has used up its tick gives way here.
+ */
 static inline void cond_resched(void)
 {
+	if (uf_in_sim())
+		uf_sim_cond_resched();
+}
+
+/*
+ * sched_yield(): inside a world, give the CPU to another runnable task
+ * (a spin waiting for another task must let it run).
+ */
+static inline void uf_sched_yield(void)
+{
+	if (uf_in_sim())
+		uf_sim_yield();
+	else
+		sched_yield();
+}
+
+/*
+ * A lock break (cond_resched_lock()'s role): off a world, yield so that
+ * a waiter for the lock just dropped gets it (a pthread mutex is not
+ * fair); in a world nobody can be spinning on it: a preemption point.
+ */
+static inline void uf_lock_break(void)
+{
+	if (uf_in_sim())
+		uf_sim_cond_resched();
+	else
+		sched_yield();
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "kernel/bug.h"
+#include "kernel/sim.h"
 
 typedef struct {
 	pthread_mutex_t m;
@@ -45,8 +46,15 @@ static inline void spin_lock_init(spinlock_t *l)
 	l->held = false;
 }
 
+/*
+ * In a world (kernel/sim.c) the running task counts the spinlocks it
+ * holds, as preempt_count does: it must not block or be preempted with
+ * one held, since no other task could take the lock until it runs again.
+ */
 static inline void spin_lock(spinlock_t *l)
 {
+	if (uf_in_sim())
+		uf_sim_lock_acquired();
 	pthread_mutex_lock(&l->m);
 	l->owner = pthread_self();
 	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
@@ -56,6 +64,8 @@ static inline bool spin_trylock(spinlock_t *l)
 {
 	if (pthread_mutex_trylock(&l->m))
 		return false;
+	if (uf_in_sim())
+		uf_sim_lock_acquired();
 	l->owner = pthread_self();
 	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
 	return true;
@@ -65,6 +75,8 @@ static inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l->m);
+	if (uf_in_sim())
+		uf_sim_lock_released();
 }
 
 /* True if the calling thread holds l. */

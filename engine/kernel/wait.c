@@ -82,8 +82,10 @@ void put_task_struct(struct task_struct *p)
 
 void uf_task_bind(struct task_struct *p)
 {
+	pid_t vpid = uf_in_sim() ? uf_sim_bind(p) : 0;
+
 	pthread_once(&task_key_once, task_key_init);
-	p->pid = gettid();
+	p->pid = vpid ? vpid : gettid();
 	current_task = p;
 	pthread_setspecific(task_key, p);
 }
@@ -95,7 +97,9 @@ struct task_struct *get_current(void)
 
 	if (__builtin_expect(p != NULL, 1))
 		return p;
-	if (pthread_getname_np(pthread_self(), name, sizeof(name)))
+	if (uf_in_sim() && uf_sim_self_name())
+		snprintf(name, sizeof(name), "%s", uf_sim_self_name());
+	else if (pthread_getname_np(pthread_self(), name, sizeof(name)))
 		snprintf(name, sizeof(name), "uf-%d", (int)gettid());
 	p = uf_task_alloc(name);
 	if (!p) {
@@ -110,8 +114,13 @@ struct task_struct *get_current(void)
 
 void schedule(void)
 {
-	struct task_struct *p = current;
+	struct task_struct *p;
 
+	if (uf_in_sim()) {
+		uf_sim_schedule();
+		return;
+	}
+	p = current;
 	pthread_mutex_lock(&p->pi_lock);
 	if (!task_is_running(p)) {
 		uf_clock_sleep_begin(p);
@@ -136,7 +145,9 @@ static int wake_up_state_locked(struct task_struct *p, unsigned int state)
 			break;
 		}
 	}
-	if (woke && p->sleeping) {
+	if (woke && uf_in_sim()) {
+		uf_sim_wake(p);
+	} else if (woke && p->sleeping) {
 		uf_clock_sleep_end(p);
 		pthread_cond_signal(&p->sleep_cond);
 	}

@@ -131,14 +131,19 @@ void bdi_unregister(struct backing_dev_info *bdi)
 	spin_unlock(&bdi->cache->bdi_lock);
 
 	del_timer_sync(&bdi->wb.wakeup_timer);
+	/*
+	 * Unpublish the task before stopping it: kthread_stop() frees it, and
+	 * a waker under wb_lock (the delayed-wakeup timer armed by a last
+	 * requeue, a queued work) must not find it after that.  The kernel
+	 * keeps the pointer; its task_struct is freed only after an RCU grace
+	 * period, which uflush does not have.
+	 */
 	spin_lock(&bdi->wb_lock);
 	task = bdi->wb.task;
+	bdi->wb.task = NULL;
 	spin_unlock(&bdi->wb_lock);
 	if (task)
 		kthread_stop(task);
-	spin_lock(&bdi->wb_lock);
-	bdi->wb.task = NULL;
-	spin_unlock(&bdi->wb_lock);
 	/* a timer armed by a last dirtying after the stop */
 	del_timer_sync(&bdi->wb.wakeup_timer);
 	clear_bit(BDI_registered, &bdi->state);

@@ -692,7 +692,7 @@ static void copy_page_stable(struct uf_cache *c, struct page *page,
 			if (++spins % 64)
 				cpu_relax();
 			else
-				sched_yield();
+				uf_sched_yield();
 			continue;
 		}
 		copy_from_frame(dst, src, nr, page);

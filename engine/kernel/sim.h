@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/kernel/sim.h - the deterministic world's scheduler (issue 19):
+ * what kernel/sched/core.c does for one CPU, over pthreads.  The public
+ * side is uf_sim_run() and friends in include/uflush.h ("Simulation").
+ *
+ * Inside a world every engine thread is a task of the world and exactly
+ * one of them runs at a time: it holds the baton until it blocks
+ * (schedule() in a sleeping state, a condition wait routed here, a join,
+ * a virtual sleep) or is preempted at a charge point, and then hands it
+ * to a runnable task picked by the world's seeded PRNG.  When none is
+ * runnable the virtual clock jumps to the next event (a timer, a timed
+ * wait's deadline) and fires it.
+ *
+ * Off a world, every hook below is one predictable branch on uf_sim_world
+ * (uf_in_sim()) and then the real-clock code as before.
+ */
+#ifndef UF_KERNEL_SIM_H
+#define UF_KERNEL_SIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* True from the start of a world to its end (or forever, if it failed). */
+extern bool uf_sim_world;
+
+static inline bool uf_in_sim(void)
+{
+	return __builtin_expect(__atomic_load_n(&uf_sim_world,
+						__ATOMIC_RELAXED), 0);
+}
+
+struct task_struct;
+struct uf_sim_task;
+
+/* schedule() inside a world: block @current if it is not TASK_RUNNING. */
+void uf_sim_schedule(void);
+/* @p was made TASK_RUNNING: put its world task on the run queue. */
+void uf_sim_wake(struct task_struct *p);
+/* The calling thread's world task, NULL if it is not one. */
+struct uf_sim_task *uf_sim_self(void);
+/* uf_task_bind() inside a world: @p is the calling task's task_struct;
+ * returns its virtual pid. */
+pid_t uf_sim_bind(struct task_struct *p);
+/* The name the world gave the calling thread, or NULL. */
+const char *uf_sim_self_name(void);
+
+/* preempt_count's role: spinlocks held by the running task. */
+void uf_sim_lock_acquired(void);
+void uf_sim_lock_released(void);
+
+/* Give up the CPU but stay runnable (sched_yield). */
+void uf_sim_yield(void);
+/* The same if the task has run its tick (cond_resched). */
+void uf_sim_cond_resched(void);
+
+/*
+ * A pthread condition wait as a world block: @m is released, the task
+ * blocks until uf_sim_cond_wake(@c) or, if @until_ns, until the virtual
+ * clock reaches it (ETIMEDOUT).  0 or ETIMEDOUT, as pthread's.
+ */
+int uf_sim_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+		     uint64_t until_ns);
+void uf_sim_cond_wake(pthread_cond_t *c, bool all);
+
+/* The engine's condition waits, routed through the world inside one. */
+static inline int uf_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (uf_in_sim() && uf_sim_self())
+		return uf_sim_cond_wait(c, m, 0);
+	return pthread_cond_wait(c, m);
+}
+
+static inline void uf_cond_signal(pthread_cond_t *c)
+{
+	if (uf_in_sim())
+		uf_sim_cond_wake(c, false);
+	pthread_cond_signal(c);
+}
+
+static inline void uf_cond_broadcast(pthread_cond_t *c)
+{
+	if (uf_in_sim())
+		uf_sim_cond_wake(c, true);
+	pthread_cond_broadcast(c);
+}
+
+/* Virtual nanoseconds (uf_now_ns() inside a world). */
+uint64_t uf_sim_now_ns(void);
+
+/* uf_thread_create() inside a world: the new thread is a world task,
+ * runnable, which runs @fn only when picked.  0 or a positive errno. */
+int uf_sim_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg,
+			 const char *name);
+/* pthread_join() of a world thread from a world task: blocks in the world
+ * until it exits.  0 or a positive errno. */
+int uf_sim_thread_join(pthread_t thread);
+
+/* A trace line, for the world's trace hash. */
+void uf_sim_trace_line(const char *line, size_t len);
+
+/*
+ * The CPU cost model (include/uflush.h, uf_sim_opts): charge points in the
+ * engine's hot paths.  Off a world they cost the uf_in_sim() branch.
+ */
+enum uf_sim_cost {
+	UF_SIM_COST_PAGE_COPY,		/* a page's bytes copied */
+	UF_SIM_COST_PAGE_OP,		/* a page-cache lookup/insert/state op */
+	UF_SIM_COST_REQUEST,		/* a request submitted */
+	UF_SIM_COST_INODE,		/* an inode visited by writeback */
+	UF_SIM_NR_COSTS,
+};
+
+void uf_sim_charge_cost(enum uf_sim_cost kind, uint64_t n);
+
+static inline void uf_sim_charge(enum uf_sim_cost kind, uint64_t n)
+{
+	if (uf_in_sim())
+		uf_sim_charge_cost(kind, n);
+}
+
+/* The world's seed, mixed into the sim devices' PRNGs (0 off a world). */
+uint64_t uf_sim_seed_mix(void);
+
+#endif /* UF_KERNEL_SIM_H */

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/test_simsched.c - the deterministic world (engine/kernel/sim.c,
+ * include/uflush.h "Simulation"): one task at a time on a virtual clock.
+ *
+ * simsched_core: tasks alone.  Sleeps end at their virtual deadline and
+ * the clock jumps there; a wakeup does not run the task; the same seed
+ * gives the same interleaving and hash, two seeds different ones;
+ * -EDEADLK when every task waits and no event is pending; bad calls.
+ * simsched_engine: the engine inside a world.  A flusher and two writers
+ * over a sim HDD for 60 s of virtual time in seconds of wall time, the
+ * same data and trace for one seed, the same data under another; a
+ * busy-looping flusher variant (seed 000's v3a no-progress loop) burns
+ * virtual CPU where its fixed neighbour sleeps.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uflush.h"
+#include "kernel/completion.h"
+
+#define MS	1000000ull
+#define SEC	1000000000ull
+
+/* ================================================================== */
+/* Tasks alone                                                         */
+
+/* A log of who ran when, in the order they ran. */
+static struct {
+	char buf[8192];
+	size_t len;
+} lg;
+
+static void log_ev(const char *who, int i)
+{
+	lg.len += (size_t)snprintf(lg.buf + lg.len, sizeof(lg.buf) - lg.len,
+				   "%s%d@%llu ", who, i,
+				   (unsigned long long)uf_now_ns());
+}
+
+struct ping {
+	const char *name;
+	int n;
+	uint64_t think;
+};
+
+static int ping_fn(void *arg)
+{
+	struct ping *p = arg;
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		log_ev(p->name, i);
+		uf_sim_charge_ns(1000);
+		if (uf_sim_sleep_ns(p->think))
+			return -1;
+	}
+	return p->n;
+}
+
+static int three_tasks(void *unused)
+{
+	struct ping a = { "a", 20, 0 }, b = { "b", 20, 0 }, c = { "c", 5, MS };
+	struct uf_sim_task *ta, *tb, *tc;
+	int ra = 0, rb = 0, rc = 0;
+
+	(void)unused;
+	if (uf_sim_spawn("a", ping_fn, &a, &ta) ||
+	    uf_sim_spawn("b", ping_fn, &b, &tb) ||
+	    uf_sim_spawn("c", ping_fn, &c, &tc))
+		return -1;
+	if (uf_sim_join(ta, &ra) || uf_sim_join(tb, &rb) ||
+	    uf_sim_join(tc, &rc))
+		return -2;
+	return ra + rb + rc;
+}
+
+static uint64_t run_three(uint64_t seed, char *out, size_t outlen,
+			  struct uf_sim_result *res)
+{
+	struct uf_sim_opts o = { .seed = seed };
+	int ret;
+
+	lg.len = 0;
+	ret = uf_sim_run(&o, three_tasks, NULL, res);
+	cr_assert_eq(ret, 0, "uf_sim_run: %s", strerror(-ret));
+	cr_assert_eq(res->main_ret, 45);
+	snprintf(out, outlen, "%s", lg.buf);
+	return res->trace_hash;
+}
+
+Test(simsched_core, same_seed_same_interleaving)
+{
+	static char l1[8192], l2[8192], l3[8192];
+	struct uf_sim_result r1, r2, r3;
+	uint64_t h1, h2, h3;
+
+	h1 = run_three(7, l1, sizeof(l1), &r1);
+	h2 = run_three(7, l2, sizeof(l2), &r2);
+	h3 = run_three(8, l3, sizeof(l3), &r3);
+	printf("simsched: seed 7 hash %016llx x2, seed 8 hash %016llx\n",
+	       (unsigned long long)h1, (unsigned long long)h3);
+	cr_assert_str_eq(l1, l2, "one seed, two interleavings");
+	cr_assert_eq(h1, h2);
+	cr_assert_eq(r1.switches, r2.switches);
+	cr_assert_str_neq(l1, l3, "two seeds, one interleaving");
+	cr_assert_neq(h1, h3);
+	/* c's five 1 ms sleeps: the clock jumped to each deadline */
+	cr_assert_geq(r1.virtual_ns, 5 * MS);
+	cr_assert_lt(r1.virtual_ns, 6 * MS);
+	cr_assert_eq(r1.cpu_ns, 45 * 1000ull);
+	cr_assert_eq(r1.nr_tasks, 4);
+}
+
+/* A wakeup makes a task runnable; it runs only when the waker blocks. */
+static int sleeper_fn(void *arg)
+{
+	int *stage = arg;
+
+	*stage = 1;
+	uf_sim_sleep_ns(10 * MS);
+	*stage = 2;
+	return 0;
+}
+
+static int no_preempt_main(void *unused)
+{
+	struct uf_sim_task *t;
+	int stage = 0, i, seen;
+
+	(void)unused;
+	if (uf_sim_spawn("sleeper", sleeper_fn, &stage, &t))
+		return -1;
+	/* spawned, runnable, but we hold the CPU until we block */
+	for (i = 0; i < 1000; i++)
+		if (stage)
+			return -2;
+	uf_sim_sleep_ns(1 * MS);	/* it runs, and sleeps 10 ms */
+	if (stage != 1)
+		return -3;
+	seen = uf_now_ns() == 1 * MS;
+	uf_sim_sleep_ns(20 * MS);
+	if (stage != 2)
+		return -4;
+	if (uf_sim_join(t, NULL))
+		return -5;
+	return seen && uf_now_ns() == 21 * MS ? 0 : -6;
+}
+
+Test(simsched_core, one_task_at_a_time_and_clock_jumps)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct uf_sim_result r;
+
+	cr_assert_eq(uf_sim_run(&o, no_preempt_main, NULL, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	cr_assert_eq(r.virtual_ns, 21 * MS);
+	cr_assert_geq(r.events, 2);
+}
+
+/* -EDEADLK: two tasks wait for completions nobody will signal. */
+static struct completion never_a, never_b;
+
+static int wait_a_fn(void *unused)
+{
+	(void)unused;
+	wait_for_completion(&never_a);
+	return 0;
+}
+
+static int deadlock_main(void *unused)
+{
+	struct uf_sim_task *a;
+
+	(void)unused;
+	init_completion(&never_a);
+	init_completion(&never_b);
+	if (uf_sim_spawn("waits-a", wait_a_fn, NULL, &a))
+		return -1;
+	/* a sleep first: an event pending is no deadlock */
+	uf_sim_sleep_ns(5 * MS);
+	wait_for_completion(&never_b);
+	return uf_sim_join(a, NULL);
+}
+
+Test(simsched_core, deadlock_is_edeadlk)
+{
+	struct uf_sim_opts o = { .seed = 3 };
+	struct uf_sim_result r;
+
+	cr_assert_eq(uf_sim_run(&o, deadlock_main, NULL, &r), -EDEADLK);
+	cr_assert_eq(r.virtual_ns, 5 * MS);
+	/* a failed world freezes its tasks: no second world */
+	cr_assert_eq(uf_sim_run(&o, deadlock_main, NULL, &r), -EBUSY);
+}
+
+static int spin_main(void *unused)
+{
+	(void)unused;
+	for (;;)
+		uf_sim_charge_ns(100 * 1000);
+	return 0;
+}
+
+Test(simsched_core, max_ns_stops_a_busy_world)
+{
+	struct uf_sim_opts o = { .seed = 3, .max_ns = 2 * SEC };
+	struct uf_sim_result r;
+
+	cr_assert_eq(uf_sim_run(&o, spin_main, NULL, &r), -ETIMEDOUT);
+	cr_assert_eq(r.virtual_ns, 2 * SEC);
+}
+
+static int bad_calls_main(void *unused)
+{
+	struct uf_sim_task *t;
+
+	(void)unused;
+	if (uf_sim_spawn("x", NULL, NULL, &t) != -EINVAL)
+		return -1;
+	if (uf_sim_spawn("x", ping_fn, NULL, NULL) != -EINVAL)
+		return -2;
+	if (uf_sim_join(NULL, NULL) != -EINVAL)
+		return -3;
+	if (!uf_sim_active())
+		return -4;
+	return 0;
+}
+
+Test(simsched_core, bad_calls)
+{
+	struct uf_sim_opts o = { 0 };
+	struct uf_sim_result r;
+	struct uf_sim_task *t;
+
+	cr_assert_eq(uf_sim_run(NULL, bad_calls_main, NULL, &r), -EINVAL);
+	cr_assert_eq(uf_sim_run(&o, NULL, NULL, &r), -EINVAL);
+	o.hz = -1;
+	cr_assert_eq(uf_sim_run(&o, bad_calls_main, NULL, &r), -EINVAL);
+	o.hz = 0;
+	/* outside a world */
+	cr_assert_eq(uf_sim_spawn("x", ping_fn, NULL, &t), -EPERM);
+	cr_assert_eq(uf_sim_sleep_ns(1), -EPERM);
+	cr_assert_not(uf_sim_active());
+	uf_sim_charge_ns(5);	/* nothing */
+	cr_assert_eq(uf_sim_run(&o, bad_calls_main, NULL, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+}
+
+/* ================================================================== */
+/* The engine inside a world                                           */
+
+#define W_WRITERS	2
+#define W_CHUNK		(256u << 10)
+#define W_SLOTS		32		/* a file: 8 MiB, overwritten */
+#define W_FILE		((uint64_t)W_CHUNK * W_SLOTS)
+
+struct world_case {
+	const char *policy;
+	const char *spec;
+	const char *trace;	/* trace_path, NULL: off */
+	unsigned int iters;	/* per writer */
+	uint64_t think;
+	uint64_t image_hash;
+	uint64_t bytes_written;	/* the device's, by the end */
+	int step;		/* where it failed */
+};
+
+struct writer {
+	struct world_case *wc;
+	struct uf_file *f;
+	int id;
+};
+
+static int writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	unsigned char *buf = malloc(W_CHUNK);
+	unsigned int i;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < w->wc->iters; i++) {
+		memset(buf, (int)(w->id * 64 + i % 61 + 1), W_CHUNK);
+		n = uf_pwrite(w->f, buf, W_CHUNK,
+			      (uint64_t)(i % W_SLOTS) * W_CHUNK);
+		if (n != (ssize_t)W_CHUNK) {
+			free(buf);
+			return n < 0 ? (int)n : -EIO;
+		}
+		/* the writer's own work: filling the buffer */
+		uf_sim_charge_ns(W_CHUNK / 4);
+		uf_sim_sleep_ns(w->wc->think);
+	}
+	free(buf);
+	return 0;
+}
+
+#define STEP(n, call) do {						\
+	int __r = (call);						\
+	if (__r) {							\
+		wc->step = (n);						\
+		return __r;						\
+	}								\
+} while (0)
+
+static int world_main(void *arg)
+{
+	struct world_case *wc = arg;
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	struct writer w[W_WRITERS];
+	struct uf_sim_task *t[W_WRITERS];
+	struct uf_sim_stats st;
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_sim *sim;
+	int i, ret, wret;
+
+	STEP(1, uf_sim_create("ss-hdd", wc->spec, &sim));
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 4096;			/* 16 MiB: the writers are throttled */
+	cfg.policy = wc->policy;
+	cfg.trace_path = wc->trace;
+	STEP(2, uf_cache_open(&cfg, &c));
+	STEP(3, uf_dev_open(c, "ss-hdd", &dcfg, &d));
+	for (i = 0; i < W_WRITERS; i++) {
+		w[i].wc = wc;
+		w[i].id = i;
+		STEP(4, uf_file_open(d, (uint64_t)i + 1, (uint64_t)i * W_FILE,
+				     W_FILE, NULL, NULL, &w[i].f));
+	}
+	for (i = 0; i < W_WRITERS; i++)
+		STEP(5, uf_sim_spawn("writer", writer_fn, &w[i], &t[i]));
+	ret = 0;
+	for (i = 0; i < W_WRITERS; i++) {
+		STEP(6, uf_sim_join(t[i], &wret));
+		if (wret && !ret)
+			ret = wret;
+	}
+	for (i = 0; i < W_WRITERS; i++)
+		STEP(7, uf_file_close(w[i].f));
+	STEP(8, uf_dev_close(d));
+	STEP(9, uf_cache_close(c));
+	STEP(10, uf_sim_image_hash(sim, &wc->image_hash));
+	STEP(11, uf_sim_get_stats(sim, &st));
+	wc->bytes_written = st.write_bytes;
+	STEP(12, uf_sim_destroy(sim));
+	return ret;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void run_world(struct world_case *wc, uint64_t seed,
+		      struct uf_sim_result *r, double *wall)
+{
+	struct uf_sim_opts o = { .seed = seed, .max_ns = 600 * SEC };
+	double t0 = wall_s();
+	int ret;
+
+	if (wc->trace)
+		unlink(wc->trace);
+	wc->step = 0;
+	ret = uf_sim_run(&o, world_main, wc, r);
+	*wall = wall_s() - t0;
+	cr_assert_eq(ret, 0, "uf_sim_run: %s", strerror(-ret));
+	cr_assert_eq(r->main_ret, 0, "main_fn: %s at step %d",
+		     strerror(-r->main_ret), wc->step);
+}
+
+/*
+ * A sleeping flusher and two writers over a sim HDD: 60 s of virtual time
+ * (240 writes of 256 KiB each, 250 ms apart), throttled by a 16 MiB
+ * cache, in seconds of wall time; the same seed twice gives the same
+ * trace, byte for byte, and the same hash; another seed a different
+ * interleaving and the same data.
+ */
+Test(simsched_engine, flusher_and_writers_on_sim_hdd, .timeout = 300)
+{
+	char trace[] = "/tmp/uf-simsched-XXXXXX";
+	struct world_case wc = {
+		.policy = "mainline", .spec = "hdd,size=1g,seed=5",
+		.iters = 240, .think = 250 * MS,
+	};
+	struct uf_sim_result r1, r2, r3;
+	uint64_t img1, img2, img3;
+	char *t1, *t2;
+	size_t l1, l2;
+	double w1, w2, w3;
+	int fd = mkstemp(trace);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	wc.trace = trace;
+	run_world(&wc, 1, &r1, &w1);
+	img1 = wc.image_hash;
+	t1 = slurp(trace, &l1);
+	run_world(&wc, 1, &r2, &w2);
+	img2 = wc.image_hash;
+	t2 = slurp(trace, &l2);
+	run_world(&wc, 2, &r3, &w3);
+	img3 = wc.image_hash;
+	unlink(trace);
+	printf("simsched: 2 writers + flusher, sim hdd: %.1f s virtual in "
+	       "%.2f / %.2f / %.2f s wall; %llu switches, %llu events, "
+	       "%llu MiB written; seed 1 hash %016llx (x2), seed 2 %016llx; "
+	       "trace %zu bytes\n", (double)r1.virtual_ns / 1e9, w1, w2, w3,
+	       (unsigned long long)r1.switches,
+	       (unsigned long long)r1.events,
+	       (unsigned long long)(wc.bytes_written >> 20),
+	       (unsigned long long)r1.trace_hash,
+	       (unsigned long long)r3.trace_hash, l1);
+	cr_assert_geq(r1.virtual_ns, 60 * SEC);
+	cr_assert_lt(w1, 20.0, "60 s of virtual time took %.1f s", w1);
+	cr_assert_gt(l1, 0, "no trace");
+	cr_assert_eq(l1, l2, "one seed, traces of %zu and %zu bytes", l1, l2);
+	cr_assert(!memcmp(t1, t2, l1), "one seed, two traces");
+	cr_assert_eq(r1.trace_hash, r2.trace_hash);
+	cr_assert_eq(r1.virtual_ns, r2.virtual_ns);
+	cr_assert_eq(img1, img2);
+	cr_assert_neq(r1.trace_hash, r3.trace_hash, "two seeds, one trace");
+	cr_assert_eq(img1, img3, "two seeds, different data");
+	free(t1);
+	free(t2);
+}
