@@ -329,31 +329,36 @@ struct ab_world_res {
 	uint64_t trace_hash;		/* 0: no world (the real clock) */
 };
 
-/* Run fn(arg) as the world's first task; for now on the real clock. */
+/* Run fn(arg) as the first task of a world seeded with seed. */
 static int world_run(uint64_t seed, int (*fn)(void *), void *arg,
 		     struct ab_world_res *res)
 {
+	struct uf_sim_opts o = { .seed = seed };
+	struct uf_sim_result r;
 	uint64_t t0 = uf_now_ns();
 	int ret;
 
-	(void)seed;
-	ret = fn(arg);
-	res->virtual_ns = uf_now_ns() - t0;
-	res->wall_ns = res->virtual_ns;
-	res->trace_hash = 0;
-	return ret;
+	memset(&r, 0, sizeof(r));
+	ret = uf_sim_run(&o, fn, arg, &r);
+	res->wall_ns = uf_now_ns() - t0;
+	res->virtual_ns = r.virtual_ns;
+	res->trace_hash = r.trace_hash;
+	return ret ? ret : r.main_ret;
 }
 
 /* A case's window polls on the world's clock. */
 static void world_sleep_ms(unsigned int ms)
 {
-	bench_sleep_ms(ms);
+	if (uf_sim_active())
+		uf_sim_sleep_ns(ms * 1000000ull);
+	else
+		bench_sleep_ms(ms);
 }
 
 /* What the world's clock is, for the report. */
 static const char *ab_world_clock(void)
 {
-	return "real (no deterministic scheduler in this build)";
+	return "virtual (uf_sim_run: one task at a time, seeded by the rep)";
 }
 
 static void sim_dev_name(char *buf, size_t len, unsigned int i)
@@ -383,6 +388,21 @@ static int sim_devs_create(const struct ab_case *c, unsigned int rep,
 	return 0;
 }
 
+/* Write requests the models completed, and their 512-byte sectors. */
+static void sim_devs_counters(struct uf_sim **sims, unsigned int n,
+			      uint64_t *ios, uint64_t *sectors)
+{
+	struct uf_sim_stats st;
+	unsigned int i;
+
+	*ios = *sectors = 0;
+	for (i = 0; i < n; i++)
+		if (sims[i] && !uf_sim_get_stats(sims[i], &st)) {
+			*ios += st.writes;
+			*sectors += st.write_bytes / 512;
+		}
+}
+
 static void sim_devs_destroy(struct uf_sim **sims, unsigned int n)
 {
 	unsigned int i;
@@ -404,6 +424,7 @@ struct ab_state {
 	cpu_set_t old_cpus;
 	bool pinned;
 	struct uf_sim *sims[AB_MAX_DEVS];	/* a sim: case's devices */
+	struct uf_sim_task **tasks;	/* in a world: the writers' tasks */
 };
 
 /* The case's CPUs: the first c of those we may run on; threads inherit. */
@@ -702,17 +723,58 @@ static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
 				  err, "a writer", why, len);
 }
 
+/* A writer as a world's task: writer_fn's loop, its error returned. */
+static int writer_task(void *arg)
+{
+	struct ab_writer *w = arg;
+
+	writer_fn(w);
+	return w->t.err;
+}
+
 /* The writers: threads, or a world's tasks (uf_sim_spawn) in one. */
 static int world_writers_start(struct ab_state *s, unsigned int n)
 {
-	return bench_threads_start(s->w, sizeof(*s->w), n, writer_fn,
-				   &s->nr_writers);
+	char name[16];
+	unsigned int i;
+	int err;
+
+	if (!uf_sim_active())
+		return bench_threads_start(s->w, sizeof(*s->w), n, writer_fn,
+					   &s->nr_writers);
+	s->tasks = calloc(n, sizeof(*s->tasks));
+	if (!s->tasks)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "dd-%u", i);
+		err = uf_sim_spawn(name, writer_task, &s->w[i], &s->tasks[i]);
+		if (err)
+			return err;
+		s->nr_writers++;
+	}
+	return 0;
 }
 
 static int world_writers_stop(struct ab_state *s, int err, char *why,
 			      size_t len)
 {
-	return stop_writers(s, err, why, len);
+	unsigned int i;
+	int ret;
+
+	if (!s->tasks)
+		return stop_writers(s, err, why, len);
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nr_writers; i++) {
+		if (uf_sim_join(s->tasks[i], &ret))
+			ret = -ECHILD;
+		if (ret && !err) {
+			err = ret;
+			snprintf(why, len, "a writer: %s", strerror(-err));
+		}
+	}
+	free(s->tasks);
+	s->tasks = NULL;
+	return err;
 }
 
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
@@ -819,7 +881,7 @@ static int ab_body_fn(void *arg)
 		  &x->r->pause_max);
 	if (x->trace && x->b->o.trace_dir)
 		ab_write_lat(x->b, x->ci, x->side, s);
-	if (!x->counted)
+	if (!x->counted && !c->sim)
 		lib_counters(c, s, &x->i1, &x->s1);
 	return bench_cache_close(s->cache, err, x->why, x->len);
 }
@@ -835,6 +897,8 @@ static int ab_sim_body(struct ab_body *x, unsigned int rep)
 	err = sim_devs_create(c, rep, x->s->sims, x->why, x->len);
 	if (!err)
 		err = world_run(rep + 1, ab_body_fn, x, &res);
+	/* the devices' own counts: the closing writeback included */
+	sim_devs_counters(x->s->sims, ab_case_devs(c), &x->i1, &x->s1);
 	sim_devs_destroy(x->s->sims, ab_case_devs(c));
 	x->r->virt_s = res.virtual_ns / 1e9;
 	x->r->wall_s = (uf_now_ns() - w0) / 1e9;

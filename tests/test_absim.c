@@ -319,8 +319,52 @@ Test(absim, short_sim_case_runs_and_reports_its_clocks, .timeout = 120)
 	cr_assert_eq(count(s, "\"wall_s\": ["), 2, "%s", s);
 	cr_assert_eq(count(s, "\"trace_hash\": "), 2, "%s", s);
 	cr_assert_null(strstr(s, "\"mb_per_sec_median\": 0,"), "%s", s);
-	(void)first_hash(s);
+	cr_assert_neq(first_hash(s), 0, "a world's trace hash: %s", s);
 	free(s);
+}
+
+/* The line of s that what starts in, from there (a static copy). */
+static const char *line_of(const char *s, const char *what)
+{
+	static char buf[2][256];
+	static unsigned int k;
+	const char *p = strstr(s, what);
+	char *b = buf[k++ % 2];
+
+	cr_assert_not_null(p, "%s", what);
+	snprintf(b, sizeof(buf[0]), "%.*s", (int)strcspn(p, "\n"), p);
+	return b;
+}
+
+/* One seed, one trace: the same case twice gives the same hash. */
+Test(absim, a_sim_case_gives_the_same_hash_twice, .timeout = 120)
+{
+	char *argv1[] = {
+		"ab", "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi",
+		"sim:JBOD-2HDD-hdd-4dd-1M-1p-64M-20:10-1s",
+		"--reps", "1", "--quiet", "--json", "X", NULL,
+	};
+	char *argv2[sizeof(argv1) / sizeof(argv1[0])];
+	uint64_t h1, h2;
+	char *s1, *s2;
+	int rc;
+
+	memcpy(argv2, argv1, sizeof(argv1));
+	s1 = ab_json(argv1, &rc);
+	cr_assert_eq(rc, 0);
+	s2 = ab_json(argv2, &rc);
+	cr_assert_eq(rc, 0);
+	h1 = first_hash(s1);
+	h2 = first_hash(s2);
+	cr_log_info("trace hash %016llx, then %016llx",
+		    (unsigned long long)h1, (unsigned long long)h2);
+	cr_assert_neq(h1, 0);
+	cr_assert_eq(h1, h2);
+	/* and the same throughput to the last digit */
+	cr_assert_str_eq(line_of(s1, "\"mb_per_sec\": ["),
+			 line_of(s2, "\"mb_per_sec\": ["));
+	free(s1);
+	free(s2);
 }
 
 Test(absim, sim_is_refused_where_it_cannot_run)
