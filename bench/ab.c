@@ -109,7 +109,8 @@ static struct ab_opts ab_o;
 static const struct bench_opt ab_opt_table[] = {
 	BENCH_UINT("secs", "SEC", &ab_o.secs, 1, 3600, NULL,
 		   "length of a case whose name says X; 5"),
-	BENCH_OPT_REPS(&ab_o.reps, "repetitions of each case and side; 3"),
+	BENCH_OPT_REPS(&ab_o.reps, "repetitions of each case and side; 3 (sim: cases 1:\n"
+		       "a world is exact, a rep draws other seeds)"),
 	BENCH_STR("matrix", "NAME", &ab_o.matrix,
 		  "run a built-in matrix (--list shows them); its policies\n"
 		  "are used when none are given"),
@@ -1961,7 +1962,7 @@ int bench_ab_main(int argc, char **argv)
 
 	memset(&ab_o, 0, sizeof(ab_o));
 	ab_o.secs = 5;
-	ab_o.reps = 3;
+	ab_o.reps = 0;		/* 3, or 1 for sim: cases (below) */
 	ab_o.dev_size = 512ull << 20;
 	if (job && job_expand(job, &argc, &argv))
 		return 2;
@@ -1982,6 +1983,8 @@ int bench_ab_main(int argc, char **argv)
 		free(b);
 		return 2;
 	}
+	if (!b->o.reps)
+		b->o.reps = b->sim ? 1 : 3;
 	err = bench_env_init(&b->env, "ab", false);
 	b->buf = err ? NULL : bench_random_buffer(64u << 20);
 	if (!b->buf)
