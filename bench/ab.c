@@ -1297,6 +1297,8 @@ static const char *sign_word(double ours, double seed, bool noise)
 {
 	if (isnan(ours) || isnan(seed))
 		return "-";
+	if (fabs(ours) < 0.05)		/* prints as +-0.0%: no sign */
+		return "none";
 	if ((ours > 0) == (seed > 0))
 		return noise ? "same ~" : "same";
 	return noise ? "OPPOSITE ~" : "OPPOSITE";
@@ -1341,8 +1343,9 @@ static void ab_seed_table(const struct ab_bench *b)
 	printf("\nbeside the seed (%s):\n  %s\n  the seed's figures: %s; ours: the writers' MB/s\n\n",
 	       b->m->name, b->m->seed_source, b->m->seed_metric);
 	bench_table_print(t, stdout);
-	printf("\nsign: our change has the seed's sign (same) or the other (OPPOSITE); '~':\n"
-	       "ours is inside the noise.  Sizes: the README's closing note compares them.\n");
+	printf("\nsign: our change has the seed's sign (same), the other (OPPOSITE) or none\n"
+	       "(under 0.05%%); '~': ours is inside the noise.  Sizes: the README's\n"
+	       "closing note on --sim compares them.\n");
 	free(t);
 }
 
