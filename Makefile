@@ -7,6 +7,10 @@
 #                       criterion: what runs under SANITIZE=thread)
 #   make sqlite-crash   build and run the SQLite crash test (SIGKILL at random
 #                       points, then integrity_check; SQLITE_CRASH_ARGS)
+#   make sqlite-crash-sim  the same over a sim device, power cuts at seeded
+#                       requests (SQLITE_CRASH_SIM_ARGS)
+#   make break-check    the two power-cut tests against two broken fsyncs
+#                       (patched scratch copies): both must fail
 #   make run            install missing packages, build uflush-bench (only
 #                       what the demo runs), and run the demo:
 #                       `uflush-bench ab --matrix demo` (linux-3.1 vs 3.2 on
@@ -21,6 +25,8 @@
 #   make fuzz-run       run it on tests/fuzz/corpus for FUZZ_SECONDS (60)
 #   make crashloop      build and run uflush-crashloop (kill -9 at random
 #                       moments, check fsynced data; CRASHLOOP_ARGS)
+#   make crashloop-sim  the same workload over a sim device, power cuts at
+#                       seeded requests (CRASHLOOP_SIM_ARGS)
 #   make install PREFIX=/usr/local DESTDIR=
 #                       the library, uflush.h, the SQLite VFS (library,
 #                       extension, header), uflush-bench, the plugin kit
@@ -74,11 +80,12 @@ LIB_SRCS   := $(sort $(wildcard engine/*.c engine/*/*.c engine/*/*/*.c io/*.c \
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 # The bench harness, also linked into the tests (tests/test_bench_harness.c).
 BENCH_LIB_SRCS := bench/harness.c bench/target.c bench/host.c bench/fio.c \
-	bench/abcase.c bench/ab.c bench/plot.c bench/compare.c bench/ktrace.c
+	bench/abcase.c bench/ab.c bench/plot.c bench/compare.c bench/ktrace.c \
+	bench/calib.c
 TEST_SRCS  := $(sort $(wildcard tests/*.c))
 STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
 FUZZ_SRCS  := tests/fuzz/api_fuzz.c
-CRASH_SRCS := tests/crash/crashloop.c
+CRASH_SRCS := tests/crash/crashloop.c tests/crash/crashloop_sim.c
 LIB_OBJS   := $(LIB_SRCS:%.c=$(O)/%.o)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(O)/%.o)
 TEST_OBJS  := $(TEST_SRCS:%.c=$(O)/%.o) $(BENCH_LIB_SRCS:%.c=$(O)/%.o)
@@ -113,7 +120,8 @@ ifneq ($(V),1)
 endif
 
 .PHONY: all build deps test run run-io run-hits run-idle check layers stress install clean \
-	sqlite-crash fuzz fuzz-run crashloop install-check FORCE
+	sqlite-crash sqlite-crash-sim break-check fuzz fuzz-run crashloop \
+	crashloop-sim install-check FORCE
 
 all: build
 
@@ -240,6 +248,19 @@ sqlite-crash: deps
 	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
 	$(Q)$(SQLITE_CRASH) $(SQLITE_CRASH_ARGS)
 
+# The same bank over a sim device in this process: power cuts at seeded
+# requests in place of kills (no root).  SQLITE_CRASH_SIM_ARGS.
+SQLITE_CRASH_SIM_ARGS ?= --kills 200 --seed 1 --twice
+sqlite-crash-sim: deps
+	$(Q)$(MAKE) --no-print-directory $(SQLITE_CRASH)
+	$(Q)$(SQLITE_CRASH) --sim $(SQLITE_CRASH_SIM_ARGS)
+
+# The power-cut tests must fail on a broken fsync: tests/crash/break-check
+# patches a scratch copy of the tree (tests/crash/breaks/*.patch).
+break-check: deps
+	$(Q)$(MAKE) --no-print-directory $(CRASHBIN) $(SQLITE_CRASH)
+	$(Q)O=$(O) tests/crash/break-check $(BREAK_CHECK_ARGS)
+
 RUN_DIR := $(O)/run
 
 # The demo runs uflush-bench only: build that, not the test suite.
@@ -275,6 +296,14 @@ fuzz-run: fuzz
 crashloop: deps
 	$(Q)$(MAKE) --no-print-directory $(CRASHBIN)
 	$(Q)$(CRASHBIN) $(CRASHLOOP_ARGS)
+
+# The same workload over a sim device, power cuts at seeded requests in
+# place of kills (no root).  Deterministic: --twice runs every seed twice
+# and fails if the images differ.
+CRASHLOOP_SIM_ARGS ?= -n 100 -s 1 --twice
+crashloop-sim: deps
+	$(Q)$(MAKE) --no-print-directory $(CRASHBIN)
+	$(Q)$(CRASHBIN) --sim $(CRASHLOOP_SIM_ARGS)
 
 # The plugin kit: the engine's headers as the tree has them (a plugin
 # includes "mm/backing-dev.h", "policies/policy.h", ...), without the

@@ -52,6 +52,7 @@ BENCH_CMD_DECLARE(idle);
 BENCH_CMD_DECLARE(compare);
 BENCH_CMD_DECLARE(kdiff);
 BENCH_CMD_DECLARE(pool);
+BENCH_CMD_DECLARE(calib);
 /* PNGs of one trace or of A and B into dir (bench/plot.c). */
 int bench_plot_render(const char *dir, const char *const *traces,
 		      unsigned int n);

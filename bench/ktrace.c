@@ -150,6 +150,13 @@ static void ev_gds(struct ktrace_stats *st, const char *s, double t)
 	kt_vec_add(&st->gds_limit, hard);
 }
 
+/* The rate the device's throttle had when the window opened. */
+static void first_ratelimit(struct ktrace_stats *st, const char *s)
+{
+	if (isnan(st->rl_first))
+		st->rl_first = field(s, "dirty_ratelimit");
+}
+
 static void ev_bdp(struct ktrace_stats *st, const char *s, double t)
 {
 	double pause = field(s, "pause"), wb_sp, wb_dirty;
@@ -157,6 +164,7 @@ static void ev_bdp(struct ktrace_stats *st, const char *s, double t)
 	if (!bdi_is(s, st->f.bdi) || isnan(pause))
 		return;
 	take(st, t);
+	first_ratelimit(st, s);
 	kt_vec_add(&st->pause, pause);
 	/* the device's own position, which the host's other bdis skew less */
 	wb_sp = field(s, "wb_setpoint");
@@ -172,6 +180,8 @@ static void ev_bdp(struct ktrace_stats *st, const char *s, double t)
 		kt_vec_add(&st->period, field(s, "period"));
 	if (!isnan(field(s, "think")))
 		kt_vec_add(&st->think, field(s, "think"));
+	if (!isnan(field(s, "dirtied")))
+		kt_vec_add(&st->dirtied, field(s, "dirtied"));
 }
 
 static void ev_ratelimit(struct ktrace_stats *st, const char *s, double t)
@@ -182,6 +192,7 @@ static void ev_ratelimit(struct ktrace_stats *st, const char *s, double t)
 	if (!bdi_is(s, st->f.bdi) || isnan(bw) || isnan(rl))
 		return;
 	take(st, t);
+	first_ratelimit(st, s);
 	st->nr_rate_updates++;
 	if (bw > 0)
 		kt_vec_add(&st->rl_ratio, rl / (bw / n));
@@ -255,6 +266,7 @@ void ktrace_stats_init(struct ktrace_stats *st, const struct ktrace_filter *f)
 	memset(st, 0, sizeof(*st));
 	st->f = *f;
 	st->pre_dirty = NAN;
+	st->rl_first = NAN;
 }
 
 /* "comm-pid [cpu] [flags] TS: event: rest": TS, event, rest. */
@@ -351,6 +363,29 @@ double ktrace_stats_secs(const struct ktrace_stats *st)
 	return st->taken > 1 ? st->last_t - st->first_t : NAN;
 }
 
+bool ktrace_rate_inherited(const struct ktrace_stats *st)
+{
+	return isfinite(st->rl_first) &&
+	       st->rl_first < KTRACE_INIT_BW_KBPS * 7 / 8;
+}
+
+unsigned int ktrace_hz_nearest(double measured)
+{
+	static const unsigned int choice[] = { 100, 250, 300, 1000 };
+	unsigned int i, pick = 0;
+	double best = INFINITY;
+
+	if (!(measured > 0))
+		return 0;
+	for (i = 0; i < sizeof(choice) / sizeof(choice[0]); i++) {
+		if (fabs(measured - choice[i]) < best) {
+			best = fabs(measured - choice[i]);
+			pick = choice[i];
+		}
+	}
+	return best <= pick / 10.0 ? pick : 0;
+}
+
 double ktrace_rate_updates_per_s(const struct ktrace_stats *st)
 {
 	double s = ktrace_stats_secs(st);
@@ -370,7 +405,7 @@ void ktrace_stats_free(struct ktrace_stats *st)
 	struct kt_vec *v[] = {
 		&st->gds_t, &st->gds_dirty, &st->gds_setpoint, &st->gds_limit,
 		&st->pause, &st->period, &st->think, &st->wb_dirty_sp,
-		&st->rl_ratio,
+		&st->dirtied, &st->rl_ratio,
 		&st->pass_pages, &st->rq_kib,
 	};
 	size_t i;

@@ -63,11 +63,20 @@ struct ktrace_stats {
 	double pre_dirty;		/* dirty + wb of the last sample before
 					 * the window; NAN if none */
 
-	/* balance_dirty_pages: ms; wb_dirty / wb_setpoint */
-	struct kt_vec pause, period, think, wb_dirty_sp;
+	/* balance_dirty_pages: ms; wb_dirty / wb_setpoint; the pages each
+	 * call was charged for (dirtied=: a kernel writing 1 MiB folios
+	 * charges 256 at a time, order-0 pages nr_dirtied_pause) */
+	struct kt_vec pause, period, think, wb_dirty_sp, dirtied;
 	/* bdi_dirty_ratelimit: dirty_ratelimit / (write_bw / N) */
 	struct kt_vec rl_ratio;
 	unsigned long nr_rate_updates;
+	/*
+	 * dirty_ratelimit (KiB/s) of the window's first balance_dirty_pages
+	 * or bdi_dirty_ratelimit event; NAN if none.  A bdi new to the run
+	 * starts at INIT_BW (100 MiB/s): far below it, the bdi carried the
+	 * estimates of an earlier user.
+	 */
+	double rl_first;
 	/* writeback_start .. writeback_written: one flusher pass each */
 	unsigned long passes;
 	struct kt_vec pass_pages;
@@ -93,6 +102,13 @@ void ktrace_stats_finish(struct ktrace_stats *st);
 int ktrace_stats_file(struct ktrace_stats *st, const char *path);
 /* Seconds of the window (t1 - t0), else from the first to the last event. */
 double ktrace_stats_secs(const struct ktrace_stats *st);
+/* The first dirty_ratelimit says the bdi kept an earlier user's estimates
+ * (below 7/8 of INIT_BW: one update moves it by at most 1/8). */
+bool ktrace_rate_inherited(const struct ktrace_stats *st);
+#define KTRACE_INIT_BW_KBPS	102400.0  /* 6.18 INIT_BW, 100 MiB/s */
+/* The Kconfig HZ (100, 250, 300, 1000) nearest a measured tick rate; 0
+ * when none is within 10% of it. */
+unsigned int ktrace_hz_nearest(double measured);
 /* Flusher passes and rate updates per second of the window. */
 double ktrace_rate_updates_per_s(const struct ktrace_stats *st);
 double ktrace_passes_per_s(const struct ktrace_stats *st);

@@ -33,6 +33,7 @@ static const struct bench_cmd bench_cmds[] = {
 	BENCH_CMD(pool, "a buffer pool: YCSB mixes over a working set vs the kernel page cache and O_DIRECT"),
 	BENCH_CMD(sqlite, "a SQLite workload through the uflush VFS vs SQLite on ext4"),
 	BENCH_CMD(kdiff, "live-kernel differential: the host kernel vs uflush's preset, tracefs vs uflush's trace"),
+	BENCH_CMD(calib, "the sim SSD against a shaped loop device: throughput and dirty trajectory"),
 	BENCH_CMD(plot, "PNGs of a run (or of A and B) from its tracepoints, via gnuplot"),
 	{ "policies", "list the flush policies, or resolve a policy spec",
 	  bench_policies_main, NULL, bench_policies_usage },

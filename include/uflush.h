@@ -601,7 +601,9 @@ const char *uf_version(void);
  * all later ones fail with -EIO until the device is next opened, which
  * sees the image the cut left.  uf_sim_cut_at(sim, nth, mode, seed): the
  * same, when the nth request (1 = the next) since power-on arrives; that
- * request fails.  nth 0 disarms.  -EINVAL unknown mode.
+ * request fails.  On a device that is not open, or off after a cut, nth
+ * counts from the next open (power-on).  nth 0 disarms.  -EINVAL unknown
+ * mode.
  * uf_sim_read(): the device's current content (its cache included),
  * bypassing the model; 0 or -ERANGE.
  * uf_sim_image_hash(): a hash of the content (equal content, equal hash).

@@ -1168,10 +1168,18 @@ int uf_sim_power_cut(struct uf_sim *sim, enum uf_sim_cut mode, uint64_t seed)
 	return with_sim(sim, power_cut(sim, mode, seed));
 }
 
+/*
+ * Closed or off, the count starts at the next power-on (uf_sim_claim
+ * zeroes nr_arrived): a crash test arms the next boot's cut before its
+ * open, so the cut can land in the open's own recovery.
+ */
 static int cut_at(struct uf_sim *sim, uint64_t nth, enum uf_sim_cut mode,
 		  uint64_t seed)
 {
-	sim->cut_at = nth ? sim->nr_arrived + nth : 0;
+	bool counting = __atomic_load_n(&sim->open, __ATOMIC_ACQUIRE) &&
+			!sim->off;
+
+	sim->cut_at = nth ? (counting ? sim->nr_arrived : 0) + nth : 0;
 	sim->cut_mode = mode;
 	sim->cut_seed = seed;
 	return 0;

@@ -1489,7 +1489,7 @@ Test(balance_dirty, dirty_limit_reset_on_tunable_change_mainline,
 }
 
 /* ------------------------------------------------------------------ */
-/* 3.3's dirty_throttle_leaks                                          */
+/* 3.3's and 6.18's dirty_throttle_leaks                               */
 
 static void *leaky_writer(void *arg)
 {
@@ -1534,6 +1534,16 @@ Test(balance_dirty, exited_writers_leak_to_the_next_v33, .fini = bx_fini)
 	int n = leak_case("linux-3.3");
 
 	cr_assert_eq(n, 11, "3.3: nr_dirtied %d", n);
+	cr_assert_eq(dirty_throttle_leaks_read(), 0);
+}
+
+/* 6.18 keeps 3.3's leaks (balance_dirty_pages_ratelimited_flags 2087,
+ * kernel/exit.c 1010) */
+Test(balance_dirty, exited_writers_leak_to_the_next_618, .fini = bx_fini)
+{
+	int n = leak_case("mainline");
+
+	cr_assert_eq(n, 11, "mainline: nr_dirtied %d", n);
 	cr_assert_eq(dirty_throttle_leaks_read(), 0);
 }
 

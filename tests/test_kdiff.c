@@ -242,3 +242,75 @@ Test(kdiff, thresholds_changed)
 	NEAR(st.thresh_max, 51200);
 	ktrace_stats_free(&st);
 }
+
+/*
+ * The pages each throttle call was charged for, and the rate the device
+ * started the window with.  A loop device reused without LOOP_CTL_REMOVE
+ * keeps its bdi and the estimates of its last user: Linux 6.18's first
+ * event of such a run (below, as recorded before kdiff renewed the
+ * device) said dirty_ratelimit=17492 where a new bdi says INIT_BW.
+ */
+Test(kdiff, first_ratelimit_and_pages_per_call)
+{
+	static const char *const stale[] = {
+		"    uflush-bench-25306   [001] .....   11740.943019: global_dirty_state: dirty=214 writeback=0 bg_thresh=12800 thresh=25600 limit=25600 dirtied=14081517 written=12445159",
+		"    uflush-bench-25316   [001] .N.1.   11741.220377: bdi_dirty_ratelimit: bdi 7:0: write_bw=260740 awrite_bw=255736 dirty_rate=145652 dirty_ratelimit=17492 task_ratelimit=30812 balanced_dirty_ratelimit=54096 cgroup_ino=1",
+		"    uflush-bench-25316   [001] .....   11741.230000: balance_dirty_pages: bdi 7:0: limit=25600 setpoint=22400 dirty=20771 wb_setpoint=21758 wb_dirty=20736 dirty_ratelimit=19040 task_ratelimit=32608 dirtied=256 dirtied_pause=167 paused=0 pause=24 period=28 think=4 cgroup_ino=1",
+		NULL,
+	};
+	static const char *const fresh[] = {
+		/* another device's rate does not count */
+		"    dd-999    [001] .....   11949.000000: balance_dirty_pages: bdi 7:9: limit=25600 setpoint=22400 dirty=19444 wb_setpoint=672 wb_dirty=9472 dirty_ratelimit=5000 task_ratelimit=45700 dirtied=32 dirtied_pause=32 paused=0 pause=4 period=4 think=0 cgroup_ino=1",
+		"    uflush-bench-1656    [000] .....   11949.029652: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19444 wb_setpoint=672 wb_dirty=9472 dirty_ratelimit=102400 task_ratelimit=45700 dirtied=256 dirtied_pause=64 paused=0 pause=0 period=20 think=0 cgroup_ino=1",
+		"    uflush-bench-1656    [000] .....   11949.167335: bdi_dirty_ratelimit: bdi 7:1: write_bw=102400 awrite_bw=102400 dirty_rate=329140 dirty_ratelimit=89600 task_ratelimit=116004 balanced_dirty_ratelimit=36088 cgroup_ino=1",
+		"    uflush-bench-1656    [000] .....   11949.200000: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19444 wb_setpoint=672 wb_dirty=9472 dirty_ratelimit=89600 task_ratelimit=45700 dirtied=8 dirtied_pause=64 paused=0 pause=0 period=20 think=0 cgroup_ino=1",
+		"    uflush-bench-1656    [000] .....   11949.300000: balance_dirty_pages: bdi 7:1: limit=25600 setpoint=22400 dirty=19444 wb_setpoint=672 wb_dirty=9472 dirty_ratelimit=89600 task_ratelimit=45700 dirtied=256 dirtied_pause=64 paused=0 pause=0 period=20 think=0 cgroup_ino=1",
+		NULL,
+	};
+	struct ktrace_filter f = { .bdi = "7:0", .nr_writers = 1 };
+	struct ktrace_stats st;
+
+	ktrace_stats_init(&st, &f);
+	cr_assert(isnan(st.rl_first));
+	cr_assert(!ktrace_rate_inherited(&st), "no event: nothing to say");
+	feed(&st, stale);
+	NEAR(st.rl_first, 17492);
+	cr_assert(ktrace_rate_inherited(&st));
+	cr_assert_eq(st.dirtied.n, 1);
+	NEAR(st.dirtied.v[0], 256);
+	ktrace_stats_free(&st);
+
+	snprintf(f.bdi, sizeof(f.bdi), "7:1");
+	ktrace_stats_init(&st, &f);
+	feed(&st, fresh);
+	NEAR(st.rl_first, 102400);
+	cr_assert(!ktrace_rate_inherited(&st));
+	cr_assert_eq(st.dirtied.n, 3);
+	NEAR(kt_quantile(&st.dirtied, 0.5), 256);
+	NEAR(kt_quantile(&st.dirtied, 0), 8);
+	ktrace_stats_free(&st);
+
+	/* one update down from INIT_BW (7/8 of it) is still a fresh bdi */
+	static const char *const stepped[] = {
+		"    uflush-bench-1656    [000] .....   11949.167335: bdi_dirty_ratelimit: bdi 7:1: write_bw=102400 awrite_bw=102400 dirty_rate=329140 dirty_ratelimit=89600 task_ratelimit=116004 balanced_dirty_ratelimit=36088 cgroup_ino=1",
+		NULL,
+	};
+	ktrace_stats_init(&st, &f);
+	feed(&st, stepped);
+	cr_assert(!ktrace_rate_inherited(&st));
+	ktrace_stats_free(&st);
+}
+
+/* The host's HZ from a measured jiffies rate: the nearest Kconfig value. */
+Test(kdiff, host_hz_from_the_tick_rate)
+{
+	cr_assert_eq(ktrace_hz_nearest(250.0), 250);
+	cr_assert_eq(ktrace_hz_nearest(247.5), 250);	/* a tick late */
+	cr_assert_eq(ktrace_hz_nearest(290.0), 300);	/* 250 and 300 apart */
+	cr_assert_eq(ktrace_hz_nearest(1002.5), 1000);
+	cr_assert_eq(ktrace_hz_nearest(99.0), 100);
+	/* nothing near a choice: not read as a tick */
+	cr_assert_eq(ktrace_hz_nearest(500.0), 0);
+	cr_assert_eq(ktrace_hz_nearest(0), 0);
+	cr_assert_eq(ktrace_hz_nearest(NAN), 0);
+}

@@ -378,10 +378,12 @@ static struct backing_dev_info *fx_open_virtual(const char *policy)
 	return pw.m->backing_dev_info;
 }
 
+/* what wb_writeback() does after a pass (engine/fs/fs-writeback.c) */
 static void bdi_bandwidth_pass(struct backing_dev_info *bdi)
 {
 	spin_lock(&bdi->wb.list_lock);
-	bdi_update_bandwidth(bdi, jiffies);
+	if (bdi_bandwidth_per_pass(bdi))
+		bdi_update_bandwidth(bdi, jiffies);
 	spin_unlock(&bdi->wb.list_lock);
 }
 

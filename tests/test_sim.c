@@ -19,15 +19,22 @@
  * sim_crash: uflush over a sim device, writes and fsyncs at random, a
  * power cut at a seeded point, the image reopened: every acknowledged
  * write is there.
+ * sim_calib: uflush-bench calib's band (bench/calib.c).
+ * sim_sqlite: the SQLite VFS with engine=sim, dev= a sim device's name.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
+#include "bench/calib.h"
+#include "clients/sqlite/uflush_sqlite.h"
 #include "io/io.h"
 #include "io/sim.h"
 #include "uflush-internal.h"
@@ -505,6 +512,30 @@ Test(sim_dev, cut_at_nth_request, .fini = dev_fini)
 	}
 	image_is(0, 0x01, PG);
 	image_is(PG, 0x00, PG);
+}
+
+/* Armed while closed (or off), the count starts at the next power-on. */
+Test(sim_dev, cut_at_armed_closed_counts_from_power_on, .fini = dev_fini)
+{
+	void *p = page_of(0x05, PG);
+	unsigned int i;
+
+	dev_make("ssd,size=16m");
+	for (i = 0; i < 5; i++)
+		dev_write((uint64_t)i * PG, 0x04, PG);
+	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
+	dev_close();
+	cr_assert_eq(uf_sim_cut_at(t_sim, 2, UF_SIM_CUT_DROP, 0), 0);
+	dev_open();
+	dev_write(0, 0x05, PG);		/* request 1 after power-on */
+	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, PG), -EIO);	/* 2: cut */
+	image_is(0, 0x04, 2 * PG);	/* the drop took request 1 too */
+	/* off after a cut: armed again, it counts from the reboot */
+	cr_assert_eq(uf_sim_cut_at(t_sim, 1, UF_SIM_CUT_DROP, 0), 0);
+	dev_close();
+	dev_open();
+	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, 0), -EIO);
+	free(p);
 }
 
 Test(sim_dev, faults_and_stall, .fini = dev_fini)
@@ -1038,4 +1069,92 @@ Test(sim_crash, replay)
 	free(r);
 	free(buf);
 	free(img);
+}
+
+/* ------------------------------------------------------------------ */
+/* uflush-bench calib's comparison (bench/calib.c)                     */
+
+Test(sim_calib, band_is_median_plus_range_or_floor)
+{
+	const double real[] = { 40.0, 42.0, 41.0 }, one[] = { 10.0 };
+	const double gaps[] = { NAN, 5.0, NAN, 7.0 };
+	struct calib_band b;
+
+	/* range 2 > 1% of 41: median 41 +- 2 */
+	calib_band(real, 3, 0.01, 0, &b);
+	cr_assert_float_eq(b.median, 41.0, 1e-9);
+	cr_assert_float_eq(b.lo, 39.0, 1e-9);
+	cr_assert_float_eq(b.hi, 43.0, 1e-9);
+	cr_assert(calib_in_band(&b, 39.0));
+	cr_assert(calib_in_band(&b, 43.0));
+	cr_assert_not(calib_in_band(&b, 38.9));
+	cr_assert_not(calib_in_band(&b, 43.1));
+	cr_assert_not(calib_in_band(&b, NAN));
+	/* the floor wins over a range that happens to be small */
+	calib_band(real, 3, 0.10, 0, &b);
+	cr_assert_float_eq(b.half, 4.1, 1e-9);
+	cr_assert(calib_in_band(&b, 36.95));
+	calib_band(one, 1, 0, 3, &b);
+	cr_assert_float_eq(b.lo, 7.0, 1e-9);
+	cr_assert_float_eq(b.hi, 13.0, 1e-9);
+	/* NANs are left out; none left: nothing is in the band */
+	calib_band(gaps, 4, 0, 0, &b);
+	cr_assert_eq(b.n, 2);
+	cr_assert_float_eq(b.median, 6.0, 1e-9);
+	cr_assert(calib_in_band(&b, 4.0));
+	calib_band(gaps, 1, 0.5, 1, &b);
+	cr_assert_eq(b.n, 0);
+	cr_assert_not(calib_in_band(&b, 0));
+	cr_assert_float_eq(calib_median(gaps, 4), 6.0, 1e-9);
+	cr_assert(isnan(calib_median(gaps, 1)));
+}
+
+/* ------------------------------------------------------------------ */
+/* The SQLite VFS on a sim device (engine=sim, tests/crash --sim)      */
+
+static int t_sql_one(sqlite3 *db, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_OK)
+		rc = SQLITE_ERROR;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+Test(sim_sqlite, vfs_engine_sim_names_a_sim_device, .fini = dev_fini)
+{
+	const char *u = "file:t.db?vfs=uflush&dev=t-sim&engine=sim&cachesize=4M&extent=1M";
+	uint64_t h0, h1;
+	int64_t n = 0;
+	sqlite3 *db;
+
+	cr_assert_eq(uf_sim_create("t-sim", "ssd,size=16m", &t_sim), 0);
+	cr_assert_eq(uf_sqlite_vfs_register(NULL, 0), SQLITE_OK);
+	cr_assert_eq(uf_sim_image_hash(t_sim, &h0), 0);
+	cr_assert_eq(sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+				     NULL), SQLITE_OK, "%s",
+		     uf_sqlite_last_error());
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t(a); INSERT INTO t VALUES(7)",
+				  NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+	/* it went to the sim's image, and comes back from it */
+	cr_assert_eq(uf_sim_image_hash(t_sim, &h1), 0);
+	cr_assert_neq(h0, h1);
+	cr_assert_eq(sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_URI, NULL), SQLITE_OK);
+	cr_assert_eq(t_sql_one(db, "SELECT sum(a) FROM t", &n), SQLITE_OK);
+	cr_assert_eq(n, 7);
+	sqlite3_close(db);
+	/* no such sim device: a clear error, not a path lookup */
+	cr_assert_eq(sqlite3_open_v2("file:t.db?vfs=uflush&dev=t-none&engine=sim",
+				     &db, SQLITE_OPEN_READWRITE |
+				     SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+				     NULL), SQLITE_CANTOPEN);
+	cr_assert_eq(uf_sqlite_last_errno(), -ENOENT);
+	sqlite3_close(db);
 }

@@ -15,6 +15,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,7 @@ struct world_case {
 	const char *trace;	/* trace_path, NULL: off */
 	unsigned int iters;	/* per writer */
 	uint64_t think;
+	bool sync;		/* uf_sync() before the closes */
 	uint64_t image_hash;
 	uint64_t bytes_written;	/* the device's, by the end */
 	int step;		/* where it failed */
@@ -344,6 +346,8 @@ static int world_main(void *arg)
 		if (wret && !ret)
 			ret = wret;
 	}
+	if (wc->sync)
+		STEP(13, uf_sync(c));
 	for (i = 0; i < W_WRITERS; i++)
 		STEP(7, uf_file_close(w[i].f));
 	STEP(8, uf_dev_close(d));
@@ -453,4 +457,23 @@ Test(simsched_engine, flusher_and_writers_on_sim_hdd, .timeout = 300)
 	cr_assert_eq(img1, img3, "two seeds, different data");
 	free(t1);
 	free(t2);
+}
+
+/*
+ * sync(2) in a world: wait_sb_inodes() sleeps on each inode's writeback
+ * with s_inode_list_lock dropped, as the kernel does (holding it across
+ * the sleep is what a world refuses: a spinlock held while blocking).
+ */
+Test(simsched_engine, sync_in_a_world, .timeout = 120)
+{
+	struct world_case wc = {
+		.policy = "linux-3.2", .spec = "ssd,size=256m,seed=3",
+		.iters = 16, .think = 10 * MS, .sync = true,
+	};
+	struct uf_sim_result r;
+	double w;
+
+	run_world(&wc, 11, &r, &w);
+	cr_assert_geq(wc.bytes_written, (uint64_t)W_WRITERS * 16 * W_CHUNK,
+		      "written %" PRIu64, wc.bytes_written);
 }

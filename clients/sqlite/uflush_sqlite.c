@@ -329,9 +329,10 @@ static int ufs_conf_parse(const char *name, struct ufs_conf *c)
 		c->policy = NULL;
 	c->engine = ufs_param(name, "engine", "UFLUSH_SQLITE_ENGINE");
 	if (c->engine && strcmp(c->engine, "io_uring") &&
-	    strcmp(c->engine, "libaio") && strcmp(c->engine, "psync"))
+	    strcmp(c->engine, "libaio") && strcmp(c->engine, "psync") &&
+	    strcmp(c->engine, "sim"))
 		return ufs_fail(SQLITE_CANTOPEN, -EINVAL,
-				"bad engine=%s: want io_uring, libaio or psync",
+				"bad engine=%s: want io_uring, libaio, psync or sim",
 				c->engine);
 	v = name ? sqlite3_uri_parameter(name, "format") : NULL;
 	if (ufs_bool(v, &c->format))
@@ -634,6 +635,26 @@ static int ufs_dev_size(int fd, uint64_t *size)
 	return 0;
 }
 
+/*
+ * engine=sim: dev= names a uf_sim device of this process (uf_sim_create),
+ * not a path: no realpath, no flock (the sim engine admits one opener),
+ * and the size comes from the opened device.
+ */
+static bool ufs_is_sim(const struct ufs_conf *c)
+{
+	return c->engine && !strcmp(c->engine, "sim");
+}
+
+static int ufs_dev_check_size(const struct ufs_conf *c,
+			      const struct ufs_dev *d)
+{
+	if (d->size >= UFS_DATA_START + UFS_MIN_EXTENT)
+		return SQLITE_OK;
+	return ufs_fail(SQLITE_CANTOPEN, -ENOSPC,
+			"dev=%s: %llu bytes is too small (want 1M + 64k at least)",
+			c->dev, (unsigned long long)d->size);
+}
+
 static void ufs_dev_free(struct ufs_dev *d)
 {
 	if (d->dirf)
@@ -663,6 +684,9 @@ static int ufs_dev_open(const struct ufs_conf *c, const char *real,
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_mutex_init(&d->commit_lock, NULL);
 	snprintf(d->path, sizeof(d->path), "%s", real);
+	d->lock_fd = -1;
+	if (ufs_is_sim(c))
+		goto cache;	/* a sim device: in this process, opened once */
 	d->lock_fd = open(real, O_RDONLY | O_CLOEXEC);
 	if (d->lock_fd < 0) {
 		rc = ufs_fail(SQLITE_CANTOPEN, -errno, "dev=%s: %s", c->dev,
@@ -682,13 +706,10 @@ static int ufs_dev_open(const struct ufs_conf *c, const char *real,
 			      c->dev, strerror(-ret));
 		goto fail;
 	}
-	if (d->size < UFS_DATA_START + UFS_MIN_EXTENT) {
-		rc = ufs_fail(SQLITE_CANTOPEN, -ENOSPC,
-			      "dev=%s: %llu bytes is too small (want 1M + 64k at least)",
-			      c->dev, (unsigned long long)d->size);
+	rc = ufs_dev_check_size(c, d);
+	if (rc != SQLITE_OK)
 		goto fail;
-	}
-
+cache:
 	uf_cache_config_init(&cc);
 	cc.nr_pages = (size_t)(c->cache / UFS_PAGE);
 	cc.policy = c->policy;
@@ -712,6 +733,14 @@ static int ufs_dev_open(const struct ufs_conf *c, const char *real,
 			      c->dev, strerror(-ret),
 			      ret == -EBUSY ? " (mounted, or held by another process)" : "");
 		goto fail;
+	}
+	if (ufs_is_sim(c)) {
+		ret = uf_dev_size(d->dev, &d->size);
+		rc = ret ? ufs_fail(SQLITE_CANTOPEN, ret, "dev=%s: size: %s",
+				    c->dev, strerror(-ret)) :
+			   ufs_dev_check_size(c, d);
+		if (rc != SQLITE_OK)
+			goto fail;
 	}
 	ret = uf_file_open(d->dev, 1, 0, 2 * UFS_PAGE, NULL, NULL, &d->dirf);
 	if (ret) {
@@ -747,7 +776,9 @@ static int ufs_dev_get(const struct ufs_conf *c, struct ufs_dev **out)
 		return ufs_fail(SQLITE_CANTOPEN, -EINVAL,
 				"no device: give dev=PATH in the URI or $UFLUSH_SQLITE_DEV");
 	}
-	if (!realpath(c->dev, real))
+	if (ufs_is_sim(c))
+		snprintf(real, sizeof(real), "%s", c->dev);
+	else if (!realpath(c->dev, real))
 		return ufs_fail(SQLITE_CANTOPEN, -errno, "dev=%s: %s", c->dev,
 				strerror(errno));
 	for (d = ufs_devs; d; d = d->next)

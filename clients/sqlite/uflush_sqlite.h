@@ -13,7 +13,9 @@
  *	dev=PATH	the block device or file      UFLUSH_SQLITE_DEV
  *	cachesize=SIZE	the cache's pool ("64M")       UFLUSH_SQLITE_CACHESIZE
  *	policy=SPEC	a flush policy spec            UFLUSH_SQLITE_POLICY
- *	engine=NAME	io_uring, libaio or psync      UFLUSH_SQLITE_ENGINE
+ *	engine=NAME	io_uring, libaio, psync or sim UFLUSH_SQLITE_ENGINE
+ *			(sim: dev= is the name of a uf_sim device of this
+ *			process, made by uf_sim_create; see uflush.h)
  *	extent=SIZE	room of each file, set when the device is formatted
  *							UFLUSH_SQLITE_EXTENT
  *	format=1	format a device that holds something else

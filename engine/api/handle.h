@@ -149,6 +149,8 @@ struct __attribute__((aligned(64))) uf_page_slot {
 	uint32_t idx;
 	uint32_t next;			/* atomic: free list, index + 1 */
 	struct page *page;
+	struct page **pin;		/* its pin (page_pin.c), or NULL:
+					 * a reference (uf_users) */
 	struct uf_cache_slot *cs;	/* a user of the cache while held */
 	struct uf_file *file;		/* UF_PAGE_WRITE: a user of it */
 	uint8_t cs_shard, file_shard;	/* the shards those users are in */

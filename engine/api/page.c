@@ -158,9 +158,9 @@ static struct uf_page_slot *pslot_alloc(void)
 			base = nr_pslot_chunks * PSLOT_CHUNK;
 			for (i = 0; i < PSLOT_CHUNK; i++)
 				chunk[i].idx = base + i;
-			/* the census reads the count without the lock */
 			__atomic_store_n(&pslot_chunks[nr_pslot_chunks],
 					 chunk, __ATOMIC_RELEASE);
+			/* atomic: a closer's census reads it unlocked */
 			__atomic_store_n(&nr_pslot_chunks, nr_pslot_chunks + 1,
 					 __ATOMIC_RELEASE);
 			for (i = PSLOT_CHUNK - 1; i > 0; i--)
@@ -201,12 +201,32 @@ static struct page *page_get_noread(struct uf_file *f, unsigned long index)
 	return page;
 }
 
+/*
+ * A read-only handle on a cached, uptodate page pins it in this thread's
+ * pin table (page_pin.c; *pinp its slot): what any of the flags would
+ * give for such a page, without writing the page's lines.  Otherwise, or
+ * with the table full, a reference (*pinp NULL).
+ */
 static int page_lookup(struct uf_file *f, unsigned long index,
-		       unsigned int flags, struct page **pagep)
+		       unsigned int flags, struct page **pagep,
+		       struct page ***pinp)
 {
+	struct page **slot;
 	struct page *page;
 	int ret;
 
+	*pinp = NULL;
+	if (!(flags & UF_PAGE_WRITE) && (slot = page_pin_slot()) != NULL) {
+		/* only read_cache_page() marks the page accessed */
+		page = find_pin_page(f->inode.i_mapping, index, slot,
+				     !(flags & (UF_PAGE_NOCREATE |
+						UF_PAGE_NOREAD)));
+		if (page) {
+			*pinp = slot;
+			*pagep = page;
+			return 0;
+		}
+	}
 	if (flags & UF_PAGE_NOCREATE) {
 		/* never a page whose read is in flight or failed */
 		page = find_get_page_uptodate(f->inode.i_mapping, index);
@@ -240,7 +260,7 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 {
 	struct uf_cache_slot *s = cache_slot_of(f->dev->cache);
 	struct uf_page_slot *ps;
-	struct page *page;
+	struct page *page, **pin;
 	uint64_t gen;
 	int ret;
 
@@ -251,16 +271,19 @@ static int file_page_get(struct uf_file *f, unsigned long index,
 	if (!hslot_get_live(&s->h, &gen))
 		return -EBADF;	/* the cache is closing */
 	ps = pslot_alloc();
-	ret = ps ? page_lookup(f, index, flags, &page) : -EMFILE;
+	ret = ps ? page_lookup(f, index, flags, &page, &pin) : -EMFILE;
 	if (ret) {
 		if (ps)
 			pslot_free(ps);
 		hslot_put(&s->h);
 		return ret;
 	}
-	/* the page-level count the allocator reads (a pinned frame) */
-	__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
+	/* the page-level count the allocator reads (a pinned frame); a pin
+	 * is found by its scan of the pin tables */
+	if (!pin)
+		__atomic_add_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
 	ps->page = page;
+	ps->pin = pin;
 	/* atomic: a closer's census (page_handles_held) reads them */
 	__atomic_store_n(&ps->cs, s, __ATOMIC_RELAXED);
 	ps->cs_shard = (uint8_t)my_shard();	/* hslot_get_live()'s */
@@ -328,8 +351,12 @@ int uf_page_put(struct uf_page *h)
 		dirtied = PageDirty(page);
 		unlock_page(page);
 	}
-	__atomic_sub_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
-	put_page(&ps->cs->cache, page);
+	if (ps->pin) {
+		page_unpin(&ps->cs->cache, ps->pin, page);
+	} else {
+		__atomic_sub_fetch(&page->uf_users, 1, __ATOMIC_ACQ_REL);
+		put_page(&ps->cs->cache, page);
+	}
 	if (dirtied)
 		balance_dirty_pages_ratelimited(f->inode.i_mapping);
 	if (f)

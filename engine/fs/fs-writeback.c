@@ -792,7 +792,10 @@ long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 		trace_writeback_written(wb->bdi, work);
 		st.total_progress += progress;
 
-		bdi_update_bandwidth(wb->bdi, wb_start);
+		/* 3.2's per-pass estimate; 6.18's wb_writeback() has none
+		 * (do_writepages() updates it: bdp=mainline) */
+		if (bdi_bandwidth_per_pass(wb->bdi))
+			bdi_update_bandwidth(wb->bdi, wb_start);
 
 		if (progress) {
 			st.pause = 1;
@@ -1327,28 +1330,32 @@ void drop_super(struct super_block *sb)
 /* Wait for the writeback of every inode of sb that has pages. */
 static void wait_sb_inodes(struct super_block *sb)
 {
-	struct inode *inode;
+	struct inode *inode, *old_inode = NULL;
 
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		bool skip;
-
 		spin_lock(&inode->i_lock);
-		skip = inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW) ||
-		       !__atomic_load_n(&inode->i_mapping->nrpages,
-					__ATOMIC_RELAXED);
-		spin_unlock(&inode->i_lock);
-		if (skip)
+		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW) ||
+		    !__atomic_load_n(&inode->i_mapping->nrpages,
+				     __ATOMIC_RELAXED)) {
+			spin_unlock(&inode->i_lock);
 			continue;
-		/*
-		 * The kernel pins the inode and drops the list lock to sleep.
-		 * Here the lock (a mutex) is held across the wait instead, so
-		 * the inode cannot be closed under us; only file open/close
-		 * take it, and they wait.
-		 */
+		}
+		/* __iget(): the reference keeps evict() waiting (i_count),
+		 * so the inode stays on s_inodes while the lock is dropped
+		 * for the sleep, as the kernel does */
+		inode->i_count++;
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+		if (old_inode)
+			iput(old_inode);
+		old_inode = inode;
 		filemap_fdatawait(inode->i_mapping);
+		spin_lock(&sb->s_inode_list_lock);
 	}
 	spin_unlock(&sb->s_inode_list_lock);
+	if (old_inode)
+		iput(old_inode);
 }
 
 /*

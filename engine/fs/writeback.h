@@ -141,6 +141,7 @@ void tag_pages_for_writeback(struct address_space *mapping,
 			     unsigned long start, unsigned long end);
 void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time);
+bool bdi_bandwidth_per_pass(struct backing_dev_info *bdi);
 long writeback_chunk_size(struct backing_dev_info *bdi,
 			  struct wb_writeback_work *work);
 

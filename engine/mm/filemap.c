@@ -673,6 +673,41 @@ static bool filemap_read_hit(struct address_space *mapping,
 }
 
 /*
+ * A read-only page handle's lookup: the page cached at @index, uptodate,
+ * pinned in @slot of this thread's pin table (page_pin.c) rather than
+ * referenced; NULL if it is not there as such (the caller takes the
+ * referenced path).  As filemap_read_hit, the page_seq and flags read
+ * before tree_seq is checked again are the file's page's at @index; the
+ * pin then holds if page_seq has not moved (the page stayed in the
+ * mapping).  With @accessed (the caller's referenced path would call
+ * mark_page_accessed(), as read_cache_page() does), a page that it would
+ * change takes that path; so does one a writer holds (page_seq odd).
+ */
+struct page *find_pin_page(struct address_space *mapping,
+			   unsigned long index, struct page **slot,
+			   bool accessed)
+{
+	unsigned int seq, pseq;
+	unsigned long flags;
+	struct page *page;
+
+	seq = read_seqcount_begin(&mapping->tree_seq);
+	page = radix_tree_lookup_seq(&mapping->page_tree, index,
+				     &mapping->tree_seq, seq);
+	if (!page || page == RADIX_TREE_RETRY)
+		return NULL;
+	pseq = page_seq_begin(page);
+	flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
+	if ((pseq & 1) || !(flags & BIT(PG_uptodate)) ||
+	    (accessed && !page_accessed_noop(flags)) ||
+	    read_seqcount_retry(&mapping->tree_seq, seq))
+		return NULL;
+	if (!page_pin(mapping_cache(mapping), page, slot, pseq))
+		return NULL;
+	return page;
+}
+
+/*
  * The copy of a referenced page: the reference keeps the frame from
  * reuse, not from a writer.  A writer's copy or truncate's zeroing is
  * brief, under the page lock: wait for it and copy again, so a read

@@ -58,18 +58,22 @@ enum pageflags {
 	PG_writeback,
 	PG_reclaim,
 	PG_owner_priv_1,	/* uflush: locked by uf_page_get(UF_PAGE_WRITE) */
+	PG_pin_orphan,		/* uflush: freed while pinned (page_pin.c) */
 };
 
 /*
  * One descriptor per frame, in an array parallel to the frames, so that
  * page_address() is arithmetic.  At most 64 bytes (checked at build time in
  * page_alloc.c).  _count: the page cache holds one reference while the page
- * is in a mapping; users (uf_page_get, readers, writeback) take more.
+ * is in a mapping; users (uf_page_get, readers, writeback) take more.  A
+ * read-only uf_page_get pins the frame in its thread's pin table instead
+ * (page_pin.c), which every path that frees a frame consults.
  */
 struct page {
 	unsigned long flags;
 	int _count;
-	unsigned int uf_users;	/* references held through uf_page_get */
+	unsigned int uf_users;	/* references held through uf_page_get (not
+				 * its pins: page_pinned()) */
 	struct address_space *mapping;
 	unsigned long index;
 	struct list_head lru;
@@ -386,6 +390,43 @@ static inline void prefetch_frame(struct uf_cache *c, const struct page *p)
 	__builtin_prefetch(f);
 	__builtin_prefetch(f + 64);
 }
+
+/*
+ * Per-thread page pins (page_pin.c; DESIGN.md section 7): a read-only
+ * uf_page_get publishes the page in its thread's pin table, a line no
+ * other thread writes, rather than adding to _count, the line every
+ * reader of the page writes.  No frame is freed while a pin names it:
+ * reclaim (__remove_mapping) keeps a frozen page that is pinned, and a
+ * page whose count falls to 0 while pinned is left to its last pin
+ * (page_pin_handoff).  Dekker's pattern, all sequentially consistent:
+ * the pinner publishes, then reads _count; a freer drops _count to 0,
+ * then scans the pins.
+ */
+#define PIN_SLOTS		8	/* one line: pages held at once */
+
+#define PIN_TABLES		256	/* threads pinning at once */
+
+struct pin_table {
+	struct page *slot[PIN_SLOTS];	/* atomic: owner fills, any clears */
+} __attribute__((aligned(64)));
+
+/* A free slot of this thread's table, or NULL: take a reference. */
+struct page **page_pin_slot(void);
+/* Some pin table names @page (a scan of the tables in use). */
+bool page_pinned(const struct page *page);
+/* Pin @page, found in its mapping at page_seq @pseq (even): false if it
+ * left the mapping, was frozen or changed meanwhile (not pinned). */
+bool page_pin(struct uf_cache *c, struct page *page, struct page **slot,
+	      unsigned int pseq);
+void page_unpin(struct uf_cache *c, struct page **slot, struct page *page);
+/* @page's count reached 0: true if pins hold it (its last pin frees it). */
+bool page_pin_handoff(struct page *page);
+/* mm/filemap.c: the cached, uptodate page at @index pinned in @slot, or
+ * NULL (not cached as such: look it up the referenced way; @accessed:
+ * that way would mark_page_accessed() it). */
+struct page *find_pin_page(struct address_space *mapping,
+			   unsigned long index, struct page **slot,
+			   bool accessed);
 
 static inline void get_page(struct page *p)
 {

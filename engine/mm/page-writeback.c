@@ -876,22 +876,34 @@ snapshot:
 }
 
 /**
+ * bdi_bandwidth_per_pass - does the flusher update the estimate per pass?
+ * @bdi: the device
+ *
+ * 3.x's wb_writeback() does, after each pass (bdi_update_bandwidth());
+ * 6.18's does not: do_writepages() updates it (wb_update_bandwidth below;
+ * Jan Kara's series of v5.15, commits fee468fdf41c "writeback: reliably
+ * update bandwidth estimation" and 45a2966fd641 "writeback: fix bandwidth
+ * estimate for spiky workload").  So false under bdp=mainline.
+ */
+bool bdi_bandwidth_per_pass(struct backing_dev_info *bdi)
+{
+	return !cache_bdp_is(bdi->cache,
+			     balance_dirty_pages_ratelimited_mainline);
+}
+
+/**
  * bdi_update_bandwidth - refresh the device's write bandwidth estimate
  * @bdi: the device
  * @start_time: when the caller's writeback work started (jiffies)
  *
- * 3.2's wb_update_bandwidth(): called by wb_writeback() after each pass,
- * with wb->list_lock held (which serialises the estimate).  At most one
- * update per BANDWIDTH_INTERVAL.  Not under bdp=mainline: 6.18's
- * wb_writeback() no longer updates the estimate, do_writepages() does
- * (wb_update_bandwidth below).
+ * 3.2's wb_update_bandwidth(): called by wb_writeback() after each pass
+ * when bdi_bandwidth_per_pass(), with wb->list_lock held (which
+ * serialises the estimate).  At most one update per BANDWIDTH_INTERVAL.
  */
 void bdi_update_bandwidth(struct backing_dev_info *bdi,
 			  unsigned long start_time)
 {
 	assert_spin_locked(&bdi->wb.list_lock);
-	if (cache_bdp_is(bdi->cache, balance_dirty_pages_ratelimited_mainline))
-		return;
 	__bdi_update_bandwidth(bdi, 0, 0, 0, 0, 0, start_time, BDP_RATE_NONE);
 }
 
@@ -2088,9 +2100,9 @@ int balance_dirty_pages_ratelimited_33(struct address_space *mapping,
  * Linux 6.18.35 (GitHub leftymods/linux-6.18.y @40a9e9f43d44, issue 17:
  * docs/linux-6.18.md lists what still differs).  There is one wb per device
  * here (no cgroup writeback, so no memcg domain, no foreign-inode flush and
- * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks, no laptop mode, and no
- * dirty_throttle_leaks (a thread's unpaid dirtying is not handed on when
- * it exits).
+ * no wb->dirty_sleep), no PF_LOCAL_THROTTLE tasks and no laptop mode;
+ * dirty_throttle_leaks are 3.3's (one counter for the process, a thread's
+ * end for the task's exit).
  */
 long long pos_ratio_polynom(unsigned long setpoint, unsigned long dirty,
 			    unsigned long limit)
@@ -2569,12 +2581,17 @@ pause:
 	return ret;
 }
 
+/*
+ * 6.18's balance_dirty_pages_ratelimited_flags() (2046).  The task also
+ * picks up dirty_throttle_leaks, the pages exited tasks dirtied unpaid
+ * (kernel/exit.c do_exit, 1010), as 3.3's does (bdp_task_33 above).
+ */
 int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 					     unsigned long nr_new,
 					     unsigned int flags, long *pause)
 {
 	struct backing_dev_info *wb = mapping->backing_dev_info;
-	struct task_struct *t = bdp_task();
+	struct task_struct *t = bdp_task_33();
 	unsigned long rl_pages = ratelimit_pages_of(wb);
 	int ratelimit = t->nr_dirtied_pause;
 
@@ -2584,7 +2601,12 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 
 	if (flags & BDP_PEEK) {
 		unsigned long nr = (unsigned long)t->nr_dirtied + nr_new;
+		int leaks = dirty_throttle_leaks_read();
 
+		/* what the call would pick up, without taking it */
+		if (leaks > 0 && nr < (unsigned long)ratelimit)
+			nr += min_ul((unsigned long)leaks,
+				     (unsigned long)ratelimit - nr);
 		if (nr < (unsigned long)ratelimit &&
 		    (unsigned long)t->bdp_ratelimits + nr_new < rl_pages)
 			return 0;
@@ -2601,6 +2623,9 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 		t->bdp_ratelimits = 0;
 		ratelimit = 0;
 	}
+	if (t->nr_dirtied < ratelimit)
+		t->nr_dirtied += take_dirty_throttle_leaks(ratelimit -
+							   t->nr_dirtied);
 	if (t->nr_dirtied >= ratelimit)
 		return balance_dirty_pages_mainline(mapping,
 				(unsigned long)t->nr_dirtied, flags, pause);

@@ -310,7 +310,9 @@ struct page *page_pool_alloc(struct uf_cache *c)
 	list_del_init(&page->lru);
 	spin_unlock(&pool->lock);
 	dec_vm_state(c, NR_FREE_PAGES);
-	__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+	/* release (so in the other two hand-outs): a stale pin that reads
+	 * this count also sees the page_seq its delete moved (page_pin.c) */
+	__atomic_store_n(&page->_count, 1, __ATOMIC_RELEASE);
 	return page;
 }
 
@@ -351,7 +353,7 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 		w = list_first_entry(&pool->alloc_waiters, struct alloc_waiter,
 				     list);
 		list_del_init(&w->list);
-		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&page->_count, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&w->page, page, __ATOMIC_RELEASE);
 	} else {
 		list_add(&page->lru, &pool->free_list);
@@ -391,9 +393,10 @@ void pool_reclaim_event(struct page_pool *pool)
 	wake_up_all(&pool->free_wait);
 }
 
+/* Sequentially consistent: the freer's half of page_pin.c's pattern. */
 void put_page(struct uf_cache *c, struct page *page)
 {
-	int count = __atomic_sub_fetch(&page->_count, 1, __ATOMIC_ACQ_REL);
+	int count = __atomic_sub_fetch(&page->_count, 1, __ATOMIC_SEQ_CST);
 
 	if (WARN_ON(count < 0))
 		return;
@@ -406,7 +409,16 @@ void put_page(struct uf_cache *c, struct page *page)
 	if (count)
 		return;
 	__page_cache_release(c, page);
+	if (page_pin_handoff(page))
+		return;		/* pinned: its last unpin frees it */
 	page_pool_free(c, page);
+}
+
+/* Held through uf_page_get: a reference (uf_users) or a pin. */
+static bool page_held(const struct page *p)
+{
+	return __atomic_load_n(&p->uf_users, __ATOMIC_RELAXED) ||
+	       page_pinned(p);
 }
 
 /* Stops at the first frame not pinned: usually the first one. */
@@ -415,8 +427,7 @@ bool page_pool_all_pinned(struct page_pool *pool)
 	unsigned long i;
 
 	for (i = 0; i < pool->nr; i++)
-		if (!__atomic_load_n(&pool->pages[i].uf_users,
-				     __ATOMIC_RELAXED))
+		if (!page_held(&pool->pages[i]))
 			return false;
 	return true;
 }
@@ -446,7 +457,7 @@ static struct page *alloc_waiter_enqueue(struct uf_cache *c,
 	spin_unlock(&pool->lock);
 	if (page) {
 		dec_vm_state(c, NR_FREE_PAGES);
-		__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&page->_count, 1, __ATOMIC_RELEASE);
 		return page;
 	}
 	return NULL;
@@ -532,8 +543,7 @@ static bool pool_has_clean_pages(struct page_pool *pool)
 	for (i = 0; i < pool->nr; i++) {
 		struct page *p = &pool->pages[i];
 
-		if (PageLRU(p) && page_reclaimable_flags(p) &&
-		    !__atomic_load_n(&p->uf_users, __ATOMIC_RELAXED))
+		if (PageLRU(p) && page_reclaimable_flags(p) && !page_held(p))
 			return true;
 	}
 	return false;

@@ -92,11 +92,12 @@ static struct page *lru_to_page(struct list_head *head)
 	return list_entry(head->prev, struct page, lru);
 }
 
-/* page_freeze_refs(): count == @count -> 0, atomically. */
+/* page_freeze_refs(): count == @count -> 0, atomically; sequentially
+ * consistent, before the scan of the pins (page_pin.c). */
 static bool page_freeze_refs(struct page *page, int count)
 {
 	return __atomic_compare_exchange_n(&page->_count, &count, 0, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 static void page_unfreeze_refs(struct page *page, int count)
@@ -158,16 +159,18 @@ static void putback_lru_pages(struct uf_cache *c, struct list_head *pages)
 
 /*
  * __remove_mapping(): detach a locked, clean page if nobody but the page
- * cache (1) and us (1) holds it.  Freezing the count to 0 under tree_lock
- * excludes find_get_page(), which takes its reference under the same lock;
- * a page redirtied meanwhile is kept.
+ * cache (1) and us (1) holds it, and no thread pins it (page_pin.c).
+ * Freezing the count to 0 under tree_lock excludes find_get_page(), which
+ * takes its reference under the same lock; a page redirtied meanwhile is
+ * kept.
  */
 static bool __remove_mapping(struct address_space *mapping, struct page *page)
 {
 	spin_lock(&mapping->tree_lock);
 	if (!page_freeze_refs(page, 2))
 		goto cannot_free;
-	if (PageDirty(page) || PageWriteback(page)) {
+	/* a read-only page handle's pin is a reference too */
+	if (PageDirty(page) || PageWriteback(page) || page_pinned(page)) {
 		page_unfreeze_refs(page, 2);
 		goto cannot_free;
 	}

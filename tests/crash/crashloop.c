@@ -29,6 +29,8 @@
  *   uflush-crashloop [-n ITERATIONS] [-s SEED] [-v]
  *
  * Needs root (loop device); without one it uses a plain file and says so.
+ * With --sim it runs the same workload over a sim device instead, with
+ * power cuts in place of kills (crashloop_sim.c).
  * Exit status 0 when every kill point passed.
  */
 #include <errno.h>
@@ -47,15 +49,8 @@
 
 #include "uflush.h"
 #include "io/testdev.h"
+#include "tests/crash/crashloop.h"
 
-#define PG		4096u
-#define NFILES		4
-#define FILE_SIZE	(2u << 20)
-#define DEV_SIZE	((uint64_t)NFILES * FILE_SIZE)
-#define DEV_PAGES	(DEV_SIZE / PG)
-#define FILE_PAGES	(FILE_SIZE / PG)
-#define BIG_WRITE	(64u << 10)
-#define MAX_WRITE	(1u << 20)
 #define ALL_FILES	0xff
 
 /* What the child says; small enough for one atomic pipe write. */
@@ -74,15 +69,16 @@ struct msg {
 
 static bool verbose;
 
-static const char *const policies[] = {
+const char *const policies[] = {
 	"linux-3.2", "linux-3.1", "kara-v4.2", "wu-riw", "mainline",
 };
 #define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
+const size_t nr_policies = NR_POLICIES;
 
 /* ------------------------------------------------------------------ */
 /* Shared by both sides                                                */
 
-static uint64_t rng_next(uint64_t *s)
+uint64_t rng_next(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
@@ -91,7 +87,7 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint64_t rng_below(uint64_t *s, uint64_t n)
+uint64_t rng_below(uint64_t *s, uint64_t n)
 {
 	return n ? rng_next(s) % n : 0;
 }
@@ -108,7 +104,7 @@ static uint8_t gen(uint64_t off, uint32_t ver)
 	return (uint8_t)(x >> ((off & 7) * 8));
 }
 
-static void gen_fill(uint8_t *buf, uint64_t off, size_t len, uint32_t ver)
+void gen_fill(uint8_t *buf, uint64_t off, size_t len, uint32_t ver)
 {
 	size_t i;
 
@@ -579,7 +575,8 @@ static bool check(const struct iter *it, unsigned int iter)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: uflush-crashloop [-n ITERATIONS] [-s SEED] [-v]\n");
+	fprintf(stderr, "usage: uflush-crashloop [-n ITERATIONS] [-s SEED] [-v]\n"
+		"       uflush-crashloop --sim [-n ITERATIONS] [-s SEED] [--seed N] [--cut MODE] [--twice] [--flusher] [--world] [-v]\n");
 	exit(2);
 }
 
@@ -593,6 +590,9 @@ int main(int argc, char **argv)
 	double t0 = now_ms();
 	int opt, ret;
 
+	for (i = 1; i < (unsigned int)argc; i++)
+		if (!strcmp(argv[i], "--sim"))
+			return crashloop_sim_main(argc, argv);
 	while ((opt = getopt(argc, argv, "n:s:v")) != -1) {
 		switch (opt) {
 		case 'n':

@@ -86,12 +86,15 @@ struct config {
 	const char *policy;
 };
 
+/* --sim: "&engine=sim", dev= then names a sim device of this process */
+static const char *uri_engine = "";
+
 static void uri(char *buf, size_t len, const char *dev,
 		const struct config *c, bool format)
 {
 	snprintf(buf, len,
-		 "file:bank.db?vfs=uflush&dev=%s&cachesize=8M&extent=8M&policy=%s%s",
-		 dev, c->policy, format ? "&format=1" : "");
+		 "file:bank.db?vfs=uflush&dev=%s&cachesize=8M&extent=8M&policy=%s%s%s",
+		 dev, c->policy, format ? "&format=1" : "", uri_engine);
 }
 
 /*
@@ -117,12 +120,17 @@ static int open_db(const char *u, sqlite3 **db)
 	}
 }
 
+/* --sim: after the cut every call fails; the workload says nothing */
+static bool quiet_errors;
+
 static int exec(sqlite3 *db, const char *sql)
 {
 	char *err = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
 
-	if (rc != SQLITE_OK) {
+	if (rc != SQLITE_OK && quiet_errors) {
+		sqlite3_free(err);
+	} else if (rc != SQLITE_OK) {
 		fprintf(stderr, "sqlite-crash: %s: %s (%d)\n", sql,
 			err ? err : sqlite3_errstr(rc), rc);
 		sqlite3_free(err);
@@ -151,7 +159,7 @@ static int query(sqlite3 *db, const char *sql, int64_t *v, char *text,
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK && !quiet_errors)
 		fprintf(stderr, "sqlite-crash: %s: %s\n", sql,
 			sqlite3_errmsg(db));
 	return rc == SQLITE_OK ? 0 : -1;
@@ -234,6 +242,13 @@ static void worker(const char *dev, const struct config *c, bool mmap,
 	}
 }
 
+/* --sim --keep-going: every cut point, however many failed (break checks
+ * count them) */
+static bool keep_going;
+
+/* --sim: the device verify() cuts instead of closing the database. */
+static struct uf_sim *verify_cut;
+
 /* The parent's check after a kill; 0 if the database is whole. */
 static int verify(const char *dev, const struct config *c, int64_t acked,
 		  int64_t *max_id, char *why, size_t len)
@@ -283,7 +298,14 @@ static int verify(const char *dev, const struct config *c, int64_t acked,
 			 c->mode);
 		bad = 1;
 	}
-	if (sqlite3_close(db) != SQLITE_OK && !bad) {
+	if (verify_cut) {
+		/* --sim: the check read only; what recovery wrote is durable,
+		 * so the next boot starts from a crash, not a clean close */
+		uf_sim_power_cut(verify_cut, UF_SIM_CUT_DROP, 0);
+		quiet_errors = true;
+		sqlite3_close_v2(db);
+		quiet_errors = false;
+	} else if (sqlite3_close(db) != SQLITE_OK && !bad) {
 		snprintf(why, len, "close after the check failed");
 		bad = 1;
 	}
@@ -434,7 +456,8 @@ static int kill_point(const char *dev, const struct config *c,
 static void quiet_log(void *priv, int level, const char *msg)
 {
 	(void)priv;
-	if (level <= 3 && !strstr(msg, "held open exclusively"))
+	if (level <= 3 && !strstr(msg, "held open exclusively") &&
+	    !quiet_errors)
 		fprintf(stderr, "uflush: %s\n", msg);
 }
 
@@ -471,7 +494,245 @@ static void usage(FILE *f)
 		"         [--dev PATH] [-v]\n"
 		"Kills a SQLite bank on uflush N times (spread over modes x policies)\n"
 		"and checks integrity, the invariant and every acknowledged commit.\n"
-		"Without --dev, a scratch loop device; --dev PATH is overwritten.\n");
+		"Without --dev, a scratch loop device; --dev PATH is overwritten.\n"
+		"--sim [--cut drop|keep|tear512|tear4k] [--twice] [--keep-going]: power\n"
+		"cuts on a sim device in this process instead of kills (N cuts; --max-ms\n"
+		"unused); the same --seed, modes and policies replay exactly.\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* --sim: power cuts on a sim device, in this process                 */
+
+/*
+ * The same bank over a sim SSD (io/sim.h) with its volatile write cache,
+ * in this process: uflush cannot lose a write by SIGKILL that a power cut
+ * loses, such as one that an fsync flushed before it had completed.  Each
+ * cut point arms a cut at a seeded request number counted from the boot's
+ * power-on (inside the open and its recovery, a transaction's writes, its
+ * syncs or the directory commit), or lets a seeded number of transfers
+ * commit and cuts then, with the database open; the cut drops, keeps or
+ * tears (512 B / 4 KiB) what no completed flush covered.  The database is
+ * then closed on the dead device (every request fails), and verify()
+ * reopens the image through uflush (the reboot) and checks it; it ends
+ * with a cut too, so the next boot recovers from a crash.  SQLite's PRNG
+ * is seeded for each boot: a configuration's run is a function of its
+ * seed, image hashes included (--twice runs it twice and compares).
+ */
+enum { SC_DROP, SC_KEEP, SC_TEAR512, SC_TEAR4K, NR_SC };
+static const char *const sc_names[] = { "drop", "keep", "tear512", "tear4k" };
+
+struct sim_totals {
+	unsigned int cuts[NR_SC], hit, passed, failed;
+	int64_t acked;
+	uint64_t hash;
+};
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* The bank's transfers in this process until the power goes or ntx are
+ * done (then the cut, the database still open).  -1: a call failed while
+ * the power was on. */
+static int sim_worker(const char *dev, const struct config *c, bool mmap,
+		      unsigned int ntx, int mode, uint64_t cut_seed,
+		      struct uf_sim *sim, int64_t *acked, char *why,
+		      size_t len)
+{
+	struct uf_sim_stats st0, st1;
+	char u[512], sql[320], note[96];
+	unsigned int n;
+	int64_t id = 0;
+	sqlite3 *db = NULL;
+	int rc, i, err = 0;
+
+	uf_sim_get_stats(sim, &st0);
+	uri(u, sizeof(u), dev, c, false);
+	quiet_errors = true;
+	rc = open_db(u, &db);
+	if (rc)
+		err = rc;
+	else if (exec(db, "PRAGMA synchronous=FULL") ||
+		 exec(db, "PRAGMA wal_autocheckpoint=64") ||
+		 exec(db, mmap ? "PRAGMA mmap_size=8388608" :
+			  "PRAGMA mmap_size=0") ||
+		 query(db, "SELECT coalesce(max(id), 0) FROM log", &id, NULL, 0))
+		err = -1;
+	for (n = 0; !err && n < ntx; n++) {
+		int a = (int)(xorshift() % NACC) + 1;
+		int b = (int)(xorshift() % NACC) + 1;
+		int amount = (int)(xorshift() % 100) + 1;
+		int pad = (int)(xorshift() % 64);
+
+		for (i = 0; i < pad; i++)
+			note[i] = (char)('a' + (xorshift() % 26));
+		note[pad] = '\0';
+		snprintf(sql, sizeof(sql),
+			 "BEGIN IMMEDIATE;"
+			 "UPDATE accounts SET balance = balance - %d WHERE id = %d;"
+			 "UPDATE accounts SET balance = balance + %d WHERE id = %d;"
+			 "INSERT INTO log VALUES(%" PRId64 ", %d, %d, %d, '%s');"
+			 "COMMIT;", amount, a, amount, b, id + 1, a, b, amount,
+			 note);
+		err = exec(db, sql);
+		if (!err && ++id > *acked)
+			*acked = id;	/* COMMIT returned: acknowledged */
+		if (err)
+			exec(db, "ROLLBACK");
+	}
+	uf_sim_get_stats(sim, &st1);
+	if (st1.power_cuts == st0.power_cuts)
+		uf_sim_power_cut(sim, (enum uf_sim_cut)mode, cut_seed);
+	if (db)
+		sqlite3_close_v2(db);
+	quiet_errors = false;
+	if (err && st1.power_cuts == st0.power_cuts) {
+		snprintf(why, len, "the bank failed before any cut: %s (%s)",
+			 rc ? sqlite3_errstr(rc) : "a statement",
+			 uf_sqlite_last_error());
+		return -1;
+	}
+	return st1.power_cuts != st0.power_cuts;	/* 1: the armed cut hit */
+}
+
+/* One cut point of a configuration; 0 if the database came back whole. */
+static int sim_cut_point(const char *dev, const struct config *c,
+			 struct uf_sim *sim, unsigned int k, int force_cut,
+			 int64_t *acked, struct sim_totals *t)
+{
+	uint64_t r = xorshift() % 100, cut_seed = xorshift(), h = 0;
+	int mode = force_cut >= 0 ? force_cut : r < 35 ? SC_DROP :
+		   r < 60 ? SC_TEAR512 : r < 85 ? SC_TEAR4K : SC_KEEP;
+	unsigned int ntx = 1 + (unsigned int)(xorshift() % 40);
+	/* a boot's open makes ~20 requests, a transfer ~4 to 8 */
+	uint64_t nth = xorshift() % 4 ? 1 + xorshift() % (20 + 6 * ntx) : 0;
+	bool mmap = k & 1;
+	int64_t max_id = -1;
+	int hit = 0;
+	char why[512] = "";
+	int ret;
+
+	sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, (int)cut_seed, NULL);
+	uf_sim_cut_at(sim, nth, (enum uf_sim_cut)mode, cut_seed);
+	ret = sim_worker(dev, c, mmap, ntx, mode, cut_seed, sim, acked, why,
+			 sizeof(why));
+	if (ret >= 0) {
+		hit = ret;
+		t->hit += ret;
+		uf_sim_image_hash(sim, &h);
+		t->hash = (t->hash ^ h) * 0x100000001b3ull;
+		verify_cut = sim;
+		ret = verify(dev, c, *acked, &max_id, why, sizeof(why));
+		verify_cut = NULL;
+	}
+	t->cuts[mode]++;
+	if (ret)
+		t->failed++;
+	else
+		t->passed++;
+	if (ret || verbose)
+		printf("  cut %u %-6s %-10s %-7s %s %-4" PRIu64 " (%2u transfers)%s: image %016" PRIx64 ", %" PRId64 " acknowledged, %" PRId64 " there: %s\n",
+		       k + 1, c->mode, c->policy, sc_names[mode],
+		       hit ? "at request" : nth ? "missed    " : "at the end", nth,
+		       ntx, mmap ? " mmap" : "", h, *acked, max_id,
+		       ret ? why : "ok");
+	if (!ret)
+		*acked = max_id;
+	return ret;
+}
+
+/* One configuration from its seed on a fresh sim device. */
+static int sim_config(const struct config *c, unsigned int cuts,
+		      uint64_t cseed, int force_cut, struct sim_totals *t)
+{
+	struct uf_sim *sim;
+	int64_t acked = 0;
+	char name[64], spec[160];
+	unsigned int k, before = t->failed;
+	int ret;
+
+	rng = cseed | 1;
+	snprintf(name, sizeof(name), "sqlite-sim-%016" PRIx64, cseed);
+	snprintf(spec, sizeof(spec), "ssd,size=%llu,qd=%u,lat_us=%u,seed=%" PRIu64,
+		 (unsigned long long)DEV_SIZE, 1 + (unsigned int)(xorshift() % 32),
+		 (unsigned int)(xorshift() % 100), cseed);
+	ret = uf_sim_create(name, spec, &sim);
+	if (ret) {
+		printf("  %s %s: uf_sim_create(%s): %s\n", c->mode, c->policy,
+		       spec, strerror(-ret));
+		t->failed++;
+		return -1;
+	}
+	sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, (int)cseed, NULL);
+	if (setup(name, c)) {
+		printf("  %s %s: setup failed\n", c->mode, c->policy);
+		t->failed++;
+		uf_sim_destroy(sim);
+		return -1;
+	}
+	t->hash = 0xcbf29ce484222325ull;
+	for (k = 0; k < cuts; k++)
+		if (sim_cut_point(name, c, sim, k, force_cut, &acked, t) &&
+		    t->failed - before >= 3 && !keep_going)
+			break;	/* enough said about this one */
+	uf_sim_destroy(sim);
+	t->acked += acked;
+	if (!acked && t->failed == before) {
+		printf("  %s %s: no transaction ever committed: nothing was tested\n",
+		       c->mode, c->policy);
+		t->failed++;
+	}
+	return t->failed == before ? 0 : -1;
+}
+
+static int sim_main(const struct config *cfgs, unsigned int nc,
+		    unsigned int kills, uint64_t seed, int force_cut,
+		    bool twice)
+{
+	struct sim_totals t = { .passed = 0 }, again;
+	unsigned int ci, per = (kills + nc - 1) / nc;
+	uint64_t t0 = now_ms(), cseed;
+
+	uri_engine = "&engine=sim";
+	printf("sqlite-crash --sim: seed %#" PRIx64 ", %u power cuts over %u configurations%s\n",
+	       seed, per * nc, nc, twice ? ", each configuration twice" : "");
+	for (ci = 0; ci < nc; ci++) {
+		const struct config *c = &cfgs[ci];
+		unsigned int before = t.failed;
+		int ret;
+
+		/* a configuration's seed: replayable with it alone */
+		cseed = str_hash(str_hash(seed * 0x9e3779b97f4a7c15ull + 1,
+					  c->mode), c->policy);
+		ret = sim_config(c, per, cseed, force_cut, &t);
+		if (!ret && twice) {
+			uint64_t first = t.hash;
+
+			memset(&again, 0, sizeof(again));
+			ret = sim_config(c, per, cseed, force_cut, &again);
+			if (!ret && again.hash != first) {
+				printf("  %s %s: not deterministic: image hash %016" PRIx64 " then %016" PRIx64 "\n",
+				       c->mode, c->policy, first, again.hash);
+				t.failed++;
+			}
+			t.failed += again.failed;
+		}
+		printf("  %-6s %-10s %u cuts, image %016" PRIx64 ", %s\n",
+		       c->mode, c->policy, per, t.hash,
+		       t.failed == before ? "all ok" : "FAILED");
+		if (t.failed != before)
+			printf("  replay: uflush-sqlite-crash --sim --seed %#" PRIx64 " --modes %s --policies %s --kills %u -v\n",
+			       seed, c->mode, c->policy, per);
+	}
+	printf("sqlite-crash --sim: cuts: %u drop, %u keep, %u tear512, %u tear4k (%u at an armed request, the rest after the transfers); %" PRId64 " transactions acknowledged, %.1f s\n",
+	       t.cuts[SC_DROP], t.cuts[SC_KEEP], t.cuts[SC_TEAR512],
+	       t.cuts[SC_TEAR4K], t.hit, t.acked,
+	       (double)(now_ms() - t0) / 1000.0);
+	printf("%u passed, %u failed\n", t.passed, t.failed);
+	return t.failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -484,6 +745,10 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "sim", no_argument, NULL, 'S' },
+		{ "cut", required_argument, NULL, 'c' },
+		{ "twice", no_argument, NULL, 'T' },
+		{ "keep-going", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -494,7 +759,8 @@ int main(int argc, char **argv)
 	struct totals t = { 0, 0, 0 };
 	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 	uint64_t t0 = now_ms();
-	int opt, ret;
+	bool sim = false, twice = false;
+	int opt, ret, force_cut = -1;
 
 	while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -505,6 +771,19 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'd': dev = optarg; break;
 		case 'v': verbose = true; break;
+		case 'S': sim = true; break;
+		case 'T': twice = true; break;
+		case 'K': keep_going = true; break;
+		case 'c':
+			for (force_cut = 0; force_cut < NR_SC &&
+			     strcmp(optarg, sc_names[force_cut]); force_cut++)
+				;
+			if (force_cut == NR_SC) {
+				fprintf(stderr, "sqlite-crash: --cut %s: want drop, keep, tear512 or tear4k\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -535,6 +814,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sqlite-crash: cannot register the VFS\n");
 		return 1;
 	}
+	if (sim)
+		return sim_main(cfgs, nc, kills, seed, force_cut, twice);
 	if (!dev) {
 		ret = uf_testdev_create(DEV_SIZE, 0, &crash_td);
 		if (ret) {

@@ -19,6 +19,13 @@
  *    (filemap.c, filemap_read_hit): under TSan this checks that only those
  *    copies' reads are excused, and that a copy kept is ordered after the
  *    data it copied (page_seq, PG_uptodate).
+ *  - pages_getput_race: two threads get (read-only), hold, check and put
+ *    pages of a file while a third reads another through a cache too
+ *    small for both (reclaim) and a fourth closes and reopens the first
+ *    (truncation of held pages): a held page holds the file's bytes at
+ *    the get and still at the put (mm/page_pin.c: a pinned frame is never
+ *    freed or reused).  Under TSan: the pins' publication and the frees'
+ *    scans of them.
  *  - pages_umount_hold_close: one thread takes uf_dev_hold_umount(),
  *    another closes the device, which drops the hold: the hold belongs to
  *    the device, and the semaphore under it has no owner (a pthread rwlock
@@ -27,6 +34,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +345,212 @@ out:
 	return res;
 }
 
+/*
+ * pages_getput_race: read-only page handles pin their pages in per-thread
+ * tables (mm/page_pin.c), not in the page's count.  Two threads get
+ * (NOCREATE: whatever is cached, cold pages too), hold a while, check and
+ * put pages of file a, while a third reads all of file a through a cache
+ * an eighth its size (reclaim of the pages around the held ones) and a
+ * fourth closes and reopens it (truncation of pages that are held).  A held page must
+ * hold the file's bytes at the get and still at the put: its frame is
+ * never freed nor reused while a pin names it.
+ */
+struct pg_run {
+	struct uf_dev *d;
+	struct uf_file *a;		/* atomic: reopened by the closer */
+	bool stop;			/* atomic */
+	unsigned long gets, bad, closes, ebadf;	/* atomic */
+	long bad_index;
+	int bad_ret;
+};
+
+/* A ring of PG_HELD pages held at once: each is checked at its get and
+ * again at its put, PG_HELD gets later, with reclaim and closes between. */
+#define PG_HELD		6
+
+#define PG_A_PAGES	512ul	/* within what the scenario writes */
+
+static bool pg_wrong(struct pg_run *r, unsigned long i, int ret)
+{
+	if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED)) {
+		r->bad_index = (long)i;
+		r->bad_ret = ret;
+	}
+	return false;
+}
+
+static bool pg_check(struct pg_run *r, struct uf_page *p, unsigned long i)
+{
+	if (st_check(uf_page_data(p), ST_PAGE, PR_OFF + i * ST_PAGE,
+		     PR_SEED) >= 0)
+		return pg_wrong(r, i, 0);
+	return true;
+}
+
+static void *pg_holder(void *arg)
+{
+	struct pg_run *r = arg;
+	uint64_t s = (uintptr_t)&s | 1;
+	unsigned long idx[PG_HELD], n = 0, ebadf = 0, k = 0, i;
+	struct uf_page *held[PG_HELD] = { NULL };
+	struct uf_page *p;
+	struct uf_file *f;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
+		i = (unsigned long)(ph_rand(&s) % PG_A_PAGES);
+		ret = uf_page_get(f, i, UF_PAGE_NOCREATE, &p);
+		if (ret == -EBADF || ret == -ENOENT) {	/* closing, or cold */
+			ebadf += ret == -EBADF;
+			sched_yield();
+			continue;
+		}
+		if (ret) {
+			pg_wrong(r, i, ret);
+			continue;
+		}
+		n++;
+		pg_check(r, p, i);
+		if (held[k]) {
+			pg_check(r, held[k], idx[k]);
+			ret = uf_page_put(held[k]);
+			if (ret)
+				pg_wrong(r, idx[k], ret);
+		}
+		held[k] = p;
+		idx[k] = i;
+		k = (k + 1) % PG_HELD;
+		sched_yield();
+	}
+	for (k = 0; k < PG_HELD; k++)
+		if (held[k] && pg_check(r, held[k], idx[k]) &&
+		    (ret = uf_page_put(held[k])) != 0)
+			pg_wrong(r, idx[k], ret);
+	__atomic_add_fetch(&r->gets, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->ebadf, ebadf, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *pg_thrasher(void *arg)
+{
+	struct pg_run *r = arg;
+	uint8_t buf[ST_PAGE];
+	unsigned long i = 0;
+
+	ssize_t n;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		n = uf_pread(__atomic_load_n(&r->a, __ATOMIC_ACQUIRE), buf,
+			     ST_PAGE, i * ST_PAGE);
+		if (n != ST_PAGE && n != -EBADF)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		i = (i + 1) % PG_A_PAGES;
+	}
+	return NULL;
+}
+
+static void *pg_closer(void *arg)
+{
+	struct pg_run *r = arg;
+	struct uf_file *f, *g;
+	unsigned long n = 0;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		st_sleep_ms(150);	/* the reader refills the cache */
+		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
+		ret = uf_file_close(f);	/* truncates pages that are held */
+		if (!ret)
+			ret = uf_file_open(r->d, 1, PR_OFF,
+					   PG_A_PAGES * ST_PAGE, NULL, NULL,
+					   &g);
+		if (ret) {
+			if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
+				r->bad_ret = ret;
+			break;
+		}
+		__atomic_store_n(&r->a, g, __ATOMIC_RELEASE);
+		n++;
+	}
+	__atomic_store_n(&r->closes, n, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static enum st_result pages_getput_race(struct st_ctx *ctx)
+{
+	void *(*fns[4])(void *) = { pg_holder, pg_holder, pg_thrasher,
+				    pg_closer };
+	struct uf_cache_config cfg;
+	struct uf_cache *c = NULL;
+	struct pg_run r = { 0 };
+	struct uf_cache_stats st;
+	struct uf_testdev td;
+	enum st_result res;
+	unsigned int i, nr = 0;
+	pthread_t tids[4];
+	uint8_t *buf;
+	int ret;
+
+	res = st_dev_get(ctx, PR_DEV_SIZE, &td);
+	if (res != ST_PASS)
+		return res;
+	buf = st_alloc(PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	if (!buf) {
+		st_dev_put(&td);
+		return st_fail(ctx, "out of memory");
+	}
+	st_fill(buf, PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF, PR_OFF,
+		PR_SEED);
+	ret = st_raw_write(td.path, PR_OFF, buf,
+			   PH_B_OFF + PH_B_PAGES * ST_PAGE - PR_OFF);
+	free(buf);
+	if (ret) {
+		st_dev_put(&td);
+		return st_fail(ctx, "raw write: %s", strerror(-ret));
+	}
+	st_cache_config(&cfg, PG_A_PAGES / 8, 0, 3000, 50);
+	ret = uf_cache_open(&cfg, &c);
+	if (!ret)
+		ret = uf_dev_open(c, td.path, NULL, &r.d);
+	if (!ret)
+		ret = uf_file_open(r.d, 1, PR_OFF, PG_A_PAGES * ST_PAGE, NULL,
+				   NULL, &r.a);
+	if (ret) {
+		res = st_fail(ctx, "open: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < 4; i++, nr++)
+		if (pthread_create(&tids[i], NULL, fns[i], &r))
+			break;
+	if (nr == 4)
+		st_sleep_ms(st_scaled(ctx, 2000));
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < nr; i++)
+		pthread_join(tids[i], NULL);
+	if (nr < 4) {
+		res = st_fail(ctx, "pthread_create");
+		goto out;
+	}
+	uf_cache_stats(c, &st);
+	fprintf(stderr, "  %s: %lu gets, %lu pages reclaimed, %lu closes "
+		"(%lu gets -EBADF), %lu wrong\n", ctx->name, r.gets,
+		(unsigned long)st.nr_reclaimed, r.closes, r.ebadf, r.bad);
+	if (r.bad)
+		res = st_fail(ctx, "%lu held pages wrong (first: page %ld, "
+			      "ret %d): a pinned frame was freed or reused",
+			      r.bad, r.bad_index, r.bad_ret);
+	else if (!r.gets || !st.nr_reclaimed || !r.closes)
+		res = st_fail(ctx, "the race was not exercised: %lu gets, "
+			      "%lu pages reclaimed, %lu closes", r.gets,
+			      (unsigned long)st.nr_reclaimed, r.closes);
+out:
+	if (c)
+		uf_cache_close(c);
+	st_dev_put(&td);
+	return res;
+}
+
 struct pr_holder {
 	struct uf_dev *d;
 	int ret;
@@ -410,6 +624,9 @@ const struct st_scenario st_page_scenarios[] = {
 	{ "pages_pread_hit_race",
 	  "uf_pread hits racing whole-page rewrites and reclaim",
 	  pages_pread_hit_race },
+	{ "pages_getput_race",
+	  "read-only page handles held across reclaim and file close",
+	  pages_getput_race },
 	{ "pages_umount_hold_close",
 	  "uf_dev_close dropping an s_umount hold another thread took",
 	  pages_umount_hold_close },
