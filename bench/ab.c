@@ -14,7 +14,9 @@
  * cases and both sides), a thread per writer on its own file (round-robin
  * over the devices); it lasts the case's time or until the writers wrote
  * its amount; then the cache is closed (writing the rest back) so that
- * the device counters hold everything the run wrote.
+ * the device counters hold everything the run wrote.  A sim: case
+ * (issue 19) runs the same on modelled devices made per run, inside a
+ * deterministic world on the virtual clock (below, "Sim cases").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -317,10 +319,11 @@ static void *writer_fn(void *arg)
  * cache whose frames hold none (frames="none").  Each run makes its own
  * devices, seeded by the repetition, and removes them.
  *
- * The writers and the case's window run through the world_* helpers:
- * today on the real clock (threads, uf_now_ns real); with the
- * deterministic scheduler (uf_sim_run) they become sim tasks timed in
- * virtual time, and the hash is the world's trace hash.
+ * The whole run (open, writers, window, close) is the first task of a
+ * deterministic world (uf_sim_run, seeded by the repetition): the writers
+ * are its tasks (uf_sim_spawn), uf_now_ns() and the window's sleeps are
+ * virtual, and the world's trace hash identifies the run.  The world_*
+ * helpers fall back to threads and the real clock outside a world.
  */
 #define AB_SIM_DEV_SIZE		"1000g"
 
