@@ -14,7 +14,9 @@
  * cases and both sides), a thread per writer on its own file (round-robin
  * over the devices); it lasts the case's time or until the writers wrote
  * its amount; then the cache is closed (writing the rest back) so that
- * the device counters hold everything the run wrote.
+ * the device counters hold everything the run wrote.  A sim: case
+ * (issue 19) runs the same on modelled devices made per run, inside a
+ * deterministic world on the virtual clock (below, "Sim cases").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +58,7 @@ struct ab_opts {
 	bool force;
 	bool list;
 	bool kernel;
+	bool sim;
 	const char *job;
 };
 
@@ -70,6 +73,9 @@ struct ab_run {
 	double written_mb;	/* pages written back during the run */
 	double busy;		/* % of the window the devices were busy */
 	double oom;		/* allocations failed (-ENOMEM) in the window */
+	/* sim: cases: the run's time on its clock, the wall time, the hash */
+	double virt_s, wall_s;
+	uint64_t trace_hash;
 };
 
 #define NR_METRICS	12
@@ -93,6 +99,9 @@ struct ab_bench {
 	unsigned int nr;
 	struct ab_cinfo ci[AB_MAX_CASES];
 	unsigned int sides;		/* 2, or 3 with --kernel */
+	bool sim;			/* every case is a sim: one */
+	const struct ab_matrix *m;	/* --matrix, for the seed's figures */
+	uint64_t wall0;			/* when the first run began */
 	struct bench_case cases[AB_SIDES * AB_MAX_CASES];
 	unsigned int done, total;
 };
@@ -102,7 +111,8 @@ static struct ab_opts ab_o;
 static const struct bench_opt ab_opt_table[] = {
 	BENCH_UINT("secs", "SEC", &ab_o.secs, 1, 3600, NULL,
 		   "length of a case whose name says X; 5"),
-	BENCH_OPT_REPS(&ab_o.reps, "repetitions of each case and side; 3"),
+	BENCH_OPT_REPS(&ab_o.reps, "repetitions of each case and side; 3 (sim: cases 1:\n"
+		       "a world is exact, a rep draws other seeds)"),
 	BENCH_STR("matrix", "NAME", &ab_o.matrix,
 		  "run a built-in matrix (--list shows them); its policies\n"
 		  "are used when none are given"),
@@ -125,6 +135,9 @@ static const struct bench_opt ab_opt_table[] = {
 		   "writers, buffered, on the same loop device, with the host's\n"
 		   "vm.dirty_* set to the case's for the run and restored after\n"
 		   "(unshaped devices only)"),
+	BENCH_FLAG("sim", &ab_o.sim,
+		   "modelled devices (io/sim.c, data discarded) for every case,\n"
+		   "and --matrix's cases at the seed's own scale (its sim: ones)"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
 	BENCH_STR("job", "FILE", &ab_o.job,
 		  "read devices, cases, options and the two policies from an\n"
@@ -297,6 +310,113 @@ static void *writer_fn(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* Sim cases: modelled devices, and the writers' world (issue 19)      */
+
+/*
+ * A sim: case runs on AB_SIM_DEV_SIZE modelled disks (io/sim.c's hdd or
+ * ssd with its published defaults, no tuning: a 7200 rpm desktop disk of
+ * the Hitachi Deskstar 7K1000.C class, 1 TB) that discard data, under a
+ * cache whose frames hold none (frames="none").  Each run makes its own
+ * devices, seeded by the repetition, and removes them.
+ *
+ * The whole run (open, writers, window, close) is the first task of a
+ * deterministic world (uf_sim_run, seeded by the repetition): the writers
+ * are its tasks (uf_sim_spawn), uf_now_ns() and the window's sleeps are
+ * virtual, and the world's trace hash identifies the run.  The world_*
+ * helpers fall back to threads and the real clock outside a world.
+ */
+#define AB_SIM_DEV_SIZE		"1000g"
+
+struct ab_world_res {
+	uint64_t virtual_ns;		/* on the world's clock */
+	uint64_t wall_ns;
+	uint64_t trace_hash;		/* 0: no world (the real clock) */
+};
+
+/* Run fn(arg) as the first task of a world seeded with seed. */
+static int world_run(uint64_t seed, int (*fn)(void *), void *arg,
+		     struct ab_world_res *res)
+{
+	struct uf_sim_opts o = { .seed = seed };
+	struct uf_sim_result r;
+	uint64_t t0 = uf_now_ns();
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = uf_sim_run(&o, fn, arg, &r);
+	res->wall_ns = uf_now_ns() - t0;
+	res->virtual_ns = r.virtual_ns;
+	res->trace_hash = r.trace_hash;
+	return ret ? ret : r.main_ret;
+}
+
+/* A case's window polls on the world's clock. */
+static void world_sleep_ms(unsigned int ms)
+{
+	if (uf_sim_active())
+		uf_sim_sleep_ns(ms * 1000000ull);
+	else
+		bench_sleep_ms(ms);
+}
+
+/* What the world's clock is, for the report. */
+static const char *ab_world_clock(void)
+{
+	return "virtual (uf_sim_run: one task at a time, seeded by the rep)";
+}
+
+static void sim_dev_name(char *buf, size_t len, unsigned int i)
+{
+	snprintf(buf, len, "ab-sim-%d-%u", (int)getpid(), i);
+}
+
+static int sim_devs_create(const struct ab_case *c, unsigned int rep,
+			   struct uf_sim **sims, char *why, size_t len)
+{
+	char name[48], spec[128];
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ab_case_devs(c); i++) {
+		sim_dev_name(name, sizeof(name), i);
+		snprintf(spec, sizeof(spec), "%s,size=%s,keep_data=0,seed=%u",
+			 c->dev == AB_DEV_HDD ? "hdd" : "ssd", AB_SIM_DEV_SIZE,
+			 1 + rep * AB_MAX_DEVS + i);
+		err = uf_sim_create(name, spec, &sims[i]);
+		if (err) {
+			snprintf(why, len, "uf_sim_create(%s, %s): %s", name,
+				 spec, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Write requests the models completed, and their 512-byte sectors. */
+static void sim_devs_counters(struct uf_sim **sims, unsigned int n,
+			      uint64_t *ios, uint64_t *sectors)
+{
+	struct uf_sim_stats st;
+	unsigned int i;
+
+	*ios = *sectors = 0;
+	for (i = 0; i < n; i++)
+		if (sims[i] && !uf_sim_get_stats(sims[i], &st)) {
+			*ios += st.writes;
+			*sectors += st.write_bytes / 512;
+		}
+}
+
+static void sim_devs_destroy(struct uf_sim **sims, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sims[i])
+			uf_sim_destroy(sims[i]);
+}
+
+/* ------------------------------------------------------------------ */
 /* One run                                                             */
 
 struct ab_state {
@@ -307,6 +427,8 @@ struct ab_state {
 	bool stop;
 	cpu_set_t old_cpus;
 	bool pinned;
+	struct uf_sim *sims[AB_MAX_DEVS];	/* a sim: case's devices */
+	struct uf_sim_task **tasks;	/* in a world: the writers' tasks */
 };
 
 /* The case's CPUs: the first c of those we may run on; threads inherit. */
@@ -350,6 +472,8 @@ static int open_cache(struct ab_bench *b, const struct ab_case *c,
 	else
 		cfg.dirty_ratio = (unsigned int)c->limit;
 	cfg.dirty_background_ratio = c->bg_ratio;
+	if (c->sim)	/* the devices discard data: frames need hold none */
+		cfg.frames = "none";
 	if (trace && b->o.trace_dir) {
 		trace_path(b, ci, side, tp, sizeof(tp));
 		unlink(tp);	/* the library appends */
@@ -404,7 +528,9 @@ static uint64_t min_range(const struct ab_bench *b, unsigned int nd)
 	uint64_t r = b->t[0].range;
 	unsigned int i;
 
-	for (i = 1; i < nd; i++)
+	if (b->sim)
+		bench_parse_size(AB_SIM_DEV_SIZE, &r);
+	for (i = 1; !b->sim && i < nd; i++)
 		if (b->t[i].range < r)
 			r = b->t[i].range;
 	return r;
@@ -445,6 +571,21 @@ static int ab_open(struct ab_bench *b, const struct ab_case *c,
 	err = open_cache(b, c, side, trace, ci, s, why, len);
 	if (err)
 		return err;
+	if (c->sim) {
+		struct uf_dev_config dcfg = { .engine = "sim" };
+		char name[48];
+
+		for (i = 0; i < ab_case_devs(c); i++) {
+			sim_dev_name(name, sizeof(name), i);
+			err = uf_dev_open(s->cache, name, &dcfg, &s->dev[i]);
+			if (err) {
+				snprintf(why, len, "uf_dev_open %s: %s", name,
+					 strerror(-err));
+				return err;
+			}
+		}
+		return open_files(b, c, s, why, len);
+	}
 	shape_targets(b, c);
 	for (i = 0; i < ab_case_devs(c); i++) {
 		err = bench_dev_open(&b->ro[i], s->cache, &b->t[i], &s->dev[i]);
@@ -474,7 +615,7 @@ static double ab_window(const struct ab_bench *b, const struct ab_case *c,
 	uint64_t t0 = uf_now_ns(), secs = c->secs ? c->secs : b->o.secs;
 
 	while (!bench_stop) {
-		bench_sleep_ms(AB_POLL_MS);
+		world_sleep_ms(AB_POLL_MS);
 		if (c->amount ? writers_bytes(s) >= c->amount :
 				uf_now_ns() - t0 >= secs * 1000000000ull)
 			break;
@@ -545,6 +686,8 @@ static bool dev_counters(const struct ab_bench *b, unsigned int nd,
 	bool all = true;
 
 	*ios = *sectors = 0;
+	if (b->sim)
+		return false;
 	for (i = 0; i < nd; i++)
 		if (bench_target_counters(&b->t[i], &i1, &s1)) {
 			*ios += i1;
@@ -582,6 +725,60 @@ static int stop_writers(struct ab_state *s, int err, char *why, size_t len)
 {
 	return bench_threads_stop(&s->stop, s->w, sizeof(*s->w), s->nr_writers,
 				  err, "a writer", why, len);
+}
+
+/* A writer as a world's task: writer_fn's loop, its error returned. */
+static int writer_task(void *arg)
+{
+	struct ab_writer *w = arg;
+
+	writer_fn(w);
+	return w->t.err;
+}
+
+/* The writers: threads, or a world's tasks (uf_sim_spawn) in one. */
+static int world_writers_start(struct ab_state *s, unsigned int n)
+{
+	char name[16];
+	unsigned int i;
+	int err;
+
+	if (!uf_sim_active())
+		return bench_threads_start(s->w, sizeof(*s->w), n, writer_fn,
+					   &s->nr_writers);
+	s->tasks = calloc(n, sizeof(*s->tasks));
+	if (!s->tasks)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "dd-%u", i);
+		err = uf_sim_spawn(name, writer_task, &s->w[i], &s->tasks[i]);
+		if (err)
+			return err;
+		s->nr_writers++;
+	}
+	return 0;
+}
+
+static int world_writers_stop(struct ab_state *s, int err, char *why,
+			      size_t len)
+{
+	unsigned int i;
+	int ret;
+
+	if (!s->tasks)
+		return stop_writers(s, err, why, len);
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nr_writers; i++) {
+		if (uf_sim_join(s->tasks[i], &ret))
+			ret = -ECHILD;
+		if (ret && !err) {
+			err = ret;
+			snprintf(why, len, "a writer: %s", strerror(-err));
+		}
+	}
+	free(s->tasks);
+	s->tasks = NULL;
+	return err;
 }
 
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
@@ -658,13 +855,71 @@ static void ab_write_lat(const struct ab_bench *b, unsigned int ci,
 	fclose(f);
 }
 
+/* One run's open, window and close: a sim: case's world runs it whole. */
+struct ab_body {
+	struct ab_bench *b;
+	unsigned int ci, side;
+	bool trace, counted;
+	struct ab_state *s;
+	struct ab_run *r;
+	uint64_t i1, s1;
+	char *why;
+	size_t len;
+};
+
+static int ab_body_fn(void *arg)
+{
+	struct ab_body *x = arg;
+	const struct ab_case *c = &x->b->ci[x->ci].c;
+	struct ab_state *s = x->s;
+	int err;
+
+	err = ab_open(x->b, c, x->side, x->trace, x->ci, s, x->why, x->len);
+	if (!err)
+		err = world_writers_start(s, c->writers);
+	if (!err)
+		err = ab_measure(x->b, c, s, x->r);
+	err = world_writers_stop(s, err, x->why, x->len);
+	lat_merge(s, true, &x->r->fsync_p50, &x->r->fsync_p99, NULL);
+	lat_merge(s, false, &x->r->pause_p50, &x->r->pause_p99,
+		  &x->r->pause_max);
+	if (x->trace && x->b->o.trace_dir)
+		ab_write_lat(x->b, x->ci, x->side, s);
+	if (!x->counted && !c->sim)
+		lib_counters(c, s, &x->i1, &x->s1);
+	return bench_cache_close(s->cache, err, x->why, x->len);
+}
+
+/* A sim: case: its devices, then the body in a world seeded by rep. */
+static int ab_sim_body(struct ab_body *x, unsigned int rep)
+{
+	const struct ab_case *c = &x->b->ci[x->ci].c;
+	struct ab_world_res res = { 0, 0, 0 };
+	uint64_t w0 = uf_now_ns();
+	int err;
+
+	err = sim_devs_create(c, rep, x->s->sims, x->why, x->len);
+	if (!err)
+		err = world_run(rep + 1, ab_body_fn, x, &res);
+	/* the devices' own counts: the closing writeback included */
+	sim_devs_counters(x->s->sims, ab_case_devs(c), &x->i1, &x->s1);
+	sim_devs_destroy(x->s->sims, ab_case_devs(c));
+	x->r->virt_s = res.virtual_ns / 1e9;
+	x->r->wall_s = (uf_now_ns() - w0) / 1e9;
+	x->r->trace_hash = res.trace_hash;
+	return err;
+}
+
 static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
-		   bool trace, struct ab_run *r, char *why, size_t len)
+		   unsigned int rep, struct ab_run *r, char *why, size_t len)
 {
 	const struct ab_case *c = &b->ci[ci].c;
 	struct ab_state *s = calloc(1, sizeof(*s));
-	uint64_t i0, s0, i1, s1;
-	bool counted;
+	struct ab_body x = {
+		.b = b, .ci = ci, .side = side, .trace = rep == 0, .s = s,
+		.r = r, .why = why, .len = len,
+	};
+	uint64_t i0 = 0, s0 = 0;
 	int err;
 
 	if (!s)
@@ -674,30 +929,21 @@ static int ab_once(struct ab_bench *b, unsigned int ci, unsigned int side,
 		free(s);
 		return -ENOMEM;
 	}
-	counted = dev_counters(b, ab_case_devs(c), &i0, &s0);
-	pin_cpus(s, c->cpus);
-	err = ab_open(b, c, side, trace, ci, s, why, len);
-	if (!err)
-		err = bench_threads_start(s->w, sizeof(*s->w), c->writers,
-					  writer_fn, &s->nr_writers);
-	if (!err)
-		err = ab_measure(b, c, s, r);
-	err = stop_writers(s, err, why, len);
-	lat_merge(s, true, &r->fsync_p50, &r->fsync_p99, NULL);
-	lat_merge(s, false, &r->pause_p50, &r->pause_p99, &r->pause_max);
-	if (trace && b->o.trace_dir)
-		ab_write_lat(b, ci, side, s);
-	if (!counted) {
-		i0 = s0 = 0;
-		lib_counters(c, s, &i1, &s1);
+	x.counted = !c->sim && dev_counters(b, ab_case_devs(c), &i0, &s0);
+	if (c->sim) {
+		err = ab_sim_body(&x, rep);
+	} else {
+		pin_cpus(s, c->cpus);
+		err = ab_body_fn(&x);
+		if (s->pinned)
+			sched_setaffinity(0, sizeof(s->old_cpus),
+					  &s->old_cpus);
 	}
-	err = bench_cache_close(s->cache, err, why, len);
-	if (s->pinned)
-		sched_setaffinity(0, sizeof(s->old_cpus), &s->old_cpus);
-	if (counted)
-		dev_counters(b, ab_case_devs(c), &i1, &s1);
-	r->dev_writes = (double)(i1 - i0);
-	r->dev_write_kb = i1 > i0 ? (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
+	if (x.counted)
+		dev_counters(b, ab_case_devs(c), &x.i1, &x.s1);
+	r->dev_writes = (double)(x.i1 - i0);
+	r->dev_write_kb = x.i1 > i0 ? (double)(x.s1 - s0) / 2 / (x.i1 - i0) :
+				      NAN;
 	free(s->w);
 	free(s);
 	return err;
@@ -883,8 +1129,7 @@ static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
 	if (side == AB_K)
 		err = kern_once(b, ci, &r, bc->why, sizeof(bc->why));
 	else
-		err = ab_once(b, ci, side, rep == 0, &r, bc->why,
-			      sizeof(bc->why));
+		err = ab_once(b, ci, side, rep, &r, bc->why, sizeof(bc->why));
 	b->done++;
 	if (bench_stop)
 		return 0;
@@ -898,9 +1143,14 @@ static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
 		return info->n[side] ? err : BENCH_SKIP;
 	}
 	info->runs[side][info->n[side]++] = r;
-	fprintf(stderr, "[%u/%u] %c %s: %.1f MB/s, pause p99 %.1f ms, %.0f device writes\n",
+	fprintf(stderr, "[%u/%u] %c %s: %.1f MB/s, pause p99 %.1f ms, %.0f device writes",
 		b->done, b->total, SIDE(side), info->name, r.mbs,
 		r.pause_p99, r.dev_writes);
+	if (info->c.sim)
+		fprintf(stderr, "; %.1f s %s, %.1f s wall, hash %016llx",
+			r.virt_s, r.trace_hash ? "virtual" : "(real clock)",
+			r.wall_s, (unsigned long long)r.trace_hash);
+	fputc('\n', stderr);
 	return 0;
 }
 
@@ -938,7 +1188,8 @@ static void ab_header(const void *priv)
 
 	for (i = 1; i < b->nr_devs; i++)
 		bench_target_print(&b->t[i], NULL);
-	printf("uflush:  %s, engine io_uring\n", UF_BENCH_VERSION);
+	printf("uflush:  %s, engine %s\n", UF_BENCH_VERSION,
+	       b->sim ? "sim" : "io_uring");
 	printf("A:       %s\n         = %s\nB:       %s\n         = %s\n",
 	       b->spec[0], b->policy[0], b->spec[1], b->policy[1]);
 	printf("\nwriters' throughput, MB/s (median of %u reps; +-%%: half the min-max range):\n",
@@ -1024,6 +1275,123 @@ static void detail_cell(struct bench_table *t, int row, unsigned int col,
 		bench_table_set(t, row, col, fmt, v);
 }
 
+static const char *const sim_cols[] = {
+	"case", "side", ">virtual s", ">wall s", "trace hash (rep 1)",
+};
+
+/* The seed's figure as its table prints it; "-" where it has none. */
+static void seed_cell(struct bench_table *t, int row, unsigned int col,
+		      double v, bool pct)
+{
+	if (isnan(v))
+		bench_table_set(t, row, col, "-");
+	else if (pct)
+		bench_table_set(t, row, col, "%+.1f%%", v);
+	else
+		bench_table_set(t, row, col, "%.10g", v);
+}
+
+static const char *const seed_cols[] = {
+	">A MB/s", ">change", ">B MB/s", ">seed before", ">seed change",
+	">seed after", "sign", "case / seed's case",
+};
+
+static const char *sign_word(double ours, double seed, bool noise)
+{
+	if (isnan(ours) || isnan(seed))
+		return "-";
+	if (fabs(ours) < 0.05)		/* prints as +-0.0%: no sign */
+		return "none";
+	if ((ours > 0) == (seed > 0))
+		return noise ? "same ~" : "same";
+	return noise ? "OPPOSITE ~" : "OPPOSITE";
+}
+
+/* --matrix NAME --sim: each row beside the seed's own figure. */
+static void ab_seed_table(const struct ab_bench *b)
+{
+	struct bench_table *t = calloc(1, sizeof(*t));
+	const struct ab_seed_row *sr;
+	struct ab_cmp c;
+	char ch[32];
+	unsigned int i;
+	int row;
+
+	if (!t)
+		return;
+	bench_table_init(t, seed_cols, sizeof(seed_cols) / sizeof(seed_cols[0]));
+	for (i = 0; i < b->nr; i++) {
+		sr = &b->m->seed_rows[i];
+		cmp_of(&b->ci[i], offsetof(struct ab_run, mbs), &c);
+		row = bench_table_row(t);
+		if (row < 0)
+			break;
+		bench_table_set(t, row, 0, "%.1f", c.a);
+		ab_fmt_change(ch, sizeof(ch), &c);
+		bench_table_set(t, row, 1, "%s", ch);
+		bench_table_set(t, row, 2, "%.1f", c.b);
+		seed_cell(t, row, 3, sr->before, false);
+		seed_cell(t, row, 4, sr->change, true);
+		seed_cell(t, row, 5, sr->after, false);
+		bench_table_set(t, row, 6, "%s",
+				sign_word(c.change, sr->change, c.noise));
+		bench_table_set(t, row, 7, "%s", b->ci[i].name);
+		row = bench_table_row(t);
+		if (row < 0)
+			break;
+		bench_table_set(t, row, 7, "  %s%s%s%s", sr->name,
+				sr->note ? " (" : "", sr->note ? sr->note : "",
+				sr->note ? ")" : "");
+	}
+	printf("\nbeside the seed (%s):\n  %s\n  the seed's figures: %s; ours: the writers' MB/s\n\n",
+	       b->m->name, b->m->seed_source, b->m->seed_metric);
+	bench_table_print(t, stdout);
+	printf("\nsign: our change has the seed's sign (same), the other (OPPOSITE) or none\n"
+	       "(under 0.05%%); '~': ours is inside the noise.  Sizes: the README's\n"
+	       "closing note on --sim compares them.\n");
+	free(t);
+}
+
+/* sim: cases: each run's clock, the wall time it took and its hash. */
+static void ab_sim_notes(const struct ab_bench *b)
+{
+	struct bench_table *t = calloc(1, sizeof(*t));
+	struct bench_samples sm;
+	unsigned int i, side;
+	int row;
+
+	if (!t)
+		return;
+	bench_table_init(t, sim_cols, sizeof(sim_cols) / sizeof(sim_cols[0]));
+	for (i = 0; i < b->nr; i++)
+		for (side = 0; side < 2; side++) {
+			const struct ab_cinfo *ci = &b->ci[i];
+
+			row = bench_table_row(t);
+			if (row < 0)
+				break;
+			bench_table_set(t, row, 0, "%s", side ? "" : ci->name);
+			bench_table_set(t, row, 1, "%c", SIDE(side));
+			gather(ci, side, offsetof(struct ab_run, virt_s), &sm);
+			bench_table_set(t, row, 2, "%.1f", bench_samples_median(&sm));
+			gather(ci, side, offsetof(struct ab_run, wall_s), &sm);
+			bench_table_set(t, row, 3, "%.1f", bench_samples_median(&sm));
+			if (ci->n[side])
+				bench_table_set(t, row, 4, "%016llx",
+						(unsigned long long)ci->runs[side][0].trace_hash);
+			else
+				bench_table_set(t, row, 4, "-");
+		}
+	printf("\nsim: modelled devices (%s); clock: %s.  Per case and side, medians:\n\n",
+	       b->t[0].desc, ab_world_clock());
+	bench_table_print(t, stdout);
+	printf("\nwall time of the whole run: %.1f s\n",
+	       (uf_now_ns() - b->wall0) / 1e9);
+	free(t);
+	if (b->m && b->o.sim && b->m->seed_rows)
+		ab_seed_table(b);
+}
+
 static void ab_notes(const void *priv)
 {
 	static const size_t offs[] = {
@@ -1073,6 +1441,8 @@ static void ab_notes(const void *priv)
 	       "completed, counted after a uf_sync); written: pages written back\n"
 	       "during the timed window; busy%%: of the window, the devices' io_ticks;\n"
 	       "oom: allocations that failed with -ENOMEM (a memcg= domain's OOM).\n");
+	if (b->sim)
+		ab_sim_notes(b);
 	if (b->sides == AB_SIDES)
 		printf("kernel (K): the same writers through the host's page cache (buffered\n"
 		       "pwrite/pread on the loop device, fsync(2)), vm.dirty_* set to the case's\n"
@@ -1087,7 +1457,12 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 	unsigned int i;
 
 	bench_json_str(j, "uflush_version", UF_BENCH_VERSION);
-	bench_json_str(j, "engine", "io_uring");
+	bench_json_str(j, "engine", b->sim ? "sim" : "io_uring");
+	if (b->sim) {
+		bench_json_str(j, "sim_device_size", AB_SIM_DEV_SIZE);
+		bench_json_str(j, "sim_clock", ab_world_clock());
+		bench_json_num(j, "wall_s", (uf_now_ns() - b->wall0) / 1e9);
+	}
 	if (b->o.matrix)
 		bench_json_str(j, "matrix", b->o.matrix);
 	if (b->o.job) {
@@ -1163,6 +1538,20 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 	bench_json_str(j, "case", ci->name);
 	cmp_of(ci, offsetof(struct ab_run, mbs), &c);
 	json_cmp(j, &c);
+	if (b->m && b->o.sim && b->m->seed_rows) {
+		const struct ab_seed_row *sr = &b->m->seed_rows[i];
+
+		bench_json_obj(j, "seed");
+		bench_json_str(j, "case", sr->name);
+		bench_json_str(j, "source", b->m->seed_source);
+		bench_json_str(j, "metric", b->m->seed_metric);
+		bench_json_num(j, "before", sr->before);
+		bench_json_num(j, "after", sr->after);
+		bench_json_num(j, "change_percent", sr->change);
+		if (sr->note)
+			bench_json_str(j, "note", sr->note);
+		bench_json_end(j);
+	}
 	for (side = 0; side < b->sides; side++) {
 		bench_json_obj(j, side == AB_K ? "kernel" : side ? "B" : "A");
 		bench_json_str(j, "policy", side == AB_K ?
@@ -1170,6 +1559,15 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 		for (k = 0; k < NR_METRICS; k++) {
 			gather(ci, side, k * sizeof(double), &s);
 			bench_json_samples(j, metric_names[k], &s);
+		}
+		if (ci->c.sim && side != AB_K) {
+			gather(ci, side, offsetof(struct ab_run, virt_s), &s);
+			bench_json_samples(j, "virtual_s", &s);
+			gather(ci, side, offsetof(struct ab_run, wall_s), &s);
+			bench_json_samples(j, "wall_s", &s);
+			if (ci->n[side])
+				bench_json_u64(j, "trace_hash",
+					       ci->runs[side][0].trace_hash);
 		}
 		bench_json_end(j);
 	}
@@ -1191,6 +1589,15 @@ static void ab_list(void)
 		       ab_matrices[i].policy_a, ab_matrices[i].policy_b);
 		for (k = 0; ab_matrices[i].cases[k]; k++)
 			printf("          %s\n", ab_matrices[i].cases[k]);
+		if (!ab_matrices[i].sim_cases)
+			continue;
+		printf("          --sim: the seed's own scale%s%s%s%s\n",
+		       ab_matrices[i].sim_policy_a ? ", A = " : "",
+		       ab_matrices[i].sim_policy_a ? ab_matrices[i].sim_policy_a : "",
+		       ab_matrices[i].sim_policy_a ? ", B = " : "",
+		       ab_matrices[i].sim_policy_a ? ab_matrices[i].sim_policy_b : "");
+		for (k = 0; ab_matrices[i].sim_cases[k]; k++)
+			printf("          %s\n", ab_matrices[i].sim_cases[k]);
 	}
 }
 
@@ -1228,6 +1635,25 @@ static int add_case(struct ab_bench *b, const char *name)
 		bench_err("ab", "bad case '%s': %s", name, why);
 		return -EINVAL;
 	}
+	if (b->o.sim && !ci->c.sim) {
+		if (ci->c.dev == AB_DEV_LOOP) {
+			bench_err("ab", "--sim: case '%s' is on a loop device; a model is hdd or ssd",
+				  name);
+			return -EINVAL;
+		}
+		ci->c.sim = true;
+	}
+	if (b->nr && ci->c.sim != b->sim) {
+		bench_err("ab", "case '%s': sim: cases and real ones do not mix in one run",
+			  name);
+		return -EINVAL;
+	}
+	b->sim = ci->c.sim;
+	if (b->sim && b->sides == AB_SIDES) {
+		bench_err("ab", "--kernel: the host kernel cannot write to a modelled device (case '%s')",
+			  name);
+		return -EINVAL;
+	}
 	err = ab_case_fit(&ci->c, machine_mem(), usable_cpus(), why,
 			  sizeof(why));
 	if (err < 0) {
@@ -1256,6 +1682,10 @@ static int ab_devs_check(const struct ab_bench *b)
 
 	if (!b->o.devs.n)
 		return 0;
+	if (b->sim) {
+		bench_err("ab", "--dev: sim: cases run on modelled devices, not on given ones");
+		return -EINVAL;
+	}
 	for (i = 0; i < b->nr; i++)
 		if (ab_case_devs(&b->ci[i].c) > b->o.devs.n) {
 			bench_err("ab", "case '%s' needs %u devices; --dev gave %u (repeat --dev, or --dev A,B,...)",
@@ -1285,6 +1715,11 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 				  b->o.matrix);
 			return -EINVAL;
 		}
+		if (b->o.sim && !m->sim_cases) {
+			bench_err("ab", "matrix '%s' has no --sim variant (--list shows them)",
+				  b->o.matrix);
+			return -EINVAL;
+		}
 	}
 	err = ab_split_args(argv + i, (unsigned int)(argc - i), b->spec, &np,
 			    why, sizeof(why));
@@ -1295,6 +1730,9 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 	i += (int)np;
 	if (np) {
 		/* the policies given win over the matrix's */
+	} else if (m && b->o.sim && m->sim_policy_a) {
+		b->spec[0] = m->sim_policy_a;
+		b->spec[1] = m->sim_policy_b;
 	} else if (m) {
 		b->spec[0] = m->policy_a;
 		b->spec[1] = m->policy_b;
@@ -1309,8 +1747,9 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 	}
 	if (b->nr)
 		m = NULL;	/* cases named: the matrix gives policies only */
-	for (i = 0; m && m->cases[i]; i++) {
-		err = add_case(b, m->cases[i]);
+	b->m = m;
+	for (i = 0; m && (b->o.sim ? m->sim_cases : m->cases)[i]; i++) {
+		err = add_case(b, (b->o.sim ? m->sim_cases : m->cases)[i]);
 		if (err)
 			return err;
 	}
@@ -1328,12 +1767,36 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 	return 0;
 }
 
+/* A sim: run's devices, described as targets (made per run, by ab_once). */
+static void sim_targets(struct ab_bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_devs; i++) {
+		struct bench_target *t = &b->t[i];
+
+		memset(t, 0, sizeof(*t));
+		t->cmd = "ab";
+		t->path = "sim";
+		t->dio = -1;
+		bench_parse_size(AB_SIM_DEV_SIZE, &t->size);
+		t->range = t->size;
+		snprintf(t->desc, sizeof(t->desc),
+			 "%u modelled disk%s (io/sim.c, the case's hdd or ssd with its defaults), %s each, data discarded; the cache's frames hold none",
+			 b->nr_devs, b->nr_devs == 1 ? "" : "s", AB_SIM_DEV_SIZE);
+	}
+}
+
 static int ab_targets(struct ab_bench *b)
 {
 	const char *dev;
 	unsigned int i;
 
-	for (i = 0; i < b->nr_devs; i++) {
+	if (b->sim) {
+		sim_targets(b);
+		b->nr_devs = 1;		/* one line says it for all */
+	}
+	for (i = 0; !b->sim && i < b->nr_devs; i++) {
 		dev = b->o.devs.n ? b->o.devs.v[i] : NULL;
 		if (bench_target_open(&b->t[i], "ab", dev,
 				      dev ? 0 : b->o.dev_size, b->o.force))
@@ -1402,6 +1865,7 @@ static int ab_go(struct ab_bench *b)
 		rep.nr_cols = sizeof(ab_cols_k) / sizeof(ab_cols_k[0]);
 	}
 	b->total = b->sides * b->nr * b->o.reps;
+	b->wall0 = uf_now_ns();
 	bench_env_print(&b->env, NULL, false);
 	bench_target_print(&b->t[0], NULL);
 	err = bench_sched_run(&s);
@@ -1504,7 +1968,7 @@ int bench_ab_main(int argc, char **argv)
 
 	memset(&ab_o, 0, sizeof(ab_o));
 	ab_o.secs = 5;
-	ab_o.reps = 3;
+	ab_o.reps = 0;		/* 3, or 1 for sim: cases (below) */
 	ab_o.dev_size = 512ull << 20;
 	if (job && job_expand(job, &argc, &argv))
 		return 2;
@@ -1525,6 +1989,8 @@ int bench_ab_main(int argc, char **argv)
 		free(b);
 		return 2;
 	}
+	if (!b->o.reps)
+		b->o.reps = b->sim ? 1 : 3;
 	err = bench_env_init(&b->env, "ab", false);
 	b->buf = err ? NULL : bench_random_buffer(64u << 20);
 	if (!b->buf)

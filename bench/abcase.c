@@ -172,12 +172,15 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
 	if (!s || !c)
 		return bad(why, len, "no case");
 	memset(c, 0, sizeof(*c));
+	c->sim = !take_lit(&s, "sim:");
 	err = parse_prefix(&s, c, &thresh, &tv, why, len);
 	if (err)
 		return err;
 	if (take_name(&s, ab_dev_names, AB_NR_DEVS, &v))
 		return bad(why, len, "device: loop, hdd or ssd");
 	c->dev = v;
+	if (c->sim && c->dev == AB_DEV_LOOP)
+		return bad(why, len, "a sim: case's device is a model: hdd or ssd, not loop");
 	s++;
 	if (take_uint(&s, 1, AB_MAX_WRITERS, &c->writers))
 		return bad(why, len, "writers: 1..%d", AB_MAX_WRITERS);
@@ -242,7 +245,8 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 		fmt_mb(l, sizeof(l), c->amount);
 	else
 		snprintf(l, sizeof(l), "X");
-	snprintf(buf, len, "%s%s%s-%u%s-%s-%up-%s-%s:%u-%s", jbod, pre,
+	snprintf(buf, len, "%s%s%s%s-%u%s-%s-%up-%s-%s:%u-%s",
+		 c->sim ? "sim:" : "", jbod, pre,
 		 ab_dev_names[c->dev], c->writers, ab_kind_names[c->kind], bs,
 		 c->cpus, mem, lim, c->bg_ratio, l);
 }
@@ -256,12 +260,16 @@ int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
 		char *why, size_t len)
 {
 	char have[24], want[24];
+	/* a sim: cache's frames hold no data: its struct pages are the cost */
+	uint64_t need = c->sim ? c->mem / 4096 * AB_SIM_BYTES_PER_FRAME :
+			c->mem;
 
-	if (mem && c->mem > mem) {
+	if (mem && need > mem) {
 		fmt_mb(want, sizeof(want), c->mem);
 		snprintf(have, sizeof(have), "%.1fG", mem / 1073741824.0);
-		snprintf(why, len, "its cache of %s is more than this machine's memory (%s)",
-			 want, have);
+		snprintf(why, len, "its cache of %s%s is more than this machine's memory (%s)",
+			 want, c->sim ? " (its frames' struct pages)" : "",
+			 have);
 		return -ENOMEM;
 	}
 	if (cpus && c->cpus > cpus) {
@@ -534,17 +542,109 @@ static const char *const seed003_cases[] = {
 	NULL,
 };
 
+/* ------------------------------------------------------------------ */
+/* The --sim matrices: the seeds' own sizes, on modelled devices         */
+
+/*
+ * Seed 000 at its own size: a 4096M machine, 4k dd writes, thresh 1M, 8M,
+ * 100M, 1G and 1, 2, 10 or 100 dd on one disk; the rows of Wu Fengguang's
+ * table for v4 (ext4 ones: uflush has no filesystem), 60 s a case (the
+ * seed's ran 300 s).
+ */
+static const char *const seed000_sim_cases[] = {
+	"sim:thresh=1M/hdd-1dd-4k-2p-4096M-1M:10-60s",
+	"sim:thresh=1M/hdd-2dd-4k-2p-4096M-1M:10-60s",
+	"sim:thresh=1M/hdd-10dd-4k-2p-4096M-1M:10-60s",
+	"sim:thresh=8M/hdd-1dd-4k-2p-4096M-8M:10-60s",
+	"sim:thresh=8M/hdd-2dd-4k-2p-4096M-8M:10-60s",
+	"sim:thresh=8M/hdd-10dd-4k-2p-4096M-8M:10-60s",
+	"sim:thresh=100M/hdd-1dd-4k-2p-4096M-100M:10-60s",
+	"sim:thresh=100M/hdd-2dd-4k-2p-4096M-100M:10-60s",
+	"sim:thresh=100M/hdd-10dd-4k-2p-4096M-100M:10-60s",
+	"sim:thresh=1G/hdd-1dd-4k-2p-4096M-1024M:10-60s",
+	"sim:thresh=1G/hdd-10dd-4k-2p-4096M-1024M:10-60s",
+	"sim:thresh=1G/hdd-100dd-4k-2p-4096M-1024M:10-60s",
+	NULL,
+};
+
+/* write_bw, MB/s: 3.1.0-rc8-ioless6a+ -> 3.1.0-rc8-ioless6-requeue6+ */
+static const struct ab_seed_row seed000_rows[] = {
+	{ "thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-X", 51.36, 53.05, 3.3, NULL },
+	{ "thresh=1M/ext4-2dd-4k-8p-4096M-1M:10-X", 46.93, 47.13, 0.4, NULL },
+	{ "thresh=1M/ext4-10dd-4k-8p-4096M-1M:10-X", 32.09, 32.08, -0.0, NULL },
+	{ "thresh=8M/ext4-1dd-4k-8p-4096M-8M:10-X", 56.39, 55.91, -0.9, NULL },
+	{ "thresh=8M/ext4-2dd-4k-8p-4096M-8M:10-X", 51.26, 51.61, 0.7, NULL },
+	{ "thresh=8M/ext4-10dd-4k-8p-4096M-8M:10-X", 35.58, 35.90, 0.9, NULL },
+	{ "thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-X", 56.60, 55.75, -1.5, NULL },
+	{ "thresh=100M/ext4-2dd-4k-8p-4096M-100M:10-X", 54.14, 53.64, -0.9, NULL },
+	{ "thresh=100M/ext4-10dd-4k-8p-4096M-100M:10-X", 46.45, 46.33, -0.3, NULL },
+	{ "thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-X", 58.12, 57.42, -1.2, NULL },
+	{ "thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X", 56.23, 55.03, -2.1, NULL },
+	{ "thresh=1G/ext4-100dd-4k-8p-4096M-1024M:10-X", 50.42, 50.01, -0.8, NULL },
+};
+
+/*
+ * Seed 001 at its own size: 10 disks, a 16 GB machine at 20:10, 1M dd
+ * writes, 1, 10 or 100 writers (in all: the seed does not say whether
+ * per disk), 60 s of virtual time a case.
+ */
+static const char *const seed001_sim_cases[] = {
+	"sim:JBOD-10HDD-hdd-1dd-1M-2p-16384M-20:10-60s",
+	"sim:JBOD-10HDD-hdd-10dd-1M-2p-16384M-20:10-60s",
+	"sim:JBOD-10HDD-hdd-100dd-1M-2p-16384M-20:10-60s",
+	NULL,
+};
+
+/* vmstat nr_written, pages: 3.1.0-rc4-wo-underrun+ -> -bgthresh3+ */
+static const struct ab_seed_row seed001_rows[] = {
+	{ "JBOD-10HDD-16G/ext4-1dd-1M-24p-16384M-20:10-X", 58853546, 58823828,
+	  -0.1, NULL },
+	{ "JBOD-10HDD-16G/ext4-10dd-1M-24p-16384M-20:10-X", 61790815,
+	  130032231, 110.4, NULL },
+	{ "JBOD-10HDD-16G/ext4-100dd-1M-24p-16384M-20:10-X", 125596480,
+	  158179363, 25.9, NULL },
+};
+
+/*
+ * Seed 003 at its own size: Greg Thelen's test, 2 dd each writing 1 GiB
+ * in 1 KiB writes inside a 100 MB memcg.  The seed does not give the
+ * machine's memory: 16 times the memcg, as `uflush-bench reclaim`.
+ */
+static const char *const seed003_sim_cases[] = {
+	"sim:memcg=100M/hdd-2dd-1k-2p-1600M-20:10-2048M",
+	NULL,
+};
+
+/* dd's MB/s, the two dd summed (48.3 + 47.8); before: OOM-killed */
+static const struct ab_seed_row seed003_rows[] = {
+	{ "2 dd bs=1k count=1M in a 100M memcg", NAN, 96.1, NAN,
+	  "dd OOM-killed before" },
+};
+
 const struct ab_matrix ab_matrices[] = {
 	{ "seed000", "seed 000: dirty threshold x number of dd writers on one disk",
-	  "linux-3.1", "linux-3.2", seed000_cases },
+	  "linux-3.1", "linux-3.2", seed000_cases,
+	  /* ioless6a: 3.1 with the IO-less throttle; requeue6: Kara's v4 */
+	  seed000_sim_cases, "linux-3.1,bdp=3.2",
+	  "linux-3.1,bdp=3.2,nowait=v4,requeue=p2-v4", seed000_rows,
+	  "Wu Fengguang, \"Re: [PATCH 0/2 v4] writeback: Improve busyloop prevention and inode requeueing\", reply to Jan Kara's posting of 13 Oct 2011",
+	  "write_bw, MB/s" },
 	{ "seed001", "seed 001: JBOD of 4 slow disks, 1/10/100 dd, bgthresh global vs bdi",
-	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases },
+	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases,
+	  seed001_sim_cases, NULL, NULL, seed001_rows,
+	  "Wu Fengguang, \"[PATCH 11/11] writeback: per-bdi background threshold\", 2011 (3.1.0-rc4 kernels)",
+	  "vmstat nr_written, pages" },
 	{ "seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",
-	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases },
+	  "mainline,wcpcap=stock", "mainline,wcpcap=cap", seed004_cases,
+	  NULL, NULL, NULL, NULL, NULL, NULL },
 	{ "seed003", "seed 003: 2 dd of 1k writes in a small memory domain, 3.2 reclaim vs pageout works",
-	  "linux-3.2", "linux-3.2,reclaim=pageout", seed003_cases },
+	  "linux-3.2", "linux-3.2,reclaim=pageout", seed003_cases,
+	  seed003_sim_cases, NULL, NULL, seed003_rows,
+	  "Wu Fengguang, \"Re: reclaim the LRU lists full of dirty/writeback pages\", Feb 2012 (after 14 Feb 2012)",
+	  "dd MB/s" },
 	{ "demo", "make run: linux-3.1 vs linux-3.2 on a shaped JBOD and an fsync load",
-	  "linux-3.1", "linux-3.2", demo_cases },
+	  "linux-3.1", "linux-3.2", demo_cases,
+	  NULL, NULL, NULL, NULL, NULL, NULL },
 	{ .name = NULL },
 };
 

@@ -5,8 +5,12 @@
  *
  * A case name (canonical form; the parser also takes the prefix left out):
  *
- *   [JBOD-<n>HDD-][memcg=<SIZE>/][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
+ *   [sim:][JBOD-<n>HDD-][memcg=<SIZE>/][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
  *
+ *   sim:           modelled devices (io/sim.c, data discarded) and a cache
+ *                  whose frames hold no data (uf_cache_config.frames =
+ *                  "none"), so the seeds' sizes fit; dev is hdd or ssd,
+ *                  io/sim.c's models with their published defaults
  *   JBOD-<n>HDD-   n devices, each shaped into a slow disk (default: one)
  *   thresh=SIZE/   the seeds' group: the dirty limit in bytes (only and
  *                  always when <limit> is bytes; must equal it)
@@ -41,6 +45,8 @@
 #define AB_MAX_DEVS		16
 #define AB_MAX_WRITERS		256
 #define AB_MAX_CASES		32
+/* What a frame of a frames="none" cache costs: its struct page, a PTE. */
+#define AB_SIM_BYTES_PER_FRAME	80
 
 /* The shaping of the device kinds (a 2012 SATA disk, a slow SSD). */
 #define BENCH_HDD_BW		(30ull << 20)
@@ -52,6 +58,7 @@ enum ab_dev { AB_DEV_LOOP, AB_DEV_HDD, AB_DEV_SSD, AB_NR_DEVS };
 enum ab_kind { AB_DD, AB_FIO, AB_FSYNC, AB_NR_KINDS };
 
 struct ab_case {
+	bool sim;			/* sim: devices modelled (io/sim.c) */
 	unsigned int jbod;		/* 0: one device, no JBOD- prefix */
 	uint64_t memcg;			/* bytes of a memory domain inside the
 					 * cache (seed 003's memcg), 0: none */
@@ -84,7 +91,9 @@ unsigned int ab_case_devs(const struct ab_case *c);
 
 /*
  * Hold a case to the machine before any device is made: -ENOMEM if its
- * cache (mem) is larger than mem bytes of memory; 1 if it asks for more
+ * cache (mem) is larger than mem bytes of memory (a sim: case, whose
+ * frames hold no data, if its struct pages, AB_SIM_BYTES_PER_FRAME per
+ * 4 KiB frame, are); 1 if it asks for more
  * CPUs than the cpus this process may run on, which it is capped to
  * (c->cpus = cpus); else 0.  why says which (0 for either: not checked).
  */
@@ -136,11 +145,33 @@ int ab_job_parse(const char *text, const char *file,
 /* ------------------------------------------------------------------ */
 /* Built-in matrices                                                   */
 
+/*
+ * The seed's own figures for one row of a --sim matrix, as its mail
+ * prints them (NAN where it gives none; note says why, e.g. "OOM").
+ */
+struct ab_seed_row {
+	const char *name;		/* the seed's case name */
+	double before, after, change;	/* change in percent */
+	const char *note;
+};
+
 struct ab_matrix {
 	const char *name;
 	const char *about;		/* one line: which seed, what varies */
 	const char *policy_a, *policy_b; /* the seed's before and after */
 	const char *const *cases;	/* NULL-terminated case names */
+	/*
+	 * --sim: the seed's own scale on modelled devices.  sim_cases are
+	 * sim: names (NULL: no sim variant); sim_policy_a/b, where not NULL,
+	 * name the seed table's kernels more closely than policy_a/b;
+	 * seed_rows[i] is the seed's figure for sim_cases[i], from the mail
+	 * seed_source names (subject, author, date), in seed_metric units.
+	 */
+	const char *const *sim_cases;
+	const char *sim_policy_a, *sim_policy_b;
+	const struct ab_seed_row *seed_rows;
+	const char *seed_source;
+	const char *seed_metric;
 };
 
 /* The built-in matrices; the last has name NULL. */

@@ -115,6 +115,19 @@ struct uf_cache_config {
 	 * 16 <= mem_limit_pages <= nr_pages, else -EINVAL.
 	 */
 	size_t mem_limit_pages;
+
+	/*
+	 * What the frame pool is: NULL or "data" (the default), memory that
+	 * holds the pages' bytes; "none", frames that hold nothing: every
+	 * 2 MiB of the pool is mapped onto one shared 2 MiB region, so a
+	 * 16 GiB cache costs about 2 MiB plus its page tables and its page
+	 * descriptors (64 bytes a frame).  Page contents are then garbage:
+	 * a read returns whatever another page last wrote over the same
+	 * bytes.  For throughput runs over devices that discard data (a
+	 * uf_sim device with keep_data=0); uf_dev_open() of any other
+	 * device on such a cache is -EINVAL.  Another value: -EINVAL.
+	 */
+	const char *frames;
 };
 
 int uf_cache_config_init(struct uf_cache_config *cfg);

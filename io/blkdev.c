@@ -710,6 +710,13 @@ int uf_bdev_max_pages(struct uf_bdev *b, unsigned int *pages)
 	return ret;
 }
 
+bool uf_bdev_keeps_data(struct uf_bdev *b)
+{
+	if (bdev_arg(b, b))
+		return true;
+	return !b->sim || uf_sim_keeps_data(b->q.fd);
+}
+
 int uf_bdev_limits(struct uf_bdev *b, struct uf_bdev_limits *lim)
 {
 	int ret = bdev_arg(b, lim);

@@ -241,6 +241,9 @@ int uf_bdev_block_size(struct uf_bdev *bdev, unsigned int *lbs);
 /* Pages one request can carry unsplit (the device queue's limits); 0 if
  * none is known (a regular file). */
 int uf_bdev_max_pages(struct uf_bdev *bdev, unsigned int *pages);
+/* Whether what is written can be read back: false only for a sim device
+ * with keep_data=0 (io/sim.h). */
+bool uf_bdev_keeps_data(struct uf_bdev *bdev);
 /*
  * The device queue's limits (/sys/block/X/queue), all 0 for a file: what
  * the block layer splits a request by and how many it takes at once.  A

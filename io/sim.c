@@ -1131,6 +1131,13 @@ void uf_sim_unclaim(int id)
 	pthread_mutex_unlock(&sim_table_lock);
 }
 
+bool uf_sim_keeps_data(int id)
+{
+	struct uf_sim *sim = sim_by_id(id);
+
+	return !sim || sim->model.cfg.keep_data;
+}
+
 /* The calls below: a valid device, its lock held around @expr. */
 #define with_sim(sim, expr) ({						\
 	int __r = -EBADF;						\

@@ -143,6 +143,8 @@ extern const struct uf_io_engine uf_sim_engine;
 int uf_sim_claim(const char *name, int *id, uint64_t *size,
 		 unsigned int *lbs, unsigned int *max_pages);
 void uf_sim_unclaim(int id);
+/* For io/blkdev.c: the claimed device keeps what is written (keep_data). */
+bool uf_sim_keeps_data(int id);
 
 struct uf_sim;
 struct uf_io_shape;

@@ -37,7 +37,18 @@ static int check_cache_config(const struct uf_cache_config *cfg)
 	if (cfg->mem_limit_pages && (cfg->mem_limit_pages < 16 ||
 				     cfg->mem_limit_pages > cfg->nr_pages))
 		return -EINVAL;
+	if (cfg->frames && strcmp(cfg->frames, "data") &&
+	    strcmp(cfg->frames, "none")) {
+		pr_err("cache: frames=\"%s\": \"data\" or \"none\"",
+		       cfg->frames);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+static bool frames_none(const struct uf_cache_config *cfg)
+{
+	return cfg->frames && !strcmp(cfg->frames, "none");
 }
 
 static void cache_init_tunables(struct uf_cache *c,
@@ -96,8 +107,9 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 	spin_lock_init(&c->bdi_lock);
 	INIT_LIST_HEAD(&c->bdi_list);
 	init_waitqueue_head(&c->dirty_wait);
-	ret = page_pool_init(&c->pool, cfg->mem_limit_pages ?
-			     cfg->mem_limit_pages : cfg->nr_pages);
+	ret = (frames_none(cfg) ? page_pool_init_nodata : page_pool_init)
+		(&c->pool, cfg->mem_limit_pages ? cfg->mem_limit_pages :
+						  cfg->nr_pages);
 	if (ret)
 		return ret;
 	if (cfg->mem_limit_pages)

@@ -57,6 +57,13 @@ static int dev_setup(struct uf_dev *d, struct uf_cache *c, const char *path,
 	ret = uf_bdev_open(path, &bcfg, &d->bdev);
 	if (ret)
 		return ret;
+	/* a pool whose frames alias each other would write garbage */
+	if (c->pool.no_data && uf_bdev_keeps_data(d->bdev)) {
+		pr_err("dev %s: the cache's frames hold no data (frames=\"none\"); only a device that discards data (sim, keep_data=0) may be opened on it",
+		       path);
+		uf_bdev_close(d->bdev);
+		return -EINVAL;
+	}
 	uf_bdev_size(d->bdev, &d->size);
 	/* best effort: where the engine cannot, requests pin their pages */
 	uf_bdev_register_memory(d->bdev, c->pool.frames,

@@ -252,6 +252,7 @@ struct page_pool {
 	/* bit i: frame i follows frame i - 1 in physical memory (NULL: none
 	 * known to); page_alloc.c */
 	unsigned long *phys_contig;
+	bool no_data;			/* frames alias: page_pool_init_nodata */
 	spinlock_t lock;		/* free_list */
 	struct list_head free_list;
 	spinlock_t lru_lock;		/* lru lists (zone->lru_lock) */
@@ -349,6 +350,9 @@ static inline unsigned long global_page_state(struct uf_cache *c,
 
 /* ---- engine/mm/page_alloc.c ---- */
 int page_pool_init(struct page_pool *pool, unsigned long nr);
+/* Frames that hold no data (every 2 MiB aliases one shared 2 MiB), for
+ * devices that discard it: uf_cache_config.frames = "none". */
+int page_pool_init_nodata(struct page_pool *pool, unsigned long nr);
 void page_pool_exit(struct page_pool *pool);
 /* A memory domain: see page_pool.nr_outside.  -EINVAL if smaller. */
 int page_pool_set_machine(struct page_pool *pool, unsigned long machine_pages);

@@ -163,7 +163,51 @@ static unsigned long *pool_phys_contig(const unsigned char *frames,
 	return bits;
 }
 
-int page_pool_init(struct page_pool *pool, unsigned long nr)
+/*
+ * A pool whose frames hold no data (uf_cache_config.frames = "none", for
+ * devices that discard it): the span is reserved, then every 2 MiB of it
+ * is mapped onto one shared 2 MiB memfd, so a 16 GiB pool costs 2 MiB of
+ * memory and its page tables, not 16 GiB.  Every frame of a chunk aliases
+ * the same bytes of every other chunk: what a page holds is garbage.
+ */
+static void *pool_map_nodata(size_t len)
+{
+	size_t span = len + POOL_HUGE_SIZE, off, n;
+	uintptr_t base, start;
+	int fd;
+	void *m;
+
+	fd = memfd_create("uflush-frames", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, POOL_HUGE_SIZE))
+		goto fail_fd;
+	m = mmap(NULL, span, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		goto fail_fd;
+	base = (uintptr_t)m;
+	start = (base + POOL_HUGE_SIZE - 1) & ~(POOL_HUGE_SIZE - 1);
+	if (start > base)
+		munmap(m, start - base);
+	if (span - (start - base) > len)
+		munmap((void *)(start + len), span - (start - base) - len);
+	for (off = 0; off < len; off += n) {
+		n = len - off < POOL_HUGE_SIZE ? len - off : POOL_HUGE_SIZE;
+		if (mmap((void *)(start + off), n, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			munmap((void *)start, len);
+			goto fail_fd;
+		}
+	}
+	close(fd);
+	return (void *)start;
+fail_fd:
+	close(fd);
+	return NULL;
+}
+
+static int pool_init(struct page_pool *pool, unsigned long nr, bool no_data)
 {
 	struct page *pages;
 	unsigned long i;
@@ -171,7 +215,8 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 
 	if (!nr || nr > (SIZE_MAX >> PAGE_SHIFT) / 2)
 		return -EINVAL;
-	frames = pool_map(nr << PAGE_SHIFT);
+	frames = no_data ? pool_map_nodata(nr << PAGE_SHIFT) :
+			   pool_map(nr << PAGE_SHIFT);
 	if (!frames)
 		return -ENOMEM;
 	pages = calloc(nr, sizeof(struct page));
@@ -198,11 +243,23 @@ int page_pool_init(struct page_pool *pool, unsigned long nr)
 	pool->pages = pages;
 	pool->frames = frames;
 	pool->nr = nr;
-	pool->phys_contig = pool_phys_contig(frames, nr);
+	pool->no_data = no_data;
+	/* aliased chunks: no physical order worth reading */
+	pool->phys_contig = no_data ? NULL : pool_phys_contig(frames, nr);
 	for (i = 0; i < nr; i++)
 		list_add_tail(&pool->pages[i].lru, &pool->free_list);
 	mod_vm_state(pool_cache(pool), NR_FREE_PAGES, (long)nr);
 	return 0;
+}
+
+int page_pool_init(struct page_pool *pool, unsigned long nr)
+{
+	return pool_init(pool, nr, false);
+}
+
+int page_pool_init_nodata(struct page_pool *pool, unsigned long nr)
+{
+	return pool_init(pool, nr, true);
 }
 
 void page_pool_exit(struct page_pool *pool)
