@@ -15,6 +15,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "uflush.h"
 #include "kernel/completion.h"
+#include "kernel/spinlock.h"
 
 #define MS	1000000ull
 #define SEC	1000000000ull
@@ -94,7 +96,7 @@ static uint64_t run_three(uint64_t seed, char *out, size_t outlen,
 	return res->trace_hash;
 }
 
-Test(simsched_core, same_seed_same_interleaving)
+Test(simsched_core, same_seed_same_interleaving, .timeout = 30)
 {
 	static char l1[8192], l2[8192], l3[8192];
 	struct uf_sim_result r1, r2, r3;
@@ -152,7 +154,7 @@ static int no_preempt_main(void *unused)
 	return seen && uf_now_ns() == 21 * MS ? 0 : -6;
 }
 
-Test(simsched_core, one_task_at_a_time_and_clock_jumps)
+Test(simsched_core, one_task_at_a_time_and_clock_jumps, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 1 };
 	struct uf_sim_result r;
@@ -188,7 +190,7 @@ static int deadlock_main(void *unused)
 	return uf_sim_join(a, NULL);
 }
 
-Test(simsched_core, deadlock_is_edeadlk)
+Test(simsched_core, deadlock_is_edeadlk, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 3 };
 	struct uf_sim_result r;
@@ -207,13 +209,34 @@ static int spin_main(void *unused)
 	return 0;
 }
 
-Test(simsched_core, max_ns_stops_a_busy_world)
+Test(simsched_core, max_ns_stops_a_busy_world, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 3, .max_ns = 2 * SEC };
 	struct uf_sim_result r;
 
 	cr_assert_eq(uf_sim_run(&o, spin_main, NULL, &r), -ETIMEDOUT);
 	cr_assert_eq(r.virtual_ns, 2 * SEC);
+}
+
+/* Sleeping with a spinlock held is fatal in a world (and a bug anywhere). */
+static int sleep_atomic_main(void *unused)
+{
+	static spinlock_t l = __SPIN_LOCK_UNLOCKED;
+
+	(void)unused;
+	spin_lock(&l);
+	uf_sim_sleep_ns(1);
+	spin_unlock(&l);
+	return 0;
+}
+
+Test(simsched_core, sleeping_with_a_spinlock_aborts, .signal = SIGABRT,
+     .timeout = 30)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct uf_sim_result r;
+
+	uf_sim_run(&o, sleep_atomic_main, NULL, &r);
 }
 
 static int bad_calls_main(void *unused)
@@ -453,4 +476,60 @@ Test(simsched_engine, flusher_and_writers_on_sim_hdd, .timeout = 300)
 	cr_assert_eq(img1, img3, "two seeds, different data");
 	free(t1);
 	free(t2);
+}
+
+/*
+ * A sim device's requests complete at their modelled time on the virtual
+ * clock: a 1 MiB write and its fsync on an idle sim HDD take the seek,
+ * the rotation, 1 MiB at 180 MiB/s (5.6 ms) and the flush (0.5 ms).
+ */
+static int one_fsync_main(void *arg)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	uint64_t *took = arg, t0;
+	static char buf[1 << 20];
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f;
+	struct uf_sim *sim;
+	int ret;
+
+	if (uf_sim_create("ss-one", "hdd,size=256m", &sim))
+		return -1;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	if (uf_cache_open(&cfg, &c))
+		return -2;
+	if (uf_dev_open(c, "ss-one", &dcfg, &d) ||
+	    uf_file_open(d, 1, 64 << 20, 1 << 20, NULL, NULL, &f))
+		return -3;
+	memset(buf, 0x5a, sizeof(buf));
+	/* from the write: the flusher may start while it is throttled */
+	t0 = uf_now_ns();
+	if (uf_pwrite(f, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return -4;
+	ret = uf_fsync(f);
+	*took = uf_now_ns() - t0;
+	if (ret || uf_file_close(f) || uf_dev_close(d) || uf_cache_close(c) ||
+	    uf_sim_destroy(sim))
+		return -5;
+	return 0;
+}
+
+Test(simsched_engine, sim_device_completes_on_the_virtual_clock,
+     .timeout = 60)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct uf_sim_result r;
+	uint64_t took = 0;
+	double xfer = (double)(1 << 20) / (180.0 * 1048576) * 1e9;
+
+	cr_assert_eq(uf_sim_run(&o, one_fsync_main, &took, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	printf("simsched: 1 MiB fsync on a sim hdd: %.2f ms virtual\n",
+	       (double)took / 1e6);
+	/* transfer + flush, plus at most a full seek and a rotation */
+	cr_assert_geq((double)took, xfer + 0.5e6);
+	cr_assert_leq((double)took, xfer + 0.5e6 + 16e6 + 8.4e6);
 }
