@@ -533,3 +533,107 @@ Test(simsched_engine, sim_device_completes_on_the_virtual_clock,
 	cr_assert_geq((double)took, xfer + 0.5e6);
 	cr_assert_leq((double)took, xfer + 0.5e6 + 16e6 + 8.4e6);
 }
+
+/*
+ * Seed 000's busyloop: an inode with only its metadata dirty whose
+ * write_inode fails (-EAGAIN, "a lock is held") for the first second,
+ * as uflush-bench busyloop runs it.  With nowait=v3a (schedule_timeout in
+ * TASK_RUNNING, B1) the flusher retries it without sleeping: in a world
+ * the passes cost virtual CPU (ns_per_inode each), so the clock moves,
+ * the other tasks and the timers still run, and the CPU shows in
+ * uf_sim_result.cpu_ns.  nowait=v3b (the fix) sleeps between tries.
+ */
+struct busy_case {
+	const char *policy;
+	uint64_t unlock_ns;
+	uint64_t tries, written_ns;
+	int step;
+};
+
+static int stuck_write_inode(struct uf_file *file, void *priv, int sync)
+{
+	struct busy_case *bc = priv;
+
+	(void)file;
+	(void)sync;
+	if (uf_now_ns() < bc->unlock_ns) {
+		bc->tries++;
+		return -EAGAIN;
+	}
+	if (!bc->written_ns)
+		bc->written_ns = uf_now_ns();
+	return 0;
+}
+
+static int busy_main(void *arg)
+{
+	static const struct uf_file_ops ops = {
+		.write_inode = stuck_write_inode,
+	};
+	struct busy_case *wc = arg;
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f;
+	struct uf_sim *sim;
+
+	STEP(1, uf_sim_create("ss-busy", "ssd,size=64m", &sim));
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 2048;
+	cfg.policy = wc->policy;
+	cfg.dirty_expire_centisecs = 50;
+	cfg.dirty_writeback_centisecs = 25;
+	STEP(2, uf_cache_open(&cfg, &c));
+	STEP(3, uf_dev_open(c, "ss-busy", &dcfg, &d));
+	STEP(4, uf_file_open(d, 1, 0, 4096, &ops, wc, &f));
+	wc->unlock_ns = uf_now_ns() + 1 * SEC;
+	STEP(5, uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC));
+	uf_sim_sleep_ns(3 * SEC);
+	STEP(6, uf_file_close(f));
+	STEP(7, uf_dev_close(d));
+	STEP(8, uf_cache_close(c));
+	STEP(9, uf_sim_destroy(sim));
+	return 0;
+}
+
+static void run_busy(struct busy_case *bc, struct uf_sim_result *r)
+{
+	struct uf_sim_opts o = { .seed = 1, .max_ns = 60 * SEC };
+	int ret = uf_sim_run(&o, busy_main, bc, r);
+
+	cr_assert_eq(ret, 0, "%s: uf_sim_run: %s", bc->policy,
+		     strerror(-ret));
+	cr_assert_eq(r->main_ret, 0, "%s: main_fn: %s at step %d",
+		     bc->policy, strerror(-r->main_ret), bc->step);
+}
+
+Test(simsched_engine, busyloop_burns_virtual_cpu, .timeout = 60)
+{
+	struct busy_case spin = { .policy = "kara-v4.2,nowait=v3a" };
+	struct busy_case fixed = { .policy = "kara-v4.2,nowait=v3b" };
+	struct uf_sim_result rs, rf;
+	double t0 = wall_s(), ws;
+
+	run_busy(&spin, &rs);
+	ws = wall_s() - t0;
+	run_busy(&fixed, &rf);
+	printf("simsched: busyloop 1 s stuck: v3a %llu tries, %.3f s virtual "
+	       "CPU, %llu switches (%.1f s wall); v3b %llu tries, %.6f s "
+	       "virtual CPU, %llu switches\n",
+	       (unsigned long long)spin.tries, (double)rs.cpu_ns / 1e9,
+	       (unsigned long long)rs.switches, ws,
+	       (unsigned long long)fixed.tries, (double)rf.cpu_ns / 1e9,
+	       (unsigned long long)rf.switches);
+	/* both end: the busy loop did not stop the clock */
+	cr_assert_geq(rs.virtual_ns, 3 * SEC);
+	cr_assert(spin.written_ns && fixed.written_ns,
+		  "the inode was not written after the unlock");
+	cr_assert_gt(spin.tries, 1000, "v3a: %llu tries: no busy loop",
+		     (unsigned long long)spin.tries);
+	cr_assert_lt(fixed.tries, 100, "v3b: %llu tries",
+		     (unsigned long long)fixed.tries);
+	/* the CPU it burnt: most of the stuck second */
+	cr_assert_gt(rs.cpu_ns, 100 * rf.cpu_ns);
+	cr_assert_gt(rs.cpu_ns, SEC / 4);
+}

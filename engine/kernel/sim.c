@@ -60,10 +60,10 @@ bool uf_sim_world;
 
 /* Defaults of the cost model, ns (DESIGN.md: how they were measured). */
 static const uint64_t sim_cost_default[UF_SIM_NR_COSTS] = {
-	[UF_SIM_COST_PAGE_COPY] = 400,
+	[UF_SIM_COST_PAGE_COPY] = 500,
 	[UF_SIM_COST_PAGE_OP] = 100,
-	[UF_SIM_COST_REQUEST] = 2000,
-	[UF_SIM_COST_INODE] = 300,
+	[UF_SIM_COST_REQUEST] = 10000,
+	[UF_SIM_COST_INODE] = 10000,
 };
 
 enum sim_block {
@@ -178,6 +178,13 @@ static uint64_t sim_rand(void)
 static uint64_t now_ns(void)
 {
 	return __atomic_load_n(&W.now, __ATOMIC_RELAXED);
+}
+
+/* The running task has had its tick and may be preempted (holds no
+ * spinlock): the tick's need_resched. */
+static bool tick_used(const struct uf_sim_task *me)
+{
+	return !me->locks && now_ns() - me->slice_start >= W.tick_ns;
 }
 
 static unsigned long ns_to_jiffies(uint64_t ns)
@@ -423,6 +430,13 @@ static void switch_away(struct uf_sim_task *me)
 	wait_turn(me);
 }
 
+/* With W.lock: a yield, keeping the task runnable. */
+static void yield_locked(struct uf_sim_task *me)
+{
+	rq_add(me);
+	switch_away(me);
+}
+
 /* ---- tasks ---- */
 
 struct uf_sim_task *uf_sim_self(void)
@@ -604,6 +618,8 @@ void uf_sim_schedule(void)
 		me->block = SIM_SCHED;
 		me->wchan = __builtin_return_address(0);
 		switch_away(me);
+	} else if (tick_used(me)) {
+		yield_locked(me);	/* __schedule() of a runnable task */
 	}
 	pthread_mutex_unlock(&W.lock);
 }
@@ -655,13 +671,6 @@ void uf_sim_cond_wake(pthread_cond_t *c, bool all)
 	pthread_mutex_unlock(&W.lock);
 }
 
-/* With W.lock: a yield, keeping the task runnable. */
-static void yield_locked(struct uf_sim_task *me)
-{
-	rq_add(me);
-	switch_away(me);
-}
-
 void uf_sim_yield(void)
 {
 	struct uf_sim_task *me = sim_self;
@@ -677,8 +686,7 @@ void uf_sim_cond_resched(void)
 {
 	struct uf_sim_task *me = sim_self;
 
-	if (!me || me->locks ||
-	    now_ns() - me->slice_start < W.tick_ns)
+	if (!me || !tick_used(me))
 		return;
 	pthread_mutex_lock(&W.lock);
 	yield_locked(me);
@@ -704,8 +712,12 @@ uint64_t uf_sim_now_ns(void)
 	return now_ns();
 }
 
-/* With W.lock: @ns of CPU for @me; preempted after a tick, or at the
- * limit the world ends (and @me never runs again). */
+/*
+ * With W.lock: @ns of CPU for @me.  At the limit the world ends (and @me
+ * never runs again).  No preemption here: the engine's charge points may
+ * hold locks of any kind; a task that used up its tick gives way at the
+ * next preemption point (cond_resched(), a lock break, schedule()).
+ */
 static void charge_locked(struct uf_sim_task *me, uint64_t ns)
 {
 	uint64_t now = now_ns() + ns;
@@ -718,9 +730,8 @@ static void charge_locked(struct uf_sim_task *me, uint64_t ns)
 		wait_turn(me);
 	}
 	clock_set(now);
-	if (!me->locks && now - me->slice_start >= W.tick_ns)
-		yield_locked(me);
 }
+
 
 void uf_sim_charge_cost(enum uf_sim_cost kind, uint64_t n)
 {
@@ -741,6 +752,9 @@ void uf_sim_charge_ns(uint64_t ns)
 		return;
 	pthread_mutex_lock(&W.lock);
 	charge_locked(me, ns);
+	/* the workload's own work holds none of the engine's locks */
+	if (tick_used(me))
+		yield_locked(me);
 	pthread_mutex_unlock(&W.lock);
 }
 
