@@ -637,3 +637,86 @@ Test(simsched_engine, busyloop_burns_virtual_cpu, .timeout = 60)
 	cr_assert_gt(rs.cpu_ns, 100 * rf.cpu_ns);
 	cr_assert_gt(rs.cpu_ns, SEC / 4);
 }
+
+/*
+ * A sleeping lock in a world: uf_file_close() holds its device's
+ * files_lock while the file is written back (it sleeps on the sim
+ * device's I/O); a uf_file_open() on the same device meanwhile must wait
+ * in the world, not block the thread that holds the baton.
+ */
+struct lock_case {
+	struct uf_dev *d;
+	struct uf_file *f1, *f2;
+	int close_ret, open_ret;
+	uint64_t close_end, open_end;
+};
+
+static int closer_fn(void *arg)
+{
+	struct lock_case *lc = arg;
+
+	lc->close_ret = uf_file_close(lc->f1);
+	lc->close_end = uf_now_ns();
+	return 0;
+}
+
+static int opener_fn(void *arg)
+{
+	struct lock_case *lc = arg;
+
+	uf_sim_sleep_ns(1000);	/* the closer first */
+	lc->open_ret = uf_file_open(lc->d, 2, 8 << 20, 1 << 20, NULL, NULL,
+				    &lc->f2);
+	lc->open_end = uf_now_ns();
+	return 0;
+}
+
+static int lock_main(void *arg)
+{
+	struct lock_case *lc = arg;
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	static char buf[4 << 20];
+	struct uf_sim_task *a, *b;
+	struct uf_cache *c;
+	struct uf_sim *sim;
+
+	if (uf_sim_create("ss-lock", "hdd,size=64m", &sim))
+		return -1;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 4096;
+	if (uf_cache_open(&cfg, &c) || uf_dev_open(c, "ss-lock", &dcfg, &lc->d) ||
+	    uf_file_open(lc->d, 1, 0, sizeof(buf), NULL, NULL, &lc->f1))
+		return -2;
+	memset(buf, 7, sizeof(buf));
+	if (uf_pwrite(lc->f1, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return -3;
+	if (uf_sim_spawn("closer", closer_fn, lc, &a) ||
+	    uf_sim_spawn("opener", opener_fn, lc, &b))
+		return -4;
+	if (uf_sim_join(a, NULL) || uf_sim_join(b, NULL))
+		return -5;
+	if (!lc->open_ret && uf_file_close(lc->f2))
+		return -6;
+	if (uf_dev_close(lc->d) || uf_cache_close(c) || uf_sim_destroy(sim))
+		return -7;
+	return 0;
+}
+
+Test(simsched_engine, sleeping_lock_waits_in_the_world, .timeout = 120)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct lock_case lc = { 0 };
+	struct uf_sim_result r;
+
+	cr_assert_eq(uf_sim_run(&o, lock_main, &lc, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	cr_assert_eq(lc.close_ret, 0);
+	cr_assert_eq(lc.open_ret, 0);
+	/* the open waited for the close's writeback (4 MiB, ~22 ms) */
+	cr_assert_geq(lc.open_end, lc.close_end,
+		      "open at %llu ns, before the close ended at %llu",
+		      (unsigned long long)lc.open_end,
+		      (unsigned long long)lc.close_end);
+	cr_assert_gt(lc.close_end, 20 * MS);
+}

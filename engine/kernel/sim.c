@@ -657,7 +657,21 @@ int uf_sim_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
 	return timed_out ? ETIMEDOUT : 0;
 }
 
-void uf_sim_cond_wake(pthread_cond_t *c, bool all)
+void uf_sim_mutex_lock(pthread_mutex_t *m)
+{
+	struct uf_sim_task *me = sim_self;
+
+	while (pthread_mutex_trylock(m)) {
+		pthread_mutex_lock(&W.lock);
+		me->block = SIM_COND;
+		me->wait_key = m;
+		me->wchan = __builtin_return_address(0);
+		switch_away(me);
+		pthread_mutex_unlock(&W.lock);
+	}
+}
+
+void uf_sim_cond_wake(const void *c, bool all)
 {
 	struct uf_sim_task *t, *n;
 
@@ -873,6 +887,36 @@ static void world_reset(const struct uf_sim_opts *o)
 }
 
 /* The world is over: reap what is left of its tasks. */
+/*
+ * With W.lock: wait for the end of the world.  A world that makes no
+ * progress (no switch, no clock move) for SIM_WATCHDOG_S of real time has
+ * its running task blocked outside the world, on a lock a blocked task
+ * holds or in a wait not routed here: that is a deadlock too, and it
+ * would otherwise hang the caller for good.
+ */
+#define SIM_WATCHDOG_S	60
+
+static void watch_world(void)
+{
+	uint64_t seen = 0, now;
+	struct timespec ts;
+	int still = 0;
+
+	while (!W.ended) {
+		uf_timespec_after_ms(&ts, CLOCK_REALTIME, 1000);
+		if (pthread_cond_timedwait(&W.end_cond, &W.lock, &ts) !=
+		    ETIMEDOUT)
+			continue;
+		now = W.switches + now_ns() + W.events;
+		still = now == seen ? still + 1 : 0;
+		seen = now;
+		if (still >= SIM_WATCHDOG_S)
+			world_fail(-EDEADLK, "no progress in 60 s of real time: "
+				   "the running task is blocked outside the "
+				   "world (a lock a sleeping task holds?)");
+	}
+}
+
 static void world_reap(void)
 {
 	struct uf_sim_task *t, *n;
@@ -927,8 +971,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	}
 	main_task->is_main = true;
 	dispatch(NULL);
-	while (!W.ended)
-		pthread_cond_wait(&W.end_cond, &W.lock);
+	watch_world();
 	err = W.end_err;
 	if (res) {
 		memset(res, 0, sizeof(*res));
