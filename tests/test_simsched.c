@@ -720,3 +720,162 @@ Test(simsched_engine, sleeping_lock_waits_in_the_world, .timeout = 120)
 		      (unsigned long long)lc.close_end);
 	cr_assert_gt(lc.close_end, 20 * MS);
 }
+
+/* ================================================================== */
+/* Scale (issue 19, item 7)                                            */
+
+/*
+ * 16 sim HDDs and 1000 dd-like writers in one 1 GiB cache (each writer
+ * appends 64 KiB writes to its own file, 62-63 files a disk) for 2 s of
+ * virtual time, a monitor task sampling the dirty control every 100 ms.
+ * No collapse: the disks keep writing (>= 100 MiB/s together; seeks
+ * between 63 streams a disk cost most of the 16 x 180 MiB/s), dirty +
+ * writeback pages stay at the global dirty limit but for the writers'
+ * first ratelimit, and every writer gets to write.  UF_SIMSCALE="writers,devices,seconds" runs another size.
+ */
+#define SC_CHUNK	(64u << 10)
+#define SC_FILE		(256ull << 20)
+
+static struct {
+	unsigned int writers, devs;
+	uint64_t dur;
+	struct uf_cache *c;
+	struct uf_file **files;
+	uint64_t *bytes;
+	unsigned long max_dirty_wb, thresh, written0, written1;
+	uint64_t t0, t1;
+	int step;
+} sc;
+
+static int sc_writer(void *arg)
+{
+	long i = (long)arg;
+	static char buf[SC_CHUNK];
+	uint64_t off = 0;
+
+	while (uf_now_ns() < sc.t0 + sc.dur && off + SC_CHUNK <= SC_FILE) {
+		if (uf_pwrite(sc.files[i], buf, SC_CHUNK, off) != SC_CHUNK)
+			return -EIO;
+		sc.bytes[i] += SC_CHUNK;
+		off += SC_CHUNK;
+	}
+	return 0;
+}
+
+static int sc_main(void *unused)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_sim_task **t = calloc(sc.writers, sizeof(*t));
+	struct uf_dev **d = calloc(sc.devs, sizeof(*d));
+	struct uf_sim **s = calloc(sc.devs, sizeof(*s));
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	unsigned int i;
+	__typeof__(sc) *wc = &sc;	/* for STEP() */
+	char name[32];
+	int r, ret = 0;
+
+	(void)unused;
+	if (!t || !d || !s)
+		return -ENOMEM;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 262144;
+	STEP(1, uf_cache_open(&cfg, &sc.c));
+	for (i = 0; i < sc.devs; i++) {
+		snprintf(name, sizeof(name), "ss-scale%u", i);
+		STEP(2, uf_sim_create(name, "hdd,size=16g,keep_data=0", &s[i]));
+		STEP(3, uf_dev_open(sc.c, name, &dcfg, &d[i]));
+	}
+	for (i = 0; i < sc.writers; i++)
+		STEP(4, uf_file_open(d[i % sc.devs], i + 1,
+				     (uint64_t)(i / sc.devs) * SC_FILE, SC_FILE,
+				     NULL, NULL, &sc.files[i]));
+	uf_cache_stats(sc.c, &st);
+	sc.thresh = st.dirty_thresh;
+	sc.written0 = st.nr_written;
+	sc.t0 = uf_now_ns();
+	for (i = 0; i < sc.writers; i++)
+		STEP(5, uf_sim_spawn("dd", sc_writer, (void *)(long)i, &t[i]));
+	while (uf_now_ns() < sc.t0 + sc.dur) {
+		uf_sim_sleep_ns(100 * MS);
+		uf_cache_stats(sc.c, &st);
+		if (st.nr_dirty + st.nr_writeback > sc.max_dirty_wb)
+			sc.max_dirty_wb = st.nr_dirty + st.nr_writeback;
+		sc.written1 = st.nr_written;
+		sc.t1 = uf_now_ns();
+	}
+	for (i = 0; i < sc.writers; i++) {
+		STEP(6, uf_sim_join(t[i], &r));
+		if (r && !ret)
+			ret = r;
+	}
+	/* the data is thrown away (keep_data=0): no need to write it */
+	STEP(7, uf_cache_close_discard(sc.c, UF_DISCARD_DIRTY));
+	for (i = 0; i < sc.devs; i++)
+		STEP(8, uf_sim_destroy(s[i]));
+	free(t);
+	free(d);
+	free(s);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+Test(simsched_scale, writers_1000_on_16_sim_hdds, .timeout = 600)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	const char *env = getenv("UF_SIMSCALE");
+	struct uf_sim_result r;
+	unsigned int secs = 2;
+	uint64_t *sorted;
+	double wall, mibs;
+	int ret;
+
+	sc.writers = 1000;
+	sc.devs = 16;
+	if (env && sscanf(env, "%u,%u,%u", &sc.writers, &sc.devs, &secs) != 3)
+		cr_assert_fail("UF_SIMSCALE=\"%s\": want writers,devices,seconds", env);
+	cr_assert(sc.writers && sc.devs && secs && sc.devs <= 64 &&
+		  sc.writers / sc.devs < 64, "UF_SIMSCALE out of range");
+	sc.dur = secs * SEC;
+	sc.files = calloc(sc.writers, sizeof(*sc.files));
+	sc.bytes = calloc(sc.writers, sizeof(*sc.bytes));
+	sorted = calloc(sc.writers, sizeof(*sorted));
+	cr_assert(sc.files && sc.bytes && sorted);
+	wall = wall_s();
+	ret = uf_sim_run(&o, sc_main, NULL, &r);
+	wall = wall_s() - wall;
+	cr_assert_eq(ret, 0, "uf_sim_run: %s", strerror(-ret));
+	cr_assert_eq(r.main_ret, 0, "main_fn: %s at step %d",
+		     strerror(-r.main_ret), sc.step);
+	memcpy(sorted, sc.bytes, sc.writers * sizeof(*sorted));
+	qsort(sorted, sc.writers, sizeof(*sorted), cmp_u64);
+	mibs = (double)(sc.written1 - sc.written0) * 4096 / 1048576 /
+	       ((double)(sc.t1 - sc.t0) / 1e9);
+	printf("simscale: %u writers, %u sim hdds, %u s virtual: devices "
+	       "wrote %.1f MiB/s; dirty+writeback at most %lu pages "
+	       "(dirty_thresh %lu); per writer MiB min %.2f median %.2f max "
+	       "%.2f; %.1f s wall, %llu switches, %llu events, %.2f s "
+	       "virtual CPU\n", sc.writers, sc.devs, secs, mibs,
+	       sc.max_dirty_wb, sc.thresh, (double)sorted[0] / 1048576,
+	       (double)sorted[sc.writers / 2] / 1048576,
+	       (double)sorted[sc.writers - 1] / 1048576, wall,
+	       (unsigned long long)r.switches, (unsigned long long)r.events,
+	       (double)r.cpu_ns / 1e9);
+	cr_assert_geq(mibs, 100.0 * sc.devs / 16, "the disks collapsed");
+	/* a new task may dirty 32 pages before its first throttle (the
+	 * kernel's initial nr_dirtied_pause, 128 KiB): 1000 of them start
+	 * together */
+	cr_assert_leq(sc.max_dirty_wb, sc.thresh + 32ul * sc.writers,
+		      "dirty + writeback %lu over the limit %lu + 32 a writer",
+		      sc.max_dirty_wb, sc.thresh);
+	cr_assert_gt(sorted[0], 0, "a writer never wrote");
+	free(sorted);
+	free(sc.files);
+	free(sc.bytes);
+}
