@@ -24,6 +24,8 @@
 
 #include "uflush.h"
 #include "kernel/completion.h"
+#include "kernel/jiffies.h"
+#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 
 #define MS	1000000ull
@@ -237,6 +239,32 @@ Test(simsched_core, sleeping_with_a_spinlock_aborts, .signal = SIGABRT,
 	struct uf_sim_result r;
 
 	uf_sim_run(&o, sleep_atomic_main, NULL, &r);
+}
+
+/* o->hz is the world's HZ: jiffies tick at it on the virtual clock. */
+static int hz_main(void *unused)
+{
+	unsigned long j0 = jiffies;
+	uint64_t t0 = uf_now_ns();
+
+	(void)unused;
+	if (HZ != 250)
+		return -1;
+	schedule_timeout_uninterruptible(HZ / 2);	/* 0.5 s */
+	if (jiffies - j0 != 125 || uf_now_ns() - t0 != 500 * MS)
+		return -2;
+	return 0;
+}
+
+Test(simsched_core, hz_is_the_worlds, .timeout = 30)
+{
+	struct uf_sim_opts o = { .seed = 1, .hz = 250 };
+	struct uf_sim_result r;
+	int hz = HZ;
+
+	cr_assert_eq(uf_sim_run(&o, hz_main, NULL, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	cr_assert_eq(HZ, hz, "HZ %d after the world, %d before", HZ, hz);
 }
 
 static int bad_calls_main(void *unused)

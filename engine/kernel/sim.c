@@ -934,7 +934,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	       struct uf_sim_result *res)
 {
 	struct uf_sim_task *main_task;
-	int err;
+	int err, old_hz = HZ;
 
 	if (!o || !main_fn)
 		return -EINVAL;
@@ -953,7 +953,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 		err = uf_set_hz(o->hz);
 		if (err) {
 			pthread_mutex_unlock(&W.lock);
-			return err;
+			return err == -EBUSY ? -EBUSY : -EINVAL;
 		}
 	}
 	W.exists = true;
@@ -965,6 +965,8 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	if (err) {
 		__atomic_store_n(&uf_sim_world, false, __ATOMIC_SEQ_CST);
 		uf_clock_set_real();
+		if (HZ != old_hz)
+			uf_set_hz(old_hz);
 		W.exists = false;
 		pthread_mutex_unlock(&W.lock);
 		return -err;
@@ -987,6 +989,8 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 		world_reap();
 		__atomic_store_n(&uf_sim_world, false, __ATOMIC_SEQ_CST);
 		uf_clock_set_real();
+		if (HZ != old_hz)
+			uf_set_hz(old_hz);	/* o->hz was the world's */
 		W.exists = false;
 	}
 	pthread_mutex_unlock(&W.lock);
