@@ -220,16 +220,31 @@ Test(simsched_core, max_ns_stops_a_busy_world, .timeout = 30)
 	cr_assert_eq(r.virtual_ns, 2 * SEC);
 }
 
-/* Sleeping with a spinlock held is fatal in a world (and a bug anywhere). */
+/*
+ * Sleeping with a spinlock held is a bug anywhere; in a world the next
+ * task to want the lock would stop the world, so it is fatal there.
+ */
+static spinlock_t atomic_l = __SPIN_LOCK_UNLOCKED;
+
+static int take_lock_fn(void *unused)
+{
+	(void)unused;
+	spin_lock(&atomic_l);
+	spin_unlock(&atomic_l);
+	return 0;
+}
+
 static int sleep_atomic_main(void *unused)
 {
-	static spinlock_t l = __SPIN_LOCK_UNLOCKED;
+	struct uf_sim_task *t;
 
 	(void)unused;
-	spin_lock(&l);
-	uf_sim_sleep_ns(1);
-	spin_unlock(&l);
-	return 0;
+	if (uf_sim_spawn("taker", take_lock_fn, NULL, &t))
+		return -1;
+	spin_lock(&atomic_l);
+	uf_sim_sleep_ns(1);	/* the taker runs and finds it held */
+	spin_unlock(&atomic_l);
+	return uf_sim_join(t, NULL);
 }
 
 Test(simsched_core, sleeping_with_a_spinlock_aborts, .signal = SIGABRT,

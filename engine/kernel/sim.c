@@ -18,10 +18,12 @@
  * completion thread, kernel/rwsem.h), joins and virtual sleeps are world
  * blocks.  Wakeups (try_to_wake_up, a condition signal, a deadline) put a
  * task on the run queue and never run it.  A block with spinlocks held is
- * a bug (the kernel's "scheduling while atomic"): the next task would spin
- * on the real mutex forever, so it is fatal here.  Plain pthread mutexes
- * of the engine are never held across a block either (they are released
- * by the condition waits that name them).
+ * a bug (the kernel's "scheduling while atomic"), and since only one task
+ * runs, a contended spinlock can only be one: spin_lock() reports it
+ * (uf_sim_spin_contended) instead of blocking the world, at no cost to
+ * the uncontended path.  Plain pthread mutexes of the engine are never
+ * held across a block either (the condition waits release theirs; a
+ * sleeping lock is a uf_mutex_lock()).
  *
  * Idle.  With no task runnable, the task that is handing over moves the
  * clock to the earliest event: the first timer (kernel/timer.c, jiffies
@@ -33,8 +35,9 @@
  * / 1e9 (kernel/jiffies.c's virtual clock is stepped along).  One virtual
  * CPU: charged work (uf_sim_charge_cost) moves the clock; a task that has
  * run a tick (1e9 / HZ ns) since it was picked is preempted at the next
- * charge point where it holds no spinlock, as the tick's need_resched
- * would, so a task that never sleeps cannot stop time.
+ * preemption point (cond_resched(), schedule() while running, a lock
+ * break), as the tick's need_resched would, so a task that never sleeps
+ * cannot stop time.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -42,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "uflush.h"
 #include "kernel/jiffies.h"
@@ -97,7 +101,6 @@ struct uf_sim_task {
 	uint64_t timed_seq;
 	bool timed_out;
 
-	int locks;			/* spinlocks held */
 	uint64_t slice_start;		/* ns when last picked */
 	uint64_t cpu_ns;
 
@@ -180,11 +183,11 @@ static uint64_t now_ns(void)
 	return __atomic_load_n(&W.now, __ATOMIC_RELAXED);
 }
 
-/* The running task has had its tick and may be preempted (holds no
- * spinlock): the tick's need_resched. */
+/* The running task has had its tick: the tick's need_resched.  The
+ * preemption points are where the kernel may sleep: no spinlock held. */
 static bool tick_used(const struct uf_sim_task *me)
 {
-	return !me->locks && now_ns() - me->slice_start >= W.tick_ns;
+	return now_ns() - me->slice_start >= W.tick_ns;
 }
 
 static unsigned long ns_to_jiffies(uint64_t ns)
@@ -421,11 +424,6 @@ static void wait_turn(struct uf_sim_task *me)
 /* With W.lock: @me, marked blocked (or runnable: a yield), switches. */
 static void switch_away(struct uf_sim_task *me)
 {
-	if (me->locks) {
-		pr_err("sim: %s-%d blocks holding %d spinlock(s): a sleep in "
-		       "atomic context", me->name, (int)me->vpid, me->locks);
-		abort();
-	}
 	dispatch(me);
 	wait_turn(me);
 }
@@ -519,10 +517,6 @@ static void *sim_thread_main(void *arg)
 	}
 	if (me->joiner)
 		make_runnable(me->joiner);
-	if (me->locks)
-		pr_err("sim: %s-%d exits holding a spinlock", me->name,
-		       (int)me->vpid);
-	me->locks = 0;
 	dispatch(me);
 	pthread_mutex_unlock(&W.lock);
 	return ret;
@@ -689,7 +683,7 @@ void uf_sim_yield(void)
 {
 	struct uf_sim_task *me = sim_self;
 
-	if (!me || me->locks)
+	if (!me)
 		return;
 	pthread_mutex_lock(&W.lock);
 	yield_locked(me);
@@ -707,16 +701,30 @@ void uf_sim_cond_resched(void)
 	pthread_mutex_unlock(&W.lock);
 }
 
-void uf_sim_lock_acquired(void)
+void uf_sim_spin_contended(pthread_mutex_t *m)
 {
-	if (sim_self)
-		sim_self->locks++;
-}
+	struct uf_sim_task *me = sim_self;
+	struct timespec ts;
+	int i;
 
-void uf_sim_lock_released(void)
-{
-	if (sim_self)
-		sim_self->locks--;
+	if (!me)
+		return;
+	/* a thread outside the world (one exiting, after its turn) holds
+	 * a lock for a moment; a task of the world holds it until it runs */
+	for (i = 0; i < 1000; i++) {
+		if (!pthread_mutex_trylock(m)) {
+			pthread_mutex_unlock(m);
+			return;
+		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = 1000000;
+		nanosleep(&ts, NULL);
+	}
+	pr_err("sim: %s-%d waits for a spinlock held by a task that is not "
+	       "running: it slept or was preempted holding it (a sleep in "
+	       "atomic context)", me->name, (int)me->vpid);
+	dump_tasks();
+	abort();
 }
 
 /* ---- time and the cost model ---- */

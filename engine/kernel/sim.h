@@ -47,9 +47,9 @@ pid_t uf_sim_bind(struct task_struct *p);
 /* The name the world gave the calling thread, or NULL. */
 const char *uf_sim_self_name(void);
 
-/* preempt_count's role: spinlocks held by the running task. */
-void uf_sim_lock_acquired(void);
-void uf_sim_lock_released(void);
+/* A world task found spinlock @m taken: by a task that is not running,
+ * unless a thread outside the world lets go soon.  Aborts otherwise. */
+void uf_sim_spin_contended(pthread_mutex_t *m);
 
 /* Give up the CPU but stay runnable (sched_yield). */
 void uf_sim_yield(void);
