@@ -673,13 +673,16 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  *
  * The CPU cost model: one virtual CPU.  Charge points in the engine's hot
  * paths advance the clock by the cost of the work done (ns, 0 in an
- * option = the default): per page copied in or out of the cache
- * (ns_per_page_copy, default 400), per page-cache operation, i.e. a
- * lookup, insert or page state change (ns_per_page_op, 100), per request
- * submitted (ns_per_request, 2000), per inode visited by writeback
- * (ns_per_inode, 300); DESIGN.md gives how they were measured.  So a
- * task that loops without sleeping burns virtual CPU: the clock moves,
- * timers fire, and res->cpu_ns shows it.
+ * option = the default): per page copied in or out of the cache by
+ * uf_pwrite/uf_pread (ns_per_page_copy, default 500), per page-cache
+ * operation (ns_per_page_op, 100: a lookup, an insert, and three for a
+ * page written back plus one at its completion), per request submitted
+ * (ns_per_request, 10000), per inode visited by writeback (ns_per_inode,
+ * 10000); DESIGN.md gives how they were measured.  So a task that loops
+ * without sleeping burns virtual CPU: the clock moves, timers fire, and
+ * res->cpu_ns shows it.  A task that has run a tick (1e9 / HZ ns) gives
+ * way at the engine's next preemption point (cond_resched(), schedule()
+ * while running, a lock break, uf_sim_charge_ns).
  *
  * uf_sim_spawn(name, fn, arg, &t): from a task of the world, a new task
  * (a writer) that runs fn(arg) when picked; -EPERM outside a world's

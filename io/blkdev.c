@@ -811,6 +811,7 @@ int uf_bdev_submit(struct uf_bdev *b, struct uf_io_req **reqs,
 		if (ret)
 			return ret;
 	}
+	uf_sim_charge(UF_SIM_COST_REQUEST, nr);	/* a world's CPU model */
 	now = uf_now_ns();
 	for (i = 0; i < nr; i++) {
 		reqs[i]->submit_ns = now;

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 
 #include "uflush.h"
 #include "kernel/completion.h"
+#include "kernel/jiffies.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
 
 #define MS	1000000ull
 #define SEC	1000000000ull
@@ -95,7 +99,7 @@ static uint64_t run_three(uint64_t seed, char *out, size_t outlen,
 	return res->trace_hash;
 }
 
-Test(simsched_core, same_seed_same_interleaving)
+Test(simsched_core, same_seed_same_interleaving, .timeout = 30)
 {
 	static char l1[8192], l2[8192], l3[8192];
 	struct uf_sim_result r1, r2, r3;
@@ -153,7 +157,7 @@ static int no_preempt_main(void *unused)
 	return seen && uf_now_ns() == 21 * MS ? 0 : -6;
 }
 
-Test(simsched_core, one_task_at_a_time_and_clock_jumps)
+Test(simsched_core, one_task_at_a_time_and_clock_jumps, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 1 };
 	struct uf_sim_result r;
@@ -189,7 +193,7 @@ static int deadlock_main(void *unused)
 	return uf_sim_join(a, NULL);
 }
 
-Test(simsched_core, deadlock_is_edeadlk)
+Test(simsched_core, deadlock_is_edeadlk, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 3 };
 	struct uf_sim_result r;
@@ -208,13 +212,75 @@ static int spin_main(void *unused)
 	return 0;
 }
 
-Test(simsched_core, max_ns_stops_a_busy_world)
+Test(simsched_core, max_ns_stops_a_busy_world, .timeout = 30)
 {
 	struct uf_sim_opts o = { .seed = 3, .max_ns = 2 * SEC };
 	struct uf_sim_result r;
 
 	cr_assert_eq(uf_sim_run(&o, spin_main, NULL, &r), -ETIMEDOUT);
 	cr_assert_eq(r.virtual_ns, 2 * SEC);
+}
+
+/*
+ * Sleeping with a spinlock held is a bug anywhere; in a world the next
+ * task to want the lock would stop the world, so it is fatal there.
+ */
+static spinlock_t atomic_l = __SPIN_LOCK_UNLOCKED;
+
+static int take_lock_fn(void *unused)
+{
+	(void)unused;
+	spin_lock(&atomic_l);
+	spin_unlock(&atomic_l);
+	return 0;
+}
+
+static int sleep_atomic_main(void *unused)
+{
+	struct uf_sim_task *t;
+
+	(void)unused;
+	if (uf_sim_spawn("taker", take_lock_fn, NULL, &t))
+		return -1;
+	spin_lock(&atomic_l);
+	uf_sim_sleep_ns(1);	/* the taker runs and finds it held */
+	spin_unlock(&atomic_l);
+	return uf_sim_join(t, NULL);
+}
+
+Test(simsched_core, sleeping_with_a_spinlock_aborts, .signal = SIGABRT,
+     .timeout = 30)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct uf_sim_result r;
+
+	uf_sim_run(&o, sleep_atomic_main, NULL, &r);
+}
+
+/* o->hz is the world's HZ: jiffies tick at it on the virtual clock. */
+static int hz_main(void *unused)
+{
+	unsigned long j0 = jiffies;
+	uint64_t t0 = uf_now_ns();
+
+	(void)unused;
+	if (HZ != 250)
+		return -1;
+	schedule_timeout_uninterruptible(HZ / 2);	/* 0.5 s */
+	if (jiffies - j0 != 125 || uf_now_ns() - t0 != 500 * MS)
+		return -2;
+	return 0;
+}
+
+Test(simsched_core, hz_is_the_worlds, .timeout = 30)
+{
+	struct uf_sim_opts o = { .seed = 1, .hz = 250 };
+	struct uf_sim_result r;
+	int hz = HZ;
+
+	cr_assert_eq(uf_sim_run(&o, hz_main, NULL, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	cr_assert_eq(HZ, hz, "HZ %d after the world, %d before", HZ, hz);
 }
 
 static int bad_calls_main(void *unused)
@@ -476,4 +542,406 @@ Test(simsched_engine, sync_in_a_world, .timeout = 120)
 	run_world(&wc, 11, &r, &w);
 	cr_assert_geq(wc.bytes_written, (uint64_t)W_WRITERS * 16 * W_CHUNK,
 		      "written %" PRIu64, wc.bytes_written);
+}
+
+/*
+ * A sim device's requests complete at their modelled time on the virtual
+ * clock: a 1 MiB write and its fsync on an idle sim HDD take the seek,
+ * the rotation, 1 MiB at 180 MiB/s (5.6 ms) and the flush (0.5 ms).
+ */
+static int one_fsync_main(void *arg)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	uint64_t *took = arg, t0;
+	static char buf[1 << 20];
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f;
+	struct uf_sim *sim;
+	int ret;
+
+	if (uf_sim_create("ss-one", "hdd,size=256m", &sim))
+		return -1;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	if (uf_cache_open(&cfg, &c))
+		return -2;
+	if (uf_dev_open(c, "ss-one", &dcfg, &d) ||
+	    uf_file_open(d, 1, 64 << 20, 1 << 20, NULL, NULL, &f))
+		return -3;
+	memset(buf, 0x5a, sizeof(buf));
+	/* from the write: the flusher may start while it is throttled */
+	t0 = uf_now_ns();
+	if (uf_pwrite(f, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return -4;
+	ret = uf_fsync(f);
+	*took = uf_now_ns() - t0;
+	if (ret || uf_file_close(f) || uf_dev_close(d) || uf_cache_close(c) ||
+	    uf_sim_destroy(sim))
+		return -5;
+	return 0;
+}
+
+Test(simsched_engine, sim_device_completes_on_the_virtual_clock,
+     .timeout = 60)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct uf_sim_result r;
+	uint64_t took = 0;
+	double xfer = (double)(1 << 20) / (180.0 * 1048576) * 1e9;
+
+	cr_assert_eq(uf_sim_run(&o, one_fsync_main, &took, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	printf("simsched: 1 MiB fsync on a sim hdd: %.2f ms virtual\n",
+	       (double)took / 1e6);
+	/* transfer + flush, plus at most a full seek and a rotation */
+	cr_assert_geq((double)took, xfer + 0.5e6);
+	cr_assert_leq((double)took, xfer + 0.5e6 + 16e6 + 8.4e6);
+}
+
+/*
+ * Seed 000's busyloop: an inode with only its metadata dirty whose
+ * write_inode fails (-EAGAIN, "a lock is held") for the first second,
+ * as uflush-bench busyloop runs it.  With nowait=v3a (schedule_timeout in
+ * TASK_RUNNING, B1) the flusher retries it without sleeping: in a world
+ * the passes cost virtual CPU (ns_per_inode each), so the clock moves,
+ * the other tasks and the timers still run, and the CPU shows in
+ * uf_sim_result.cpu_ns.  nowait=v3b (the fix) sleeps between tries.
+ */
+struct busy_case {
+	const char *policy;
+	uint64_t unlock_ns;
+	uint64_t tries, written_ns;
+	int step;
+};
+
+static int stuck_write_inode(struct uf_file *file, void *priv, int sync)
+{
+	struct busy_case *bc = priv;
+
+	(void)file;
+	(void)sync;
+	if (uf_now_ns() < bc->unlock_ns) {
+		bc->tries++;
+		return -EAGAIN;
+	}
+	if (!bc->written_ns)
+		bc->written_ns = uf_now_ns();
+	return 0;
+}
+
+static int busy_main(void *arg)
+{
+	static const struct uf_file_ops ops = {
+		.write_inode = stuck_write_inode,
+	};
+	struct busy_case *wc = arg;
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f;
+	struct uf_sim *sim;
+
+	STEP(1, uf_sim_create("ss-busy", "ssd,size=64m", &sim));
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 2048;
+	cfg.policy = wc->policy;
+	cfg.dirty_expire_centisecs = 50;
+	cfg.dirty_writeback_centisecs = 25;
+	STEP(2, uf_cache_open(&cfg, &c));
+	STEP(3, uf_dev_open(c, "ss-busy", &dcfg, &d));
+	STEP(4, uf_file_open(d, 1, 0, 4096, &ops, wc, &f));
+	wc->unlock_ns = uf_now_ns() + 1 * SEC;
+	STEP(5, uf_file_mark_inode_dirty(f, UF_I_DIRTY_SYNC));
+	uf_sim_sleep_ns(3 * SEC);
+	STEP(6, uf_file_close(f));
+	STEP(7, uf_dev_close(d));
+	STEP(8, uf_cache_close(c));
+	STEP(9, uf_sim_destroy(sim));
+	return 0;
+}
+
+static void run_busy(struct busy_case *bc, struct uf_sim_result *r)
+{
+	struct uf_sim_opts o = { .seed = 1, .max_ns = 60 * SEC };
+	int ret = uf_sim_run(&o, busy_main, bc, r);
+
+	cr_assert_eq(ret, 0, "%s: uf_sim_run: %s", bc->policy,
+		     strerror(-ret));
+	cr_assert_eq(r->main_ret, 0, "%s: main_fn: %s at step %d",
+		     bc->policy, strerror(-r->main_ret), bc->step);
+}
+
+Test(simsched_engine, busyloop_burns_virtual_cpu, .timeout = 60)
+{
+	struct busy_case spin = { .policy = "kara-v4.2,nowait=v3a" };
+	struct busy_case fixed = { .policy = "kara-v4.2,nowait=v3b" };
+	struct uf_sim_result rs, rf;
+	double t0 = wall_s(), ws;
+
+	run_busy(&spin, &rs);
+	ws = wall_s() - t0;
+	run_busy(&fixed, &rf);
+	printf("simsched: busyloop 1 s stuck: v3a %llu tries, %.3f s virtual "
+	       "CPU, %llu switches (%.1f s wall); v3b %llu tries, %.6f s "
+	       "virtual CPU, %llu switches\n",
+	       (unsigned long long)spin.tries, (double)rs.cpu_ns / 1e9,
+	       (unsigned long long)rs.switches, ws,
+	       (unsigned long long)fixed.tries, (double)rf.cpu_ns / 1e9,
+	       (unsigned long long)rf.switches);
+	/* both end: the busy loop did not stop the clock */
+	cr_assert_geq(rs.virtual_ns, 3 * SEC);
+	cr_assert(spin.written_ns && fixed.written_ns,
+		  "the inode was not written after the unlock");
+	cr_assert_gt(spin.tries, 1000, "v3a: %llu tries: no busy loop",
+		     (unsigned long long)spin.tries);
+	cr_assert_lt(fixed.tries, 100, "v3b: %llu tries",
+		     (unsigned long long)fixed.tries);
+	/* the CPU it burnt: most of the stuck second */
+	cr_assert_gt(rs.cpu_ns, 100 * rf.cpu_ns);
+	cr_assert_gt(rs.cpu_ns, SEC / 4);
+}
+
+/*
+ * A sleeping lock in a world: uf_file_close() holds its device's
+ * files_lock while the file is written back (it sleeps on the sim
+ * device's I/O); a uf_file_open() on the same device meanwhile must wait
+ * in the world, not block the thread that holds the baton.
+ */
+struct lock_case {
+	struct uf_dev *d;
+	struct uf_file *f1, *f2;
+	int close_ret, open_ret;
+	uint64_t close_end, open_end;
+};
+
+static int closer_fn(void *arg)
+{
+	struct lock_case *lc = arg;
+
+	lc->close_ret = uf_file_close(lc->f1);
+	lc->close_end = uf_now_ns();
+	return 0;
+}
+
+static int opener_fn(void *arg)
+{
+	struct lock_case *lc = arg;
+
+	uf_sim_sleep_ns(1000);	/* the closer first */
+	lc->open_ret = uf_file_open(lc->d, 2, 8 << 20, 1 << 20, NULL, NULL,
+				    &lc->f2);
+	lc->open_end = uf_now_ns();
+	return 0;
+}
+
+static int lock_main(void *arg)
+{
+	struct lock_case *lc = arg;
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_cache_config cfg;
+	static char buf[4 << 20];
+	struct uf_sim_task *a, *b;
+	struct uf_cache *c;
+	struct uf_sim *sim;
+
+	if (uf_sim_create("ss-lock", "hdd,size=64m", &sim))
+		return -1;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 4096;
+	if (uf_cache_open(&cfg, &c) || uf_dev_open(c, "ss-lock", &dcfg, &lc->d) ||
+	    uf_file_open(lc->d, 1, 0, sizeof(buf), NULL, NULL, &lc->f1))
+		return -2;
+	memset(buf, 7, sizeof(buf));
+	if (uf_pwrite(lc->f1, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return -3;
+	if (uf_sim_spawn("closer", closer_fn, lc, &a) ||
+	    uf_sim_spawn("opener", opener_fn, lc, &b))
+		return -4;
+	if (uf_sim_join(a, NULL) || uf_sim_join(b, NULL))
+		return -5;
+	if (!lc->open_ret && uf_file_close(lc->f2))
+		return -6;
+	if (uf_dev_close(lc->d) || uf_cache_close(c) || uf_sim_destroy(sim))
+		return -7;
+	return 0;
+}
+
+Test(simsched_engine, sleeping_lock_waits_in_the_world, .timeout = 120)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	struct lock_case lc = { 0 };
+	struct uf_sim_result r;
+
+	cr_assert_eq(uf_sim_run(&o, lock_main, &lc, &r), 0);
+	cr_assert_eq(r.main_ret, 0, "main_fn: %d", r.main_ret);
+	cr_assert_eq(lc.close_ret, 0);
+	cr_assert_eq(lc.open_ret, 0);
+	/* the open waited for the close's writeback (4 MiB, ~22 ms) */
+	cr_assert_geq(lc.open_end, lc.close_end,
+		      "open at %llu ns, before the close ended at %llu",
+		      (unsigned long long)lc.open_end,
+		      (unsigned long long)lc.close_end);
+	cr_assert_gt(lc.close_end, 20 * MS);
+}
+
+/* ================================================================== */
+/* Scale (issue 19, item 7)                                            */
+
+/*
+ * 16 sim HDDs and 1000 dd-like writers in one 1 GiB cache (each writer
+ * appends 64 KiB writes to its own file, 62-63 files a disk) for 2 s of
+ * virtual time, a monitor task sampling the dirty control every 100 ms.
+ * No collapse: the disks keep writing (>= 100 MiB/s together; seeks
+ * between 63 streams a disk cost most of the 16 x 180 MiB/s), dirty +
+ * writeback pages stay at the global dirty limit but for the writers'
+ * first ratelimit, and every writer gets to write.  UF_SIMSCALE="writers,devices,seconds" runs another size.
+ */
+#define SC_CHUNK	(64u << 10)
+#define SC_FILE		(256ull << 20)
+
+static struct {
+	unsigned int writers, devs;
+	uint64_t dur;
+	struct uf_cache *c;
+	struct uf_file **files;
+	uint64_t *bytes;
+	unsigned long max_dirty_wb, thresh, written0, written1;
+	uint64_t t0, t1;
+	int step;
+} sc;
+
+static int sc_writer(void *arg)
+{
+	long i = (long)arg;
+	static char buf[SC_CHUNK];
+	uint64_t off = 0;
+
+	while (uf_now_ns() < sc.t0 + sc.dur && off + SC_CHUNK <= SC_FILE) {
+		if (uf_pwrite(sc.files[i], buf, SC_CHUNK, off) != SC_CHUNK)
+			return -EIO;
+		sc.bytes[i] += SC_CHUNK;
+		off += SC_CHUNK;
+	}
+	return 0;
+}
+
+static int sc_main(void *unused)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct uf_sim_task **t = calloc(sc.writers, sizeof(*t));
+	struct uf_dev **d = calloc(sc.devs, sizeof(*d));
+	struct uf_sim **s = calloc(sc.devs, sizeof(*s));
+	struct uf_cache_config cfg;
+	struct uf_cache_stats st;
+	unsigned int i;
+	__typeof__(sc) *wc = &sc;	/* for STEP() */
+	char name[32];
+	int r, ret = 0;
+
+	(void)unused;
+	if (!t || !d || !s)
+		return -ENOMEM;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 262144;
+	STEP(1, uf_cache_open(&cfg, &sc.c));
+	for (i = 0; i < sc.devs; i++) {
+		snprintf(name, sizeof(name), "ss-scale%u", i);
+		STEP(2, uf_sim_create(name, "hdd,size=16g,keep_data=0", &s[i]));
+		STEP(3, uf_dev_open(sc.c, name, &dcfg, &d[i]));
+	}
+	for (i = 0; i < sc.writers; i++)
+		STEP(4, uf_file_open(d[i % sc.devs], i + 1,
+				     (uint64_t)(i / sc.devs) * SC_FILE, SC_FILE,
+				     NULL, NULL, &sc.files[i]));
+	uf_cache_stats(sc.c, &st);
+	sc.thresh = st.dirty_thresh;
+	sc.written0 = st.nr_written;
+	sc.t0 = uf_now_ns();
+	for (i = 0; i < sc.writers; i++)
+		STEP(5, uf_sim_spawn("dd", sc_writer, (void *)(long)i, &t[i]));
+	while (uf_now_ns() < sc.t0 + sc.dur) {
+		uf_sim_sleep_ns(100 * MS);
+		uf_cache_stats(sc.c, &st);
+		if (st.nr_dirty + st.nr_writeback > sc.max_dirty_wb)
+			sc.max_dirty_wb = st.nr_dirty + st.nr_writeback;
+		sc.written1 = st.nr_written;
+		sc.t1 = uf_now_ns();
+	}
+	for (i = 0; i < sc.writers; i++) {
+		STEP(6, uf_sim_join(t[i], &r));
+		if (r && !ret)
+			ret = r;
+	}
+	/* the data is thrown away (keep_data=0): no need to write it */
+	STEP(7, uf_cache_close_discard(sc.c, UF_DISCARD_DIRTY));
+	for (i = 0; i < sc.devs; i++)
+		STEP(8, uf_sim_destroy(s[i]));
+	free(t);
+	free(d);
+	free(s);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+Test(simsched_scale, writers_1000_on_16_sim_hdds, .timeout = 600)
+{
+	struct uf_sim_opts o = { .seed = 1 };
+	const char *env = getenv("UF_SIMSCALE");
+	struct uf_sim_result r;
+	unsigned int secs = 2;
+	uint64_t *sorted;
+	double wall, mibs;
+	int ret;
+
+	sc.writers = 1000;
+	sc.devs = 16;
+	if (env && sscanf(env, "%u,%u,%u", &sc.writers, &sc.devs, &secs) != 3)
+		cr_assert_fail("UF_SIMSCALE=\"%s\": want writers,devices,seconds", env);
+	cr_assert(sc.writers && sc.devs && secs && sc.devs <= 64 &&
+		  sc.writers / sc.devs < 64, "UF_SIMSCALE out of range");
+	sc.dur = secs * SEC;
+	sc.files = calloc(sc.writers, sizeof(*sc.files));
+	sc.bytes = calloc(sc.writers, sizeof(*sc.bytes));
+	sorted = calloc(sc.writers, sizeof(*sorted));
+	cr_assert(sc.files && sc.bytes && sorted);
+	wall = wall_s();
+	ret = uf_sim_run(&o, sc_main, NULL, &r);
+	wall = wall_s() - wall;
+	cr_assert_eq(ret, 0, "uf_sim_run: %s", strerror(-ret));
+	cr_assert_eq(r.main_ret, 0, "main_fn: %s at step %d",
+		     strerror(-r.main_ret), sc.step);
+	memcpy(sorted, sc.bytes, sc.writers * sizeof(*sorted));
+	qsort(sorted, sc.writers, sizeof(*sorted), cmp_u64);
+	mibs = (double)(sc.written1 - sc.written0) * 4096 / 1048576 /
+	       ((double)(sc.t1 - sc.t0) / 1e9);
+	printf("simscale: %u writers, %u sim hdds, %u s virtual: devices "
+	       "wrote %.1f MiB/s; dirty+writeback at most %lu pages "
+	       "(dirty_thresh %lu); per writer MiB min %.2f median %.2f max "
+	       "%.2f; %.1f s wall, %llu switches, %llu events, %.2f s "
+	       "virtual CPU\n", sc.writers, sc.devs, secs, mibs,
+	       sc.max_dirty_wb, sc.thresh, (double)sorted[0] / 1048576,
+	       (double)sorted[sc.writers / 2] / 1048576,
+	       (double)sorted[sc.writers - 1] / 1048576, wall,
+	       (unsigned long long)r.switches, (unsigned long long)r.events,
+	       (double)r.cpu_ns / 1e9);
+	cr_assert_geq(mibs, 100.0 * sc.devs / 16, "the disks collapsed");
+	/* a new task may dirty 32 pages before its first throttle (the
+	 * kernel's initial nr_dirtied_pause, 128 KiB): 1000 of them start
+	 * together */
+	cr_assert_leq(sc.max_dirty_wb, sc.thresh + 32ul * sc.writers,
+		      "dirty + writeback %lu over the limit %lu + 32 a writer",
+		      sc.max_dirty_wb, sc.thresh);
+	cr_assert_gt(sorted[0], 0, "a writer never wrote");
+	free(sorted);
+	free(sc.files);
+	free(sc.bytes);
 }

@@ -229,9 +229,9 @@ int dev_close_cascade(struct uf_dev *d, uint64_t gen)
 {
 	bool killed;
 
-	pthread_mutex_lock(&d->files_lock);
+	uf_mutex_lock(&d->files_lock);
 	killed = hslot_kill(&d->h, gen);
-	pthread_mutex_unlock(&d->files_lock);
+	uf_mutex_unlock(&d->files_lock);
 	/* not killed: someone else's uf_dev_close; the cache waits for it */
 	return killed ? dev_finish_close(d, true) : 0;
 }
@@ -249,12 +249,12 @@ int uf_dev_close(struct uf_dev *h)
 		return -EDEADLK;
 	}
 	/* under files_lock: uf_file_open checks for a closed device there */
-	pthread_mutex_lock(&d->files_lock);
+	uf_mutex_lock(&d->files_lock);
 	if (dev_has_files(d))
 		ret = -EBUSY;
 	else if (!hslot_kill(&d->h, gen))
 		ret = -EBADF;
-	pthread_mutex_unlock(&d->files_lock);
+	uf_mutex_unlock(&d->files_lock);
 	hslot_put(&d->h);
 	return ret ? ret : dev_finish_close(d, false);
 }

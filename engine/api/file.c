@@ -145,13 +145,13 @@ static int file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
 	f = file_slot_get();
 	if (!f)
 		return -EMFILE;
-	pthread_mutex_lock(&d->files_lock);
+	uf_mutex_lock(&d->files_lock);
 	/* a device closed since dev_get() takes no new files */
 	ret = __atomic_load_n(&d->h.state, __ATOMIC_ACQUIRE) & S_LIVE ?
 	      check_file_conflict(d, ino, dev_offset, dev_offset + len) :
 	      -EBADF;
 	if (ret) {
-		pthread_mutex_unlock(&d->files_lock);
+		uf_mutex_unlock(&d->files_lock);
 		hslot_release(&f->h);
 		return ret;
 	}
@@ -166,7 +166,7 @@ static int file_open(struct uf_dev *d, uint64_t ino, uint64_t dev_offset,
 	spin_unlock(&d->sb.s_inode_list_lock);
 	__atomic_add_fetch(&d->nr_files, 1, __ATOMIC_ACQ_REL);
 	hslot_publish(&f->h);
-	pthread_mutex_unlock(&d->files_lock);
+	uf_mutex_unlock(&d->files_lock);
 	*out = f->inode.handle;
 	return 0;
 }
@@ -222,7 +222,7 @@ int file_close_gen(struct uf_file *f, uint64_t gen)
 		return -EBADF;
 	hslot_drain(&f->h);
 	d = f->dev;
-	pthread_mutex_lock(&d->files_lock);
+	uf_mutex_lock(&d->files_lock);
 	ret = file_evict(f);
 	err = errseq_check_and_advance(&f->inode.i_data.wb_err,
 				       &f->inode.f_wb_err);
@@ -231,7 +231,7 @@ int file_close_gen(struct uf_file *f, uint64_t gen)
 	__atomic_sub_fetch(&d->sb.s_nr_inodes, 1, __ATOMIC_RELAXED);
 	spin_unlock(&d->sb.s_inode_list_lock);
 	radix_tree_destroy(&f->inode.i_data.page_tree);
-	pthread_mutex_unlock(&d->files_lock);
+	uf_mutex_unlock(&d->files_lock);
 	hslot_release(&f->h);
 	/* last: a cache close waits for this before the device goes */
 	__atomic_sub_fetch(&d->nr_files, 1, __ATOMIC_ACQ_REL);

@@ -128,7 +128,8 @@ struct uf_dev {
 	struct uf_bdev *bdev;
 	struct backing_dev_info bdi;
 	struct super_block sb;
-	pthread_mutex_t files_lock;	/* open/close of this device's files */
+	pthread_mutex_t files_lock;	/* open/close of this device's files;
+					 * held across writeback: uf_mutex_* */
 	unsigned long nr_files;		/* atomic, under files_lock */
 	uint64_t size;
 	int umount;			/* atomic: UMOUNT_* */

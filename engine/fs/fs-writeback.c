@@ -633,6 +633,7 @@ static long writeback_sb_inodes(struct super_block *sb,
 	while (!list_empty(&wb->b_io)) {
 		struct inode *inode = wb_inode(wb->b_io.prev);
 
+		uf_sim_charge(UF_SIM_COST_INODE, 1);	/* a world's CPU model */
 		if (inode->i_sb != sb) {
 			if (work->sb) {
 				/* only this sb's data: the rest goes back */

@@ -18,10 +18,12 @@
  * completion thread, kernel/rwsem.h), joins and virtual sleeps are world
  * blocks.  Wakeups (try_to_wake_up, a condition signal, a deadline) put a
  * task on the run queue and never run it.  A block with spinlocks held is
- * a bug (the kernel's "scheduling while atomic"): the next task would spin
- * on the real mutex forever, so it is fatal here.  Plain pthread mutexes
- * of the engine are never held across a block either (they are released
- * by the condition waits that name them).
+ * a bug (the kernel's "scheduling while atomic"), and since only one task
+ * runs, a contended spinlock can only be one: spin_lock() reports it
+ * (uf_sim_spin_contended) instead of blocking the world, at no cost to
+ * the uncontended path.  Plain pthread mutexes of the engine are never
+ * held across a block either (the condition waits release theirs; a
+ * sleeping lock is a uf_mutex_lock()).
  *
  * Idle.  With no task runnable, the task that is handing over moves the
  * clock to the earliest event: the first timer (kernel/timer.c, jiffies
@@ -33,8 +35,9 @@
  * / 1e9 (kernel/jiffies.c's virtual clock is stepped along).  One virtual
  * CPU: charged work (uf_sim_charge_cost) moves the clock; a task that has
  * run a tick (1e9 / HZ ns) since it was picked is preempted at the next
- * charge point where it holds no spinlock, as the tick's need_resched
- * would, so a task that never sleeps cannot stop time.
+ * preemption point (cond_resched(), schedule() while running, a lock
+ * break), as the tick's need_resched would, so a task that never sleeps
+ * cannot stop time.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -42,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "uflush.h"
 #include "kernel/jiffies.h"
@@ -60,10 +64,10 @@ bool uf_sim_world;
 
 /* Defaults of the cost model, ns (DESIGN.md: how they were measured). */
 static const uint64_t sim_cost_default[UF_SIM_NR_COSTS] = {
-	[UF_SIM_COST_PAGE_COPY] = 400,
+	[UF_SIM_COST_PAGE_COPY] = 500,
 	[UF_SIM_COST_PAGE_OP] = 100,
-	[UF_SIM_COST_REQUEST] = 2000,
-	[UF_SIM_COST_INODE] = 300,
+	[UF_SIM_COST_REQUEST] = 10000,
+	[UF_SIM_COST_INODE] = 10000,
 };
 
 enum sim_block {
@@ -97,7 +101,6 @@ struct uf_sim_task {
 	uint64_t timed_seq;
 	bool timed_out;
 
-	int locks;			/* spinlocks held */
 	uint64_t slice_start;		/* ns when last picked */
 	uint64_t cpu_ns;
 
@@ -178,6 +181,13 @@ static uint64_t sim_rand(void)
 static uint64_t now_ns(void)
 {
 	return __atomic_load_n(&W.now, __ATOMIC_RELAXED);
+}
+
+/* The running task has had its tick: the tick's need_resched.  The
+ * preemption points are where the kernel may sleep: no spinlock held. */
+static bool tick_used(const struct uf_sim_task *me)
+{
+	return now_ns() - me->slice_start >= W.tick_ns;
 }
 
 static unsigned long ns_to_jiffies(uint64_t ns)
@@ -414,13 +424,15 @@ static void wait_turn(struct uf_sim_task *me)
 /* With W.lock: @me, marked blocked (or runnable: a yield), switches. */
 static void switch_away(struct uf_sim_task *me)
 {
-	if (me->locks) {
-		pr_err("sim: %s-%d blocks holding %d spinlock(s): a sleep in "
-		       "atomic context", me->name, (int)me->vpid, me->locks);
-		abort();
-	}
 	dispatch(me);
 	wait_turn(me);
+}
+
+/* With W.lock: a yield, keeping the task runnable. */
+static void yield_locked(struct uf_sim_task *me)
+{
+	rq_add(me);
+	switch_away(me);
 }
 
 /* ---- tasks ---- */
@@ -505,10 +517,6 @@ static void *sim_thread_main(void *arg)
 	}
 	if (me->joiner)
 		make_runnable(me->joiner);
-	if (me->locks)
-		pr_err("sim: %s-%d exits holding a spinlock", me->name,
-		       (int)me->vpid);
-	me->locks = 0;
 	dispatch(me);
 	pthread_mutex_unlock(&W.lock);
 	return ret;
@@ -604,6 +612,8 @@ void uf_sim_schedule(void)
 		me->block = SIM_SCHED;
 		me->wchan = __builtin_return_address(0);
 		switch_away(me);
+	} else if (tick_used(me)) {
+		yield_locked(me);	/* __schedule() of a runnable task */
 	}
 	pthread_mutex_unlock(&W.lock);
 }
@@ -641,7 +651,21 @@ int uf_sim_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
 	return timed_out ? ETIMEDOUT : 0;
 }
 
-void uf_sim_cond_wake(pthread_cond_t *c, bool all)
+void uf_sim_mutex_lock(pthread_mutex_t *m)
+{
+	struct uf_sim_task *me = sim_self;
+
+	while (pthread_mutex_trylock(m)) {
+		pthread_mutex_lock(&W.lock);
+		me->block = SIM_COND;
+		me->wait_key = m;
+		me->wchan = __builtin_return_address(0);
+		switch_away(me);
+		pthread_mutex_unlock(&W.lock);
+	}
+}
+
+void uf_sim_cond_wake(const void *c, bool all)
 {
 	struct uf_sim_task *t, *n;
 
@@ -655,18 +679,11 @@ void uf_sim_cond_wake(pthread_cond_t *c, bool all)
 	pthread_mutex_unlock(&W.lock);
 }
 
-/* With W.lock: a yield, keeping the task runnable. */
-static void yield_locked(struct uf_sim_task *me)
-{
-	rq_add(me);
-	switch_away(me);
-}
-
 void uf_sim_yield(void)
 {
 	struct uf_sim_task *me = sim_self;
 
-	if (!me || me->locks)
+	if (!me)
 		return;
 	pthread_mutex_lock(&W.lock);
 	yield_locked(me);
@@ -677,24 +694,37 @@ void uf_sim_cond_resched(void)
 {
 	struct uf_sim_task *me = sim_self;
 
-	if (!me || me->locks ||
-	    now_ns() - me->slice_start < W.tick_ns)
+	if (!me || !tick_used(me))
 		return;
 	pthread_mutex_lock(&W.lock);
 	yield_locked(me);
 	pthread_mutex_unlock(&W.lock);
 }
 
-void uf_sim_lock_acquired(void)
+void uf_sim_spin_contended(pthread_mutex_t *m)
 {
-	if (sim_self)
-		sim_self->locks++;
-}
+	struct uf_sim_task *me = sim_self;
+	struct timespec ts;
+	int i;
 
-void uf_sim_lock_released(void)
-{
-	if (sim_self)
-		sim_self->locks--;
+	if (!me)
+		return;
+	/* a thread outside the world (one exiting, after its turn) holds
+	 * a lock for a moment; a task of the world holds it until it runs */
+	for (i = 0; i < 1000; i++) {
+		if (!pthread_mutex_trylock(m)) {
+			pthread_mutex_unlock(m);
+			return;
+		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = 1000000;
+		nanosleep(&ts, NULL);
+	}
+	pr_err("sim: %s-%d waits for a spinlock held by a task that is not "
+	       "running: it slept or was preempted holding it (a sleep in "
+	       "atomic context)", me->name, (int)me->vpid);
+	dump_tasks();
+	abort();
 }
 
 /* ---- time and the cost model ---- */
@@ -704,8 +734,12 @@ uint64_t uf_sim_now_ns(void)
 	return now_ns();
 }
 
-/* With W.lock: @ns of CPU for @me; preempted after a tick, or at the
- * limit the world ends (and @me never runs again). */
+/*
+ * With W.lock: @ns of CPU for @me.  At the limit the world ends (and @me
+ * never runs again).  No preemption here: the engine's charge points may
+ * hold locks of any kind; a task that used up its tick gives way at the
+ * next preemption point (cond_resched(), a lock break, schedule()).
+ */
 static void charge_locked(struct uf_sim_task *me, uint64_t ns)
 {
 	uint64_t now = now_ns() + ns;
@@ -718,9 +752,8 @@ static void charge_locked(struct uf_sim_task *me, uint64_t ns)
 		wait_turn(me);
 	}
 	clock_set(now);
-	if (!me->locks && now - me->slice_start >= W.tick_ns)
-		yield_locked(me);
 }
+
 
 void uf_sim_charge_cost(enum uf_sim_cost kind, uint64_t n)
 {
@@ -741,6 +774,9 @@ void uf_sim_charge_ns(uint64_t ns)
 		return;
 	pthread_mutex_lock(&W.lock);
 	charge_locked(me, ns);
+	/* the workload's own work holds none of the engine's locks */
+	if (tick_used(me))
+		yield_locked(me);
 	pthread_mutex_unlock(&W.lock);
 }
 
@@ -859,6 +895,36 @@ static void world_reset(const struct uf_sim_opts *o)
 }
 
 /* The world is over: reap what is left of its tasks. */
+/*
+ * With W.lock: wait for the end of the world.  A world that makes no
+ * progress (no switch, no clock move) for SIM_WATCHDOG_S of real time has
+ * its running task blocked outside the world, on a lock a blocked task
+ * holds or in a wait not routed here: that is a deadlock too, and it
+ * would otherwise hang the caller for good.
+ */
+#define SIM_WATCHDOG_S	60
+
+static void watch_world(void)
+{
+	uint64_t seen = 0, now;
+	struct timespec ts;
+	int still = 0;
+
+	while (!W.ended) {
+		uf_timespec_after_ms(&ts, CLOCK_REALTIME, 1000);
+		if (pthread_cond_timedwait(&W.end_cond, &W.lock, &ts) !=
+		    ETIMEDOUT)
+			continue;
+		now = W.switches + now_ns() + W.events;
+		still = now == seen ? still + 1 : 0;
+		seen = now;
+		if (still >= SIM_WATCHDOG_S)
+			world_fail(-EDEADLK, "no progress in 60 s of real time: "
+				   "the running task is blocked outside the "
+				   "world (a lock a sleeping task holds?)");
+	}
+}
+
 static void world_reap(void)
 {
 	struct uf_sim_task *t, *n;
@@ -876,7 +942,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	       struct uf_sim_result *res)
 {
 	struct uf_sim_task *main_task;
-	int err;
+	int err, old_hz = HZ;
 
 	if (!o || !main_fn)
 		return -EINVAL;
@@ -895,7 +961,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 		err = uf_set_hz(o->hz);
 		if (err) {
 			pthread_mutex_unlock(&W.lock);
-			return err;
+			return err == -EBUSY ? -EBUSY : -EINVAL;
 		}
 	}
 	W.exists = true;
@@ -907,14 +973,15 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	if (err) {
 		__atomic_store_n(&uf_sim_world, false, __ATOMIC_SEQ_CST);
 		uf_clock_set_real();
+		if (HZ != old_hz)
+			uf_set_hz(old_hz);
 		W.exists = false;
 		pthread_mutex_unlock(&W.lock);
 		return -err;
 	}
 	main_task->is_main = true;
 	dispatch(NULL);
-	while (!W.ended)
-		pthread_cond_wait(&W.end_cond, &W.lock);
+	watch_world();
 	err = W.end_err;
 	if (res) {
 		memset(res, 0, sizeof(*res));
@@ -930,6 +997,8 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 		world_reap();
 		__atomic_store_n(&uf_sim_world, false, __ATOMIC_SEQ_CST);
 		uf_clock_set_real();
+		if (HZ != old_hz)
+			uf_set_hz(old_hz);	/* o->hz was the world's */
 		W.exists = false;
 	}
 	pthread_mutex_unlock(&W.lock);

@@ -47,9 +47,9 @@ pid_t uf_sim_bind(struct task_struct *p);
 /* The name the world gave the calling thread, or NULL. */
 const char *uf_sim_self_name(void);
 
-/* preempt_count's role: spinlocks held by the running task. */
-void uf_sim_lock_acquired(void);
-void uf_sim_lock_released(void);
+/* A world task found spinlock @m taken: by a task that is not running,
+ * unless a thread outside the world lets go soon.  Aborts otherwise. */
+void uf_sim_spin_contended(pthread_mutex_t *m);
 
 /* Give up the CPU but stay runnable (sched_yield). */
 void uf_sim_yield(void);
@@ -63,7 +63,9 @@ void uf_sim_cond_resched(void);
  */
 int uf_sim_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
 		     uint64_t until_ns);
-void uf_sim_cond_wake(pthread_cond_t *c, bool all);
+void uf_sim_cond_wake(const void *c, bool all);
+/* pthread_mutex_lock() as a world block while another task holds @m. */
+void uf_sim_mutex_lock(pthread_mutex_t *m);
 
 /* The engine's condition waits, routed through the world inside one. */
 static inline int uf_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -85,6 +87,27 @@ static inline void uf_cond_broadcast(pthread_cond_t *c)
 	if (uf_in_sim())
 		uf_sim_cond_wake(c, true);
 	pthread_cond_broadcast(c);
+}
+
+/*
+ * A sleeping lock (the kernel's struct mutex role: held across sleeps,
+ * e.g. a device's files_lock across a file's writeback).  In a world a
+ * task that finds it taken blocks in the world until it is released;
+ * a plain pthread_mutex_lock() would block the thread holding the baton.
+ */
+static inline void uf_mutex_lock(pthread_mutex_t *m)
+{
+	if (uf_in_sim() && uf_sim_self())
+		uf_sim_mutex_lock(m);
+	else
+		pthread_mutex_lock(m);
+}
+
+static inline void uf_mutex_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	if (uf_in_sim())
+		uf_sim_cond_wake(m, false);
 }
 
 /* Virtual nanoseconds (uf_now_ns() inside a world). */

@@ -47,15 +47,22 @@ static inline void spin_lock_init(spinlock_t *l)
 }
 
 /*
- * In a world (kernel/sim.c) the running task counts the spinlocks it
- * holds, as preempt_count does: it must not block or be preempted with
- * one held, since no other task could take the lock until it runs again.
+ * Contended: in a world (kernel/sim.c) only one task runs, so the holder
+ * is a task that slept or was preempted holding the lock (the kernel's
+ * "scheduling while atomic"), and waiting would stop the world: fatal
+ * there.  The check costs nothing on the uncontended path.
  */
-static inline void spin_lock(spinlock_t *l)
+static inline void spin_lock_contended(spinlock_t *l)
 {
 	if (uf_in_sim())
-		uf_sim_lock_acquired();
+		uf_sim_spin_contended(&l->m);
 	pthread_mutex_lock(&l->m);
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	if (__builtin_expect(pthread_mutex_trylock(&l->m) != 0, 0))
+		spin_lock_contended(l);
 	l->owner = pthread_self();
 	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
 }
@@ -64,8 +71,6 @@ static inline bool spin_trylock(spinlock_t *l)
 {
 	if (pthread_mutex_trylock(&l->m))
 		return false;
-	if (uf_in_sim())
-		uf_sim_lock_acquired();
 	l->owner = pthread_self();
 	__atomic_store_n(&l->held, true, __ATOMIC_RELAXED);
 	return true;
@@ -75,8 +80,6 @@ static inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l->m);
-	if (uf_in_sim())
-		uf_sim_lock_released();
 }
 
 /* True if the calling thread holds l. */

@@ -271,13 +271,16 @@ long schedule_timeout(long timeout)
 	while (!task_is_running(current) && !uf_clock_is_virtual())
 		if (schedule_real_deadline(current, expires))
 			break;
-	/* Running: schedule() would return at once, as would we. */
+	/* Running: schedule() would return at once, as would we (but for
+	 * giving way if the tick is used up: the kernel's schedule()). */
 	if (!task_is_running(current)) {
 		timer.task = current;
 		timer_setup(&timer.timer, process_timeout, 0);
 		mod_timer(&timer.timer, expires);
 		schedule();
 		del_timer_sync(&timer.timer);
+	} else {
+		cond_resched();
 	}
 	elapsed = (long)(jiffies - start);
 	return elapsed >= timeout ? 0 : timeout - elapsed;

@@ -228,6 +228,7 @@ void end_page_writeback(struct page *page)
 		rotate_reclaimable_page(c, page);
 	if (!test_clear_page_writeback(page))
 		BUG_ON(1);
+	uf_sim_charge(UF_SIM_COST_PAGE_OP, 1);	/* a world's CPU model */
 	wake_up_page(page, PG_writeback); /* ordered as in unlock_page() */
 	/* writers throttled on the dirty limit and allocators waiting for
 	 * reclaimable pages both wait for writeback to make progress */
@@ -279,6 +280,7 @@ struct page *find_get_page(struct address_space *mapping, unsigned long index)
 	struct page *page;
 	unsigned int seq;
 
+	uf_sim_charge(UF_SIM_COST_PAGE_OP, 1);
 repeat:
 	seq = read_seqcount_begin(&mapping->tree_seq);
 	page = radix_tree_lookup_seq(&mapping->page_tree, index,
@@ -392,6 +394,7 @@ int add_to_page_cache_locked(struct page *page, struct address_space *mapping,
 	int error;
 
 	WARN_ON_ONCE(!PageLocked(page));
+	uf_sim_charge(UF_SIM_COST_PAGE_OP, 1);
 	get_page(page);		/* the page cache's reference */
 	page->mapping = mapping;
 	page->index = index;
@@ -769,6 +772,8 @@ ssize_t filemap_read(struct inode *inode, void *buf, size_t len, loff_t pos)
 		}
 		copied += nr;
 		pos += (loff_t)nr;
+		uf_sim_charge(UF_SIM_COST_PAGE_COPY, 1);
+		cond_resched();
 	}
 	return copied ? (ssize_t)copied : err;
 }
@@ -891,6 +896,9 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 		block_write_end(mapping, page);
 		written += bytes;
 		pos += (loff_t)bytes;
+		/* a world's CPU model; 3.2's loop has a cond_resched() here */
+		uf_sim_charge(UF_SIM_COST_PAGE_COPY, 1);
+		cond_resched();
 		balance_dirty_pages_ratelimited(mapping);
 	} while (written < len);
 	return written ? (ssize_t)written : status;

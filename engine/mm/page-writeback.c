@@ -3393,6 +3393,7 @@ static int mpage_da_map_and_submit(struct mpage_data *mpd,
 		struct page *page = mpd->ext[i];
 
 		if (clear_page_dirty_for_io(page)) {
+			uf_sim_charge(UF_SIM_COST_PAGE_OP, 3);
 			mpage_writepage(page, wbc, mpd);	/* unlocks */
 			wbc->nr_to_write--;
 			mpd->written++;
@@ -3647,6 +3648,8 @@ retry:
 				unlock_page(page);
 				continue;
 			}
+			/* a world's CPU model: found by tag, locked, cleaned */
+			uf_sim_charge(UF_SIM_COST_PAGE_OP, 3);
 
 			ret = mpage_writepage(page, wbc, mpd);
 			if (ret) {
