@@ -312,8 +312,6 @@ struct uf_cache {
 	struct list_head bdi_list;
 	struct wb_policy *policy;	/* resolved at open, policies/ */
 	struct uf_trace *trace;
-	/* simple dirty throttle: writers over the limit wait here */
-	wait_queue_head_t dirty_wait;
 	long write_errors;
 	bool closing;
 };
