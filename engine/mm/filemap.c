@@ -282,6 +282,31 @@ void end_page_writeback(struct page *page)
 	acct_reclaim_writeback(c, 1);	/* mainline's reclaim_throttle */
 }
 
+/*
+ * end_page_writeback() for the @nr pages of one request (all of
+ * @mapping), in the same order of steps: every PG_reclaim page is rotated
+ * before its PG_writeback is cleared, then the clears and counts under
+ * one tree_lock (test_clear_pages_writeback), then the wakeups.  The
+ * allocators' and reclaim throttle's events once for the request: each
+ * is a wakeup to re-check, which one does as well as @nr.
+ */
+void end_pages_writeback(struct address_space *mapping, struct page **pages,
+			 unsigned int nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (TestClearPageReclaim(pages[i]))
+			rotate_reclaimable_page(c, pages[i]);
+	if (test_clear_pages_writeback(mapping, pages, nr) != nr)
+		BUG_ON(1);
+	for (i = 0; i < nr; i++)
+		wake_up_page(pages[i], PG_writeback);
+	pool_reclaim_event(&c->pool);
+	acct_reclaim_writeback(c, nr);
+}
+
 /* ---- errors ---- */
 
 void mapping_set_error(struct address_space *mapping, int error)

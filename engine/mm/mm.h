@@ -314,6 +314,9 @@ struct uf_cache {
 	struct uf_trace *trace;
 	long write_errors;
 	bool closing;
+	/* tests (test_batch.c): the per-page paths, not the batches
+	 * (end_pages_writeback ...), to show they decide alike */
+	bool page_batch_off;
 };
 
 static inline void inc_vm_state(struct uf_cache *c, enum vm_stat_item i)

@@ -421,6 +421,18 @@ void bdi_writeout_inc(struct backing_dev_info *bdi)
 				    READ_ONCE(s->max_ratio) / BDI_RATIO_SCALE);
 }
 
+void bdi_writeout_add(struct backing_dev_info *bdi, unsigned long nr)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	__atomic_add_fetch(&bdi->bdi_stat[BDI_WRITTEN], nr, __ATOMIC_RELAXED);
+	if (s)
+		prop_inc_single_max_each(&s->dom->completions,
+					 &s->completions, nr,
+					 READ_ONCE(s->max_ratio) /
+					 BDI_RATIO_SCALE);
+}
+
 void bdi_writeout_fraction(struct backing_dev_info *bdi, long *numerator,
 			   long *denominator)
 {
@@ -2911,6 +2923,49 @@ int test_clear_page_writeback(struct page *page)
 }
 
 /**
+ * test_clear_pages_writeback - test_clear_page_writeback() of a request
+ * @mapping: the mapping of every page
+ * @pages: the request's pages, each under writeback
+ * @nr: how many
+ *
+ * One tree_lock for the request's tag clears and its counts added once
+ * (6.18 counts a folio's pages in one step: folio_end_writeback's
+ * __folio_end_writeback with nr = folio_nr_pages).  The proportions get
+ * one event per page, each checked against the cap as before.  The
+ * mapping is not touched after the lock is dropped.
+ * Return: the pages that were under writeback.
+ */
+unsigned int test_clear_pages_writeback(struct address_space *mapping,
+					struct page **pages, unsigned int nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	unsigned int i, done = 0;
+
+	spin_lock(&mapping->tree_lock);
+	for (i = 0; i < nr; i++) {
+		if (!TestClearPageWriteback(pages[i]))
+			continue;
+		radix_tree_tag_clear(&mapping->page_tree, pages[i]->index,
+				     PAGECACHE_TAG_WRITEBACK);
+		done++;
+	}
+	if (done) {
+		__atomic_add_fetch(&mapping->nr_written, done,
+				   __ATOMIC_RELAXED);
+		if (mapping_cap_account_dirty(mapping)) {
+			__atomic_sub_fetch(&bdi->bdi_stat[BDI_WRITEBACK], done,
+					   __ATOMIC_RELAXED);
+			bdi_writeout_add(bdi, done);
+		}
+	}
+	spin_unlock(&mapping->tree_lock);
+	mod_vm_state(c, NR_WRITEBACK, -(long)done);
+	mod_vm_state(c, NR_WRITTEN, (long)done);
+	return done;
+}
+
+/**
  * tag_pages_for_writeback - tag the pages to write before writing them
  * @mapping: the mapping
  * @start: first page index
@@ -3116,6 +3171,7 @@ static void wb_request_error(struct wb_request *wr, int res)
  */
 static void wb_request_done(struct wb_request *wr, int res)
 {
+	struct uf_cache *c = mapping_cache(wr->mapping);
 	unsigned int i;
 
 	/* __freed_request(): before the pages' end, whose congestion
@@ -3130,8 +3186,11 @@ static void wb_request_done(struct wb_request *wr, int res)
 		if (res < 0)
 			SetPageError(page);
 		page->private = NULL;
-		end_page_writeback(page);
+		if (c->page_batch_off)
+			end_page_writeback(page);
 	}
+	if (!c->page_batch_off)
+		end_pages_writeback(wr->mapping, wr->pages, wr->nr_pages);
 	lru_add_drain();	/* the rotations of this request, batched */
 }
 
