@@ -7,9 +7,11 @@
  * taking turns (whole pages, rewrites, a partial page), fsyncs, the
  * background works the throttle queues run by the test (no flusher), and
  * reclaim pressure (a memory domain of 512 frames, reclaimed by the
- * writers themselves: no kswapd).  Every throttle call is logged with its
- * arguments, the counters it reads and what it returned; the vm and bdi
- * counters after every step; and the trace.  The two logs must be equal
+ * writers themselves: no kswapd).  Every throttle call is logged
+ * (cache->bdp_probe) with its arguments, the counters it reads, the
+ * writer's ratelimit state and what it returned; the vm and bdi
+ * counters and each file's cached pages with their LRU and state bits
+ * after every step; and the trace.  The two logs must be equal
  * line for line, for the linux-3.2 and mainline presets.
  *
  * The one filter on the trace: each line's prefix of pid, CPU and real
@@ -39,6 +41,7 @@
 #include "mm/backing-dev.h"
 #include "mm/dirty-throttle.h"
 #include "mm/mm.h"
+#include "mm/pagemap.h"
 #include "policies/policy.h"
 #include "uflush-internal.h"
 #include "uflush.h"
@@ -85,7 +88,6 @@ struct bt_run {
 	struct uf_dev *dev;
 	struct backing_dev_info *bdi;
 	struct uf_file *f[BT_FILES];
-	bdp_ratelimited_fn *bdp;	/* the policy's own throttle */
 	/* the writers' baton: turn is whose step it is, -1 nobody's */
 	pthread_t th[BT_WRITERS];
 	pthread_mutex_t lock;
@@ -97,6 +99,43 @@ struct bt_run {
 };
 
 static struct bt_run br;
+
+/*
+ * Which pages each file has cached, and their LRU and state bits (the
+ * reclaim's inputs beside the counters): a hash of (index, flags) per
+ * file and the number of pages.
+ */
+static void bt_pages(const char *what)
+{
+	const unsigned long keep = BIT(PG_referenced) | BIT(PG_uptodate) |
+				   BIT(PG_dirty) | BIT(PG_lru) |
+				   BIT(PG_active) | BIT(PG_writeback) |
+				   BIT(PG_reclaim);
+	unsigned long i, nr;
+	uint64_t h;
+	int f;
+
+	for (f = 0; f < BT_FILES; f++) {
+		struct address_space *m = uf_file_inode(br.f[f])->i_mapping;
+
+		h = 1469598103934665603ull;
+		nr = 0;
+		for (i = 0; i < BT_FILE_PAGES; i++) {
+			struct page *page = find_get_page(m, i);
+			unsigned long fl;
+
+			if (!page)
+				continue;
+			fl = __atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
+			     keep;
+			put_page(br.c, page);
+			h = (h ^ (i << 16 ^ fl)) * 1099511628211ull;
+			nr++;
+		}
+		bt_printf("%s file %d pages %lu flags %016llx\n", what, f, nr,
+			  (unsigned long long)h);
+	}
+}
 
 static void bt_counts(const char *what)
 {
@@ -115,16 +154,22 @@ static void bt_counts(const char *what)
 				      __atomic_load_n(&br.bdi->bdi_stat[i],
 						      __ATOMIC_RELAXED));
 	bt_printf("%s @%lu vm/bdi%s\n", what, jiffies, line);
+	bt_pages(what);
 }
 
-/* The policy's throttle, logged: its inputs before, its answer after. */
-static int bt_bdp(struct address_space *mapping, unsigned long nr_new,
-		  unsigned int flags, long *pause)
+/* Each throttle call, logged: its inputs before, its answer after. */
+static void bt_bdp(struct address_space *mapping, unsigned long nr_new,
+		   unsigned int flags, const int *ret, long pause)
 {
 	struct task_struct *t = current;
 	struct uf_cache *c = br.c;
-	int ret;
 
+	if (ret) {
+		bt_printf("bdp -> %d pause %ld task %d/%d/%d\n", *ret, pause,
+			  t->nr_dirtied, t->nr_dirtied_pause,
+			  t->bdp_ratelimits);
+		return;
+	}
 	bt_printf("bdp %s ino %lu nr_new %lu flags %x @%lu dirty %lu wb %lu "
 		  "reclaimable %lu bdi_wb %lu task %d/%d/%d\n", t->comm,
 		  mapping->host ? mapping->host->i_ino : 0, nr_new, flags,
@@ -133,9 +178,6 @@ static int bt_bdp(struct address_space *mapping, unsigned long nr_new,
 		  bdi_stat(br.bdi, BDI_RECLAIMABLE),
 		  bdi_stat(br.bdi, BDI_WRITEBACK), t->nr_dirtied,
 		  t->nr_dirtied_pause, t->bdp_ratelimits);
-	ret = br.bdp(mapping, nr_new, flags, pause);
-	bt_printf("bdp -> %d pause %ld\n", ret, *pause);
-	return ret;
 }
 
 /* Writer @w's step @s: a run of whole pages, a rewrite, a partial page. */
@@ -280,9 +322,7 @@ static void bt_run(const char *spec, bool batch_off, struct uf_testdev *td,
 	cr_assert_eq(ret, 0, "uf_cache_open(%s): %s", spec, strerror(-ret));
 	br.c = uf_cache_obj(br.cache);
 	br.c->page_batch_off = batch_off;
-	br.bdp = br.c->policy->balance_dirty_pages;
-	cr_assert_not_null(br.bdp, "%s has no throttle hook", spec);
-	br.c->policy->balance_dirty_pages = bt_bdp;
+	br.c->bdp_probe = bt_bdp;
 	ret = uf_dev_open(br.cache, td->path, &dcfg, &br.dev);
 	cr_assert_eq(ret, 0, "uf_dev_open: %s", strerror(-ret));
 	br.bdi = uf_dev_bdi(br.dev);
@@ -337,7 +377,6 @@ static void bt_run(const char *spec, bool batch_off, struct uf_testdev *td,
 	for (i = 0; i < BT_FILES; i++)
 		cr_assert_eq(uf_fsync(br.f[i]), 0);
 	bt_counts("end");
-	br.c->policy->balance_dirty_pages = br.bdp;
 	for (i = 0; i < BT_FILES; i++)
 		cr_assert_eq(uf_file_close(br.f[i]), 0);
 	cr_assert_eq(uf_dev_close(br.dev), 0);

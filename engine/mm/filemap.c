@@ -499,6 +499,52 @@ int add_to_page_cache_lru(struct page *page, struct address_space *mapping,
 }
 
 /*
+ * A new page whose whole contents a writer has already copied into its
+ * frame (issue 20): add_to_page_cache_lru() and set_page_dirty()'s
+ * __set_page_dirty_nobuffers() under one tree_lock, where the per-page
+ * path takes it twice.  The page goes into the tree uptodate and dirty,
+ * so nobody can find it locked or clean first, and it takes no page lock
+ * at all (nobody else can reach it before it is complete).  The counts,
+ * tag and LRU addition are those of the per-page path, in its order
+ * relative to the writer's throttle call.  -EEXIST as add_to_page_cache.
+ */
+static int add_to_page_cache_dirty(struct page *page,
+				   struct address_space *mapping,
+				   unsigned long index)
+{
+	int error;
+
+	get_page(page);		/* the page cache's reference */
+	page->mapping = mapping;
+	page->index = index;
+	SetPageUptodate(page);
+	SetPageDirty(page);
+	spin_lock(&mapping->tree_lock);
+	write_seqcount_begin(&mapping->tree_seq);
+	error = radix_tree_insert(&mapping->page_tree, index, page);
+	write_seqcount_end(&mapping->tree_seq);
+	if (!error) {
+		__atomic_add_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
+		account_page_dirtied(page, mapping);
+		radix_tree_tag_set(&mapping->page_tree, index,
+				   PAGECACHE_TAG_DIRTY);
+	}
+	spin_unlock(&mapping->tree_lock);
+	if (error) {
+		ClearPageDirty(page);
+		ClearPageUptodate(page);
+		page->mapping = NULL;
+		put_page(mapping_cache(mapping), page);
+		return error;
+	}
+	inc_vm_state(mapping_cache(mapping), NR_FILE_PAGES);
+	lru_cache_add(mapping_cache(mapping), page);
+	if (mapping->host)
+		__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
+	return 0;
+}
+
+/*
  * __delete_from_page_cache(): under tree_lock, page locked.  The page
  * cache's reference is the caller's to drop.  A dirty page dropped here
  * (truncate) stops counting as dirty.
@@ -894,6 +940,41 @@ static void copy_to_frame(void *dst, const void *src, size_t bytes,
 	memcpy(dst, src, bytes);
 }
 
+/*
+ * A whole page not in the cache: copied into a new frame before the frame
+ * is the file's, then added uptodate and dirty in one step
+ * (add_to_page_cache_dirty).  The allocation, and any reclaim in it, is
+ * where grab_cache_page_write_begin() makes it.  Returns 1 if the page
+ * was written, 0 if it is cached (or another writer added it meanwhile):
+ * the caller then writes it the per-page way; -ENOMEM.
+ */
+static int write_new_page(struct address_space *mapping, const char *src,
+			  loff_t pos)
+{
+	unsigned long index = (unsigned long)(pos >> PAGE_SHIFT);
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *page;
+
+	page = find_get_page(mapping, index);
+	if (page) {
+		put_page(c, page);
+		return 0;
+	}
+	page = page_cache_alloc(mapping);
+	if (!page)
+		return -ENOMEM;
+	page_seq_write_begin(page);
+	copy_to_frame(page_address(c, page), src, PAGE_SIZE, true);
+	page_seq_write_end(page);
+	if (add_to_page_cache_dirty(page, mapping, index)) {
+		put_page(c, page);
+		return 0;
+	}
+	mark_page_accessed(c, page);
+	put_page(c, page);
+	return 1;
+}
+
 static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 				       size_t len, loff_t pos)
 {
@@ -914,6 +995,16 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 		bytes = PAGE_SIZE - offset;
 		if (bytes > len - written)
 			bytes = len - written;
+		if (bytes == PAGE_SIZE && !c->page_batch_off) {
+			status = write_new_page(mapping, (const char *)buf +
+						written, pos);
+			if (status < 0)
+				break;
+			if (status) {
+				status = 0;
+				goto next;
+			}
+		}
 		status = block_write_begin(mapping, pos, (unsigned int)bytes,
 					   &page);
 		if (status)
@@ -925,6 +1016,7 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 			      !PageUptodate(page));
 		page_seq_write_end(page);
 		block_write_end(mapping, page);
+next:
 		written += bytes;
 		pos += (loff_t)bytes;
 		balance_dirty_pages_ratelimited(mapping);

@@ -317,6 +317,9 @@ struct uf_cache {
 	/* tests (test_batch.c): the per-page paths, not the batches
 	 * (end_pages_writeback ...), to show they decide alike */
 	bool page_batch_off;
+	/* tests: called before (ret NULL) and after each throttle call */
+	void (*bdp_probe)(struct address_space *mapping, unsigned long nr_new,
+			  unsigned int flags, const int *ret, long pause);
 };
 
 static inline void inc_vm_state(struct uf_cache *c, enum vm_stat_item i)

@@ -2629,6 +2629,7 @@ int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
 	const struct wb_policy *pol;
 	long dummy;
+	int ret;
 
 	if (!bdi)
 		return 0;
@@ -2639,6 +2640,15 @@ int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
 		pause = &dummy;
 	*pause = 0;
 	pol = bdi->cache->policy;
+	if (__builtin_expect(bdi->cache->bdp_probe != NULL, 0)) {
+		bdi->cache->bdp_probe(mapping, nr_new, flags, NULL, 0);
+		ret = pol && pol->balance_dirty_pages ?
+		      pol->balance_dirty_pages(mapping, nr_new, flags, pause) :
+		      balance_dirty_pages_ratelimited_32(mapping, nr_new,
+							 flags, pause);
+		bdi->cache->bdp_probe(mapping, nr_new, flags, &ret, *pause);
+		return ret;
+	}
 	if (pol && pol->balance_dirty_pages)
 		return pol->balance_dirty_pages(mapping, nr_new, flags, pause);
 	return balance_dirty_pages_ratelimited_32(mapping, nr_new, flags,
