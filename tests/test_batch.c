@@ -10,8 +10,8 @@
  * writers themselves: no kswapd).  Every throttle call is logged
  * (cache->bdp_probe) with its arguments, the counters it reads, the
  * writer's ratelimit state and what it returned; the vm and bdi
- * counters and each file's cached pages with their LRU and state bits
- * after every step; and the trace.  The two logs must be equal
+ * counters and each file's cached pages with their frames and LRU and
+ * state bits after every step; and the trace.  The two logs must be equal
  * line for line, for the linux-3.2 and mainline presets.
  *
  * The one filter on the trace: each line's prefix of pid, CPU and real
@@ -101,9 +101,9 @@ struct bt_run {
 static struct bt_run br;
 
 /*
- * Which pages each file has cached, and their LRU and state bits (the
- * reclaim's inputs beside the counters): a hash of (index, flags) per
- * file and the number of pages.
+ * Which pages each file has cached, in which frames, and their LRU and
+ * state bits (the reclaim's inputs beside the counters): a hash of
+ * (index, frame, flags) per file and the number of pages.
  */
 static void bt_pages(const char *what)
 {
@@ -128,6 +128,8 @@ static void bt_pages(const char *what)
 				continue;
 			fl = __atomic_load_n(&page->flags, __ATOMIC_RELAXED) &
 			     keep;
+			/* and its frame: which one reclaim freed for it */
+			fl |= (unsigned long)(page - br.c->pool.pages) << 32;
 			put_page(br.c, page);
 			h = (h ^ (i << 16 ^ fl)) * 1099511628211ull;
 			nr++;

@@ -355,6 +355,7 @@ int page_pool_set_machine(struct page_pool *pool, unsigned long machine_pages);
 /* A free frame, or NULL if none (the caller reclaims and retries). */
 struct page *page_pool_alloc(struct uf_cache *c);
 void page_pool_free(struct uf_cache *c, struct page *page);
+void page_pool_free_list(struct uf_cache *c, struct list_head *list);
 
 static inline void *page_address(struct uf_cache *c, const struct page *p)
 {
