@@ -140,6 +140,8 @@ unsigned int test_clear_pages_writeback(struct address_space *mapping,
 					struct page **pages,
 					unsigned int nr);
 int test_set_page_writeback(struct page *page);
+void test_set_pages_writeback_tags(struct address_space *mapping,
+				   struct page **pages, unsigned int nr);
 void tag_pages_for_writeback(struct address_space *mapping,
 			     unsigned long start, unsigned long end);
 void bdi_update_bandwidth(struct backing_dev_info *bdi,

@@ -2894,6 +2894,39 @@ int test_set_page_writeback(struct page *page)
 	return ret;
 }
 
+/*
+ * test_set_page_writeback() for a request's pages whose PG_writeback
+ * mpage_writepage() set already: their tag moves under one tree_lock and
+ * the counts added once, before the request goes to the device.  Until
+ * then a page is under writeback but still tagged DIRTY (and TOWRITE):
+ * a sync walk finds it, sees PG_writeback and waits, as fdatawait would
+ * on its WRITEBACK tag; the flusher moves every tag before its
+ * writepages returns, so its own mapping_tagged() checks see them moved.
+ */
+void test_set_pages_writeback_tags(struct address_space *mapping,
+				   struct page **pages, unsigned int nr)
+{
+	unsigned int i;
+
+	spin_lock(&mapping->tree_lock);
+	for (i = 0; i < nr; i++) {
+		unsigned long index = pages[i]->index;
+
+		radix_tree_tag_set(&mapping->page_tree, index,
+				   PAGECACHE_TAG_WRITEBACK);
+		if (!PageDirty(pages[i]))
+			radix_tree_tag_clear(&mapping->page_tree, index,
+					     PAGECACHE_TAG_DIRTY);
+		radix_tree_tag_clear(&mapping->page_tree, index,
+				     PAGECACHE_TAG_TOWRITE);
+	}
+	if (mapping_cap_account_dirty(mapping))
+		__atomic_add_fetch(&mapping->backing_dev_info->bdi_stat[
+				   BDI_WRITEBACK], nr, __ATOMIC_RELAXED);
+	spin_unlock(&mapping->tree_lock);
+	mod_vm_state(mapping_cache(mapping), NR_WRITEBACK, (long)nr);
+}
+
 /**
  * test_clear_page_writeback - the page's write completed
  * @page: the page (end_page_writeback() calls this on the completion
@@ -3020,6 +3053,8 @@ struct wb_request {
 	unsigned int nr_iov;		/* segments: physically contiguous */
 	unsigned int max_segments;	/* 0: no limit */
 	unsigned int max_segment_pages;	/* 0: no limit */
+	bool tags_pending;		/* PG_writeback set, the tags and
+					 * counts not yet (mpage_flush) */
 	struct page **pages;		/* after iov[max_pages] */
 	struct iovec iov[];
 };
@@ -3096,6 +3131,7 @@ static void wb_request_init(struct wb_request *wr,
 	wr->nr_iov = 0;
 	wr->max_segments = 0;
 	wr->max_segment_pages = 0;
+	wr->tags_pending = false;
 	wr->pages = (struct page **)(void *)&wr->iov[max_pages];
 }
 
@@ -3270,6 +3306,9 @@ static void mpage_flush(struct mpage_data *mpd)
 	if (!wr)
 		return;
 	mpd->wr = NULL;
+	if (wr->tags_pending)
+		test_set_pages_writeback_tags(wr->mapping, wr->pages,
+					      wr->nr_pages);
 	wb_request_prep(wr);
 	mpd->plug.reqs[mpd->plug.nr++] = &wr->req;
 	if (mpd->plug.nr == BLK_MAX_REQUEST_COUNT)
@@ -3382,8 +3421,15 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 		}
 	}
 	wr = mpd->wr;
-	if (test_set_page_writeback(page))
+	if (!mpd->cache->page_batch_off) {
+		/* PG_writeback now, before the page is unlocked; its tag
+		 * moves and counts with the request's (mpage_flush) */
+		if (TestSetPageWriteback(page))
+			WARN_ON_ONCE(1);
+		wr->tags_pending = true;
+	} else if (test_set_page_writeback(page)) {
 		WARN_ON_ONCE(1);	/* the caller checked under the lock */
+	}
 	wb_request_add(wr, page, mpd->cache);
 	unlock_page(page);
 	if (wr->nr_pages == wr->max_pages)
