@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/test_batch.c - the batched paths (issue 20: end_pages_writeback,
- * the write call's dirtying) decide as the per-page ones do.  One
+ * tests/test_batch.c - the batched paths of issue 20 (a new page added
+ * dirty in one step, write_cache_pages' tag moves per request,
+ * end_pages_writeback, reclaim's frees in one go) decide as the per-page
+ * ones do.  One
  * workload, run twice on the virtual clock, once with the batches and once
  * with cache->page_batch_off (the per-page paths): three writer threads
  * taking turns (whole pages, rewrites, a partial page), fsyncs, the
