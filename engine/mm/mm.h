@@ -286,7 +286,7 @@ struct page_pool {
 	 * 3.2's balance_pgdat: pages scanned since reclaim last freed one */
 	unsigned long zone_flags;
 	unsigned long pages_scanned;	/* atomic */
-	bool all_unreclaimable;
+	bool all_unreclaimable;	/* atomic: every reclaimer clears it */
 	int kswapd_failures;	/* mainline: balance_pgdat runs freeing none */
 	long nr_throttled;		/* atomic: sleepers on throttle_wqh */
 	/* mainline reclaim_throttle()'s other reasons (6.18

@@ -400,7 +400,8 @@ keep:
 		/* free_pcppages_bulk() resets these on any free; reclaim's
 		 * frees are the ones seen here */
 		__atomic_store_n(&c->pool.pages_scanned, 0, __ATOMIC_RELAXED);
-		c->pool.all_unreclaimable = false;
+		__atomic_store_n(&c->pool.all_unreclaimable, false,
+				 __ATOMIC_RELAXED);
 		/* mainline shrink_node(): a node reclaim frees from is
 		 * kswapd's again */
 		__atomic_store_n(&c->pool.kswapd_failures, 0, __ATOMIC_RELAXED);
@@ -932,7 +933,9 @@ loop_again:
 			return;
 		balanced = true;
 		under_min = false;
-		if (pool->all_unreclaimable && sc.priority != DEF_PRIORITY)
+		if (__atomic_load_n(&pool->all_unreclaimable,
+				    __ATOMIC_RELAXED) &&
+		    sc.priority != DEF_PRIORITY)
 			goto out;
 		if (zone_watermark_ok(c, pool->wmark_high)) {
 			clear_bit(ZONE_CONGESTED, &pool->zone_flags);
@@ -942,8 +945,10 @@ loop_again:
 		shrink_zone(c, &sc);
 		sc.total_scanned += sc.nr_scanned;
 		if (!zone_reclaimable(pool))
-			pool->all_unreclaimable = true;
-		if (!pool->all_unreclaimable) {
+			__atomic_store_n(&pool->all_unreclaimable, true,
+					 __ATOMIC_RELAXED);
+		if (!__atomic_load_n(&pool->all_unreclaimable,
+				     __ATOMIC_RELAXED)) {
 			if (!zone_watermark_ok(c, pool->wmark_high)) {
 				balanced = false;
 				under_min = !zone_watermark_ok(c,
