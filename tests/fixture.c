@@ -713,7 +713,6 @@ struct hand *hand_new(unsigned long nr_pages, unsigned long nr_file)
 	cr_assert(h);
 	spin_lock_init(&h->c.bdi_lock);
 	INIT_LIST_HEAD(&h->c.bdi_list);
-	init_waitqueue_head(&h->c.dirty_wait);
 	cr_assert_eq(page_pool_init(&h->c.pool, nr_pages), 0);
 	h->sb.s_cache = &h->c;
 	h->sb.s_bdi = &h->bdi;

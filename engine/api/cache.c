@@ -106,7 +106,6 @@ static int cache_setup(struct uf_cache *c, const struct uf_cache_config *cfg)
 	cache_init_tunables(c, cfg);
 	spin_lock_init(&c->bdi_lock);
 	INIT_LIST_HEAD(&c->bdi_list);
-	init_waitqueue_head(&c->dirty_wait);
 	ret = (frames_none(cfg) ? page_pool_init_nodata : page_pool_init)
 		(&c->pool, cfg->mem_limit_pages ? cfg->mem_limit_pages :
 						  cfg->nr_pages);

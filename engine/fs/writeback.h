@@ -136,7 +136,12 @@ int clear_page_dirty_for_io(struct page *page);
 void account_page_dirtied(struct page *page, struct address_space *mapping);
 void account_page_writeback(struct page *page);
 int test_clear_page_writeback(struct page *page);
+unsigned int test_clear_pages_writeback(struct address_space *mapping,
+					struct page **pages,
+					unsigned int nr);
 int test_set_page_writeback(struct page *page);
+void test_set_pages_writeback_tags(struct address_space *mapping,
+				   struct page **pages, unsigned int nr);
 void tag_pages_for_writeback(struct address_space *mapping,
 			     unsigned long start, unsigned long end);
 void bdi_update_bandwidth(struct backing_dev_info *bdi,
@@ -157,6 +162,8 @@ bool trylock_page(struct page *page);
 void unlock_page(struct page *page);
 void wait_on_page_writeback(struct page *page);
 void end_page_writeback(struct page *page);
+void end_pages_writeback(struct address_space *mapping, struct page **pages,
+			 unsigned int nr);
 void mapping_set_error(struct address_space *mapping, int error);
 struct page *find_get_page(struct address_space *mapping,
 			   unsigned long index);

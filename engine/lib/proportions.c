@@ -101,21 +101,19 @@ static void __prop_fraction(struct prop_descriptor *pd,
 	*den = pd->events;
 }
 
-void prop_inc_single_max(struct prop_descriptor *pd,
-			 struct prop_local_single *pl, unsigned long nr,
-			 unsigned int max_percent)
+/* One prop_inc_single_max(); pd->lock held. */
+static void __prop_inc_single_max(struct prop_descriptor *pd,
+				  struct prop_local_single *pl,
+				  unsigned long nr, unsigned int max_percent)
 {
 	unsigned long num, den;
 
-	spin_lock(&pd->lock);
 	if (max_percent < 100) {
 		/* a capped part stops gaining once over its cap */
 		__prop_fraction(pd, pl, &num, &den);
 		if (pd->events && num > den / 100 * max_percent +
-				     den % 100 * max_percent / 100) {
-			spin_unlock(&pd->lock);
+				     den % 100 * max_percent / 100)
 			return;
-		}
 	}
 	prop_norm_single(pd, pl);
 	/*
@@ -126,6 +124,24 @@ void prop_inc_single_max(struct prop_descriptor *pd,
 	pl->events += nr;
 	pd->events += nr;
 	prop_advance(pd, nr);
+}
+
+void prop_inc_single_max(struct prop_descriptor *pd,
+			 struct prop_local_single *pl, unsigned long nr,
+			 unsigned int max_percent)
+{
+	spin_lock(&pd->lock);
+	__prop_inc_single_max(pd, pl, nr, max_percent);
+	spin_unlock(&pd->lock);
+}
+
+void prop_inc_single_max_each(struct prop_descriptor *pd,
+			      struct prop_local_single *pl, unsigned long nr,
+			      unsigned int max_percent)
+{
+	spin_lock(&pd->lock);
+	while (nr--)
+		__prop_inc_single_max(pd, pl, 1, max_percent);
 	spin_unlock(&pd->lock);
 }
 

@@ -59,6 +59,11 @@ void prop_local_init_single(struct prop_local_single *pl);
 void prop_inc_single_max(struct prop_descriptor *pd,
 			 struct prop_local_single *pl, unsigned long nr,
 			 unsigned int max_percent);
+/* @nr calls of prop_inc_single_max(pd, pl, 1, max_percent) under one
+ * lock: the cap is checked before each event, as it was per page. */
+void prop_inc_single_max_each(struct prop_descriptor *pd,
+			      struct prop_local_single *pl, unsigned long nr,
+			      unsigned int max_percent);
 
 /* @pl's share as *num / *den (den > 0 always; see the top of the file). */
 void prop_fraction_single(struct prop_descriptor *pd,
@@ -77,6 +82,8 @@ struct uf_cache;
 /* A writeback completion of one page on @bdi (test_clear_page_writeback
  * calls it; FUSE-like callers that end writeback themselves may too). */
 void bdi_writeout_inc(struct backing_dev_info *bdi);
+/* @nr of them at once (one request's pages), as @nr bdi_writeout_inc(). */
+void bdi_writeout_add(struct backing_dev_info *bdi, unsigned long nr);
 /* @bdi's share of the cache's recent completions, as num/den. */
 void bdi_writeout_fraction(struct backing_dev_info *bdi, long *numerator,
 			   long *denominator);

@@ -13,8 +13,10 @@
  *    checks it again once it holds the reference (the tree's nodes are
  *    type-stable: lib/radix-tree.c);
  *  - PG_locked and PG_writeback waiters sleep on a small hashed table of
- *    wait queues (page_waitqueue()), with keyed wakeups so a wakeup for one
- *    page does not disturb the sleepers of another in the same bucket;
+ *    wait queues (page_wait_slot()), with keyed wakeups so a wakeup for one
+ *    page does not disturb the sleepers of another in the same bucket,
+ *    and a count of sleepers per bucket so that waking a page nobody
+ *    waits for takes no lock;
  *  - end_page_writeback() rotates PG_reclaim pages, then clears
  *    PG_writeback through test_clear_page_writeback() and wakes waiters;
  *  - the write path copies under the page lock after waiting for writeback
@@ -83,7 +85,21 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #define PAGE_WAIT_TABLE_BITS	8
 #define PAGE_WAIT_TABLE_SIZE	(1U << PAGE_WAIT_TABLE_BITS)
 
-static wait_queue_head_t page_wait_table[PAGE_WAIT_TABLE_SIZE];
+/*
+ * Each slot counts its sleepers, so that unlock_page() and
+ * end_page_writeback() on a page nobody waits for (nearly every page of a
+ * streaming write) skip the queue's lock: the kernel's waitqueue_active()
+ * peek in wake_up_page_bit() (6.18: PG_waiters), done on a count of our
+ * own so that no list is read without its lock.  Dekker's handshake: a
+ * sleeper counts itself, then (full barrier) tests the bit; a waker
+ * changes the bit, then (full barrier) reads the count.
+ */
+struct page_wait_slot {
+	wait_queue_head_t wq;
+	int waiters;			/* atomic */
+};
+
+static struct page_wait_slot page_wait_table[PAGE_WAIT_TABLE_SIZE];
 static pthread_once_t page_wait_table_once = PTHREAD_ONCE_INIT;
 
 static void page_wait_table_init(void)
@@ -91,17 +107,41 @@ static void page_wait_table_init(void)
 	unsigned int i;
 
 	for (i = 0; i < PAGE_WAIT_TABLE_SIZE; i++)
-		init_waitqueue_head(&page_wait_table[i]);
+		init_waitqueue_head(&page_wait_table[i].wq);
 }
 
 /* page_waitqueue(): the kernel hashes into the zone's table; one global
  * table serves every cache here. */
-static wait_queue_head_t *page_waitqueue(const struct page *page)
+static struct page_wait_slot *page_wait_slot(const struct page *page)
 {
 	uint64_t h = (uint64_t)(uintptr_t)page * 0x9e3779b97f4a7c15ull;
 
 	pthread_once(&page_wait_table_once, page_wait_table_init);
 	return &page_wait_table[h >> (64 - PAGE_WAIT_TABLE_BITS)];
+}
+
+/* A sleeper counts itself before its first test of the bit. */
+static void page_wait_begin(struct page_wait_slot *s)
+{
+	__atomic_add_fetch(&s->waiters, 1, __ATOMIC_SEQ_CST);
+	smp_mb();
+}
+
+static void page_wait_end(struct page_wait_slot *s)
+{
+	__atomic_sub_fetch(&s->waiters, 1, __ATOMIC_RELEASE);
+}
+
+/* After the bit changed: may anyone sleep on the slot? (TSan: a seq_cst
+ * read-modify-write, as pool_has_alloc_waiters() does it.) */
+static bool page_wait_slot_active(struct page_wait_slot *s)
+{
+#if defined(__SANITIZE_THREAD__)
+	return __atomic_fetch_add(&s->waiters, 0, __ATOMIC_ACQ_REL);
+#else
+	smp_mb();
+	return __atomic_load_n(&s->waiters, __ATOMIC_RELAXED);
+#endif
 }
 
 /* wait_bit_key / wait_bit_queue: which page and bit a sleeper waits for. */
@@ -143,44 +183,52 @@ static void init_wait_page_queue(struct wait_page_queue *wp,
 void wake_up_page(struct page *page, int bit_nr)
 {
 	struct wait_page_key key = { .page = page, .bit_nr = bit_nr };
+	struct page_wait_slot *s = page_wait_slot(page);
 
+	if (!page_wait_slot_active(s))
+		return;
 	/* nr_exclusive 1: one lock_page() sleeper gets the lock; every
 	 * wait_on_page_bit() sleeper is non-exclusive and woken */
-	__wake_up(page_waitqueue(page), TASK_NORMAL, 1, &key);
+	__wake_up(&s->wq, TASK_NORMAL, 1, &key);
 }
 
 void wait_on_page_bit(struct page *page, int bit_nr)
 {
-	wait_queue_head_t *wq = page_waitqueue(page);
+	struct page_wait_slot *s = page_wait_slot(page);
 	struct wait_page_queue wp;
 
 	if (!test_bit(bit_nr, &page->flags))
 		return;
 	init_wait_page_queue(&wp, page, bit_nr);
+	page_wait_begin(s);
 	do {
-		prepare_to_wait(wq, &wp.wait, TASK_UNINTERRUPTIBLE);
+		prepare_to_wait(&s->wq, &wp.wait, TASK_UNINTERRUPTIBLE);
 		if (test_bit(bit_nr, &page->flags))
 			io_schedule();
 	} while (test_bit(bit_nr, &page->flags));
-	finish_wait(wq, &wp.wait);
+	finish_wait(&s->wq, &wp.wait);
+	page_wait_end(s);
 }
 
 /* __lock_page(): exclusive sleepers, so unlock_page() hands the lock to
  * one of them rather than waking a herd. */
 void __lock_page(struct page *page)
 {
-	wait_queue_head_t *wq = page_waitqueue(page);
+	struct page_wait_slot *s = page_wait_slot(page);
 	struct wait_page_queue wp;
 
 	init_wait_page_queue(&wp, page, PG_locked);
+	page_wait_begin(s);
 	for (;;) {
-		prepare_to_wait_exclusive(wq, &wp.wait, TASK_UNINTERRUPTIBLE);
+		prepare_to_wait_exclusive(&s->wq, &wp.wait,
+					  TASK_UNINTERRUPTIBLE);
 		if (PageLocked(page))
 			io_schedule();
 		if (!test_and_set_bit_lock(PG_locked, &page->flags))
 			break;
 	}
-	finish_wait(wq, &wp.wait);
+	finish_wait(&s->wq, &wp.wait);
+	page_wait_end(s);
 }
 
 bool trylock_page(struct page *page)
@@ -198,10 +246,8 @@ void unlock_page(struct page *page)
 {
 	WARN_ON_ONCE(!PageLocked(page));
 	clear_bit_unlock(PG_locked, &page->flags);
-	/* no smp_mb__after_atomic(): __wake_up() takes the queue lock that
-	 * prepare_to_wait() took, which orders the clear against the
-	 * sleeper's re-check (the kernel's barrier is for a lockless
-	 * waitqueue_active() peek, which uflush does not do) */
+	/* wake_up_page()'s barrier is the kernel's smp_mb__after_atomic():
+	 * the clear before the peek at the slot's sleepers */
 	wake_up_page(page, PG_locked);
 	/* no reclaim event: whoever holds the lock holds a reference too,
 	 * and its put_page() says when the page becomes freeable */
@@ -230,11 +276,36 @@ void end_page_writeback(struct page *page)
 		BUG_ON(1);
 	uf_sim_charge(UF_SIM_COST_PAGE_OP, 1);	/* a world's CPU model */
 	wake_up_page(page, PG_writeback); /* ordered as in unlock_page() */
-	/* writers throttled on the dirty limit and allocators waiting for
-	 * reclaimable pages both wait for writeback to make progress */
-	wake_up_all(&c->dirty_wait);
+	/* allocators waiting for reclaimable pages wait for writeback to
+	 * make progress (throttled writers sleep on a timeout: 3.1's
+	 * congestion_wait, 3.2's pause) */
 	pool_reclaim_event(&c->pool);
 	acct_reclaim_writeback(c, 1);	/* mainline's reclaim_throttle */
+}
+
+/*
+ * end_page_writeback() for the @nr pages of one request (all of
+ * @mapping), in the same order of steps: every PG_reclaim page is rotated
+ * before its PG_writeback is cleared, then the clears and counts under
+ * one tree_lock (test_clear_pages_writeback), then the wakeups.  The
+ * allocators' and reclaim throttle's events once for the request: each
+ * is a wakeup to re-check, which one does as well as @nr.
+ */
+void end_pages_writeback(struct address_space *mapping, struct page **pages,
+			 unsigned int nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (TestClearPageReclaim(pages[i]))
+			rotate_reclaimable_page(c, pages[i]);
+	if (test_clear_pages_writeback(mapping, pages, nr) != nr)
+		BUG_ON(1);
+	for (i = 0; i < nr; i++)
+		wake_up_page(pages[i], PG_writeback);
+	pool_reclaim_event(&c->pool);
+	acct_reclaim_writeback(c, nr);
 }
 
 /* ---- errors ---- */
@@ -427,6 +498,52 @@ int add_to_page_cache_lru(struct page *page, struct address_space *mapping,
 		return ret;
 	}
 	lru_cache_add(mapping_cache(mapping), page);
+	return 0;
+}
+
+/*
+ * A new page whose whole contents a writer has already copied into its
+ * frame (issue 20): add_to_page_cache_lru() and set_page_dirty()'s
+ * __set_page_dirty_nobuffers() under one tree_lock, where the per-page
+ * path takes it twice.  The page goes into the tree uptodate and dirty,
+ * so nobody can find it locked or clean first, and it takes no page lock
+ * at all (nobody else can reach it before it is complete).  The counts,
+ * tag and LRU addition are those of the per-page path, in its order
+ * relative to the writer's throttle call.  -EEXIST as add_to_page_cache.
+ */
+static int add_to_page_cache_dirty(struct page *page,
+				   struct address_space *mapping,
+				   unsigned long index)
+{
+	int error;
+
+	get_page(page);		/* the page cache's reference */
+	page->mapping = mapping;
+	page->index = index;
+	SetPageUptodate(page);
+	SetPageDirty(page);
+	spin_lock(&mapping->tree_lock);
+	write_seqcount_begin(&mapping->tree_seq);
+	error = radix_tree_insert(&mapping->page_tree, index, page);
+	write_seqcount_end(&mapping->tree_seq);
+	if (!error) {
+		__atomic_add_fetch(&mapping->nrpages, 1, __ATOMIC_RELAXED);
+		account_page_dirtied(page, mapping);
+		radix_tree_tag_set(&mapping->page_tree, index,
+				   PAGECACHE_TAG_DIRTY);
+	}
+	spin_unlock(&mapping->tree_lock);
+	if (error) {
+		ClearPageDirty(page);
+		ClearPageUptodate(page);
+		page->mapping = NULL;
+		put_page(mapping_cache(mapping), page);
+		return error;
+	}
+	inc_vm_state(mapping_cache(mapping), NR_FILE_PAGES);
+	lru_cache_add(mapping_cache(mapping), page);
+	if (mapping->host)
+		__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
 	return 0;
 }
 
@@ -863,6 +980,41 @@ static void copy_to_frame(void *dst, const void *src, size_t bytes,
 	memcpy(dst, src, bytes);
 }
 
+/*
+ * A whole page not in the cache: copied into a new frame before the frame
+ * is the file's, then added uptodate and dirty in one step
+ * (add_to_page_cache_dirty).  The allocation, and any reclaim in it, is
+ * where grab_cache_page_write_begin() makes it.  Returns 1 if the page
+ * was written, 0 if it is cached (or another writer added it meanwhile):
+ * the caller then writes it the per-page way; -ENOMEM.
+ */
+static int write_new_page(struct address_space *mapping, const char *src,
+			  loff_t pos)
+{
+	unsigned long index = (unsigned long)(pos >> PAGE_SHIFT);
+	struct uf_cache *c = mapping_cache(mapping);
+	struct page *page;
+
+	page = find_get_page(mapping, index);
+	if (page) {
+		put_page(c, page);
+		return 0;
+	}
+	page = page_cache_alloc(mapping);
+	if (!page)
+		return -ENOMEM;
+	page_seq_write_begin(page);
+	copy_to_frame(page_address(c, page), src, PAGE_SIZE, true);
+	page_seq_write_end(page);
+	if (add_to_page_cache_dirty(page, mapping, index)) {
+		put_page(c, page);
+		return 0;
+	}
+	mark_page_accessed(c, page);
+	put_page(c, page);
+	return 1;
+}
+
 static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 				       size_t len, loff_t pos)
 {
@@ -883,6 +1035,16 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 		bytes = PAGE_SIZE - offset;
 		if (bytes > len - written)
 			bytes = len - written;
+		if (bytes == PAGE_SIZE && !c->page_batch_off) {
+			status = write_new_page(mapping, (const char *)buf +
+						written, pos);
+			if (status < 0)
+				break;
+			if (status) {
+				status = 0;
+				goto next;
+			}
+		}
 		status = block_write_begin(mapping, pos, (unsigned int)bytes,
 					   &page);
 		if (status)
@@ -894,6 +1056,7 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 			      !PageUptodate(page));
 		page_seq_write_end(page);
 		block_write_end(mapping, page);
+next:
 		written += bytes;
 		pos += (loff_t)bytes;
 		/* a world's CPU model; 3.2's loop has a cond_resched() here */

@@ -291,7 +291,7 @@ struct page_pool {
 	 * 3.2's balance_pgdat: pages scanned since reclaim last freed one */
 	unsigned long zone_flags;
 	unsigned long pages_scanned;	/* atomic */
-	bool all_unreclaimable;
+	bool all_unreclaimable;	/* atomic: every reclaimer clears it */
 	int kswapd_failures;	/* mainline: balance_pgdat runs freeing none */
 	long nr_throttled;		/* atomic: sleepers on throttle_wqh */
 	/* mainline reclaim_throttle()'s other reasons (6.18
@@ -317,10 +317,14 @@ struct uf_cache {
 	struct list_head bdi_list;
 	struct wb_policy *policy;	/* resolved at open, policies/ */
 	struct uf_trace *trace;
-	/* simple dirty throttle: writers over the limit wait here */
-	wait_queue_head_t dirty_wait;
 	long write_errors;
 	bool closing;
+	/* tests (test_batch.c): the per-page paths, not the batches
+	 * (end_pages_writeback ...), to show they decide alike */
+	bool page_batch_off;
+	/* tests: called before (ret NULL) and after each throttle call */
+	void (*bdp_probe)(struct address_space *mapping, unsigned long nr_new,
+			  unsigned int flags, const int *ret, long pause);
 };
 
 static inline void inc_vm_state(struct uf_cache *c, enum vm_stat_item i)
@@ -359,6 +363,7 @@ int page_pool_set_machine(struct page_pool *pool, unsigned long machine_pages);
 /* A free frame, or NULL if none (the caller reclaims and retries). */
 struct page *page_pool_alloc(struct uf_cache *c);
 void page_pool_free(struct uf_cache *c, struct page *page);
+void page_pool_free_list(struct uf_cache *c, struct list_head *list);
 
 static inline void *page_address(struct uf_cache *c, const struct page *p)
 {

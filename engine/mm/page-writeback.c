@@ -421,6 +421,18 @@ void bdi_writeout_inc(struct backing_dev_info *bdi)
 				    READ_ONCE(s->max_ratio) / BDI_RATIO_SCALE);
 }
 
+void bdi_writeout_add(struct backing_dev_info *bdi, unsigned long nr)
+{
+	struct bdi_share *s = bdi_share(bdi);
+
+	__atomic_add_fetch(&bdi->bdi_stat[BDI_WRITTEN], nr, __ATOMIC_RELAXED);
+	if (s)
+		prop_inc_single_max_each(&s->dom->completions,
+					 &s->completions, nr,
+					 READ_ONCE(s->max_ratio) /
+					 BDI_RATIO_SCALE);
+}
+
 void bdi_writeout_fraction(struct backing_dev_info *bdi, long *numerator,
 			   long *denominator)
 {
@@ -2642,6 +2654,7 @@ int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
 	const struct wb_policy *pol;
 	long dummy;
+	int ret;
 
 	if (!bdi)
 		return 0;
@@ -2652,6 +2665,15 @@ int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
 		pause = &dummy;
 	*pause = 0;
 	pol = bdi->cache->policy;
+	if (__builtin_expect(bdi->cache->bdp_probe != NULL, 0)) {
+		bdi->cache->bdp_probe(mapping, nr_new, flags, NULL, 0);
+		ret = pol && pol->balance_dirty_pages ?
+		      pol->balance_dirty_pages(mapping, nr_new, flags, pause) :
+		      balance_dirty_pages_ratelimited_32(mapping, nr_new,
+							 flags, pause);
+		bdi->cache->bdp_probe(mapping, nr_new, flags, &ret, *pause);
+		return ret;
+	}
 	if (pol && pol->balance_dirty_pages)
 		return pol->balance_dirty_pages(mapping, nr_new, flags, pause);
 	return balance_dirty_pages_ratelimited_32(mapping, nr_new, flags,
@@ -2897,6 +2919,39 @@ int test_set_page_writeback(struct page *page)
 	return ret;
 }
 
+/*
+ * test_set_page_writeback() for a request's pages whose PG_writeback
+ * mpage_writepage() set already: their tag moves under one tree_lock and
+ * the counts added once, before the request goes to the device.  Until
+ * then a page is under writeback but still tagged DIRTY (and TOWRITE):
+ * a sync walk finds it, sees PG_writeback and waits, as fdatawait would
+ * on its WRITEBACK tag; the flusher moves every tag before its
+ * writepages returns, so its own mapping_tagged() checks see them moved.
+ */
+void test_set_pages_writeback_tags(struct address_space *mapping,
+				   struct page **pages, unsigned int nr)
+{
+	unsigned int i;
+
+	spin_lock(&mapping->tree_lock);
+	for (i = 0; i < nr; i++) {
+		unsigned long index = pages[i]->index;
+
+		radix_tree_tag_set(&mapping->page_tree, index,
+				   PAGECACHE_TAG_WRITEBACK);
+		if (!PageDirty(pages[i]))
+			radix_tree_tag_clear(&mapping->page_tree, index,
+					     PAGECACHE_TAG_DIRTY);
+		radix_tree_tag_clear(&mapping->page_tree, index,
+				     PAGECACHE_TAG_TOWRITE);
+	}
+	if (mapping_cap_account_dirty(mapping))
+		__atomic_add_fetch(&mapping->backing_dev_info->bdi_stat[
+				   BDI_WRITEBACK], nr, __ATOMIC_RELAXED);
+	spin_unlock(&mapping->tree_lock);
+	mod_vm_state(mapping_cache(mapping), NR_WRITEBACK, (long)nr);
+}
+
 /**
  * test_clear_page_writeback - the page's write completed
  * @page: the page (end_page_writeback() calls this on the completion
@@ -2933,6 +2988,49 @@ int test_clear_page_writeback(struct page *page)
 		inc_vm_state(c, NR_WRITTEN);
 	}
 	return ret;
+}
+
+/**
+ * test_clear_pages_writeback - test_clear_page_writeback() of a request
+ * @mapping: the mapping of every page
+ * @pages: the request's pages, each under writeback
+ * @nr: how many
+ *
+ * One tree_lock for the request's tag clears and its counts added once
+ * (6.18 counts a folio's pages in one step: folio_end_writeback's
+ * __folio_end_writeback with nr = folio_nr_pages).  The proportions get
+ * one event per page, each checked against the cap as before.  The
+ * mapping is not touched after the lock is dropped.
+ * Return: the pages that were under writeback.
+ */
+unsigned int test_clear_pages_writeback(struct address_space *mapping,
+					struct page **pages, unsigned int nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	unsigned int i, done = 0;
+
+	spin_lock(&mapping->tree_lock);
+	for (i = 0; i < nr; i++) {
+		if (!TestClearPageWriteback(pages[i]))
+			continue;
+		radix_tree_tag_clear(&mapping->page_tree, pages[i]->index,
+				     PAGECACHE_TAG_WRITEBACK);
+		done++;
+	}
+	if (done) {
+		__atomic_add_fetch(&mapping->nr_written, done,
+				   __ATOMIC_RELAXED);
+		if (mapping_cap_account_dirty(mapping)) {
+			__atomic_sub_fetch(&bdi->bdi_stat[BDI_WRITEBACK], done,
+					   __ATOMIC_RELAXED);
+			bdi_writeout_add(bdi, done);
+		}
+	}
+	spin_unlock(&mapping->tree_lock);
+	mod_vm_state(c, NR_WRITEBACK, -(long)done);
+	mod_vm_state(c, NR_WRITTEN, (long)done);
+	return done;
 }
 
 /**
@@ -2980,6 +3078,8 @@ struct wb_request {
 	unsigned int nr_iov;		/* segments: physically contiguous */
 	unsigned int max_segments;	/* 0: no limit */
 	unsigned int max_segment_pages;	/* 0: no limit */
+	bool tags_pending;		/* PG_writeback set, the tags and
+					 * counts not yet (mpage_flush) */
 	struct page **pages;		/* after iov[max_pages] */
 	struct iovec iov[];
 };
@@ -3056,6 +3156,7 @@ static void wb_request_init(struct wb_request *wr,
 	wr->nr_iov = 0;
 	wr->max_segments = 0;
 	wr->max_segment_pages = 0;
+	wr->tags_pending = false;
 	wr->pages = (struct page **)(void *)&wr->iov[max_pages];
 }
 
@@ -3141,6 +3242,7 @@ static void wb_request_error(struct wb_request *wr, int res)
  */
 static void wb_request_done(struct wb_request *wr, int res)
 {
+	struct uf_cache *c = mapping_cache(wr->mapping);
 	unsigned int i;
 
 	/* __freed_request(): before the pages' end, whose congestion
@@ -3155,8 +3257,11 @@ static void wb_request_done(struct wb_request *wr, int res)
 		if (res < 0)
 			SetPageError(page);
 		page->private = NULL;
-		end_page_writeback(page);
+		if (c->page_batch_off)
+			end_page_writeback(page);
 	}
+	if (!c->page_batch_off)
+		end_pages_writeback(wr->mapping, wr->pages, wr->nr_pages);
 	lru_add_drain();	/* the rotations of this request, batched */
 }
 
@@ -3226,6 +3331,9 @@ static void mpage_flush(struct mpage_data *mpd)
 	if (!wr)
 		return;
 	mpd->wr = NULL;
+	if (wr->tags_pending)
+		test_set_pages_writeback_tags(wr->mapping, wr->pages,
+					      wr->nr_pages);
 	wb_request_prep(wr);
 	mpd->plug.reqs[mpd->plug.nr++] = &wr->req;
 	if (mpd->plug.nr == BLK_MAX_REQUEST_COUNT)
@@ -3338,8 +3446,15 @@ static int mpage_writepage(struct page *page, struct writeback_control *wbc,
 		}
 	}
 	wr = mpd->wr;
-	if (test_set_page_writeback(page))
+	if (!mpd->cache->page_batch_off) {
+		/* PG_writeback now, before the page is unlocked; its tag
+		 * moves and counts with the request's (mpage_flush) */
+		if (TestSetPageWriteback(page))
+			WARN_ON_ONCE(1);
+		wr->tags_pending = true;
+	} else if (test_set_page_writeback(page)) {
 		WARN_ON_ONCE(1);	/* the caller checked under the lock */
+	}
 	wb_request_add(wr, page, mpd->cache);
 	unlock_page(page);
 	if (wr->nr_pages == wr->max_pages)

@@ -366,6 +366,56 @@ void page_pool_free(struct uf_cache *c, struct page *page)
 }
 
 /*
+ * page_pool_free() of every page on @list (linked by page->lru), in list
+ * order, under one pool lock: shrink_page_list's free_hot_cold_page_list()
+ * (3.2.41) / free_unref_folios() (6.18) at the end of its batch.  Each
+ * page goes where page_pool_free() would put it: to the oldest waiting
+ * allocator, else onto the free list.
+ */
+void page_pool_free_list(struct uf_cache *c, struct list_head *list)
+{
+	struct page_pool *pool = &c->pool;
+	struct page *page;
+	long nr_free = 0;
+	bool handed = false;
+	LIST_HEAD(ok);
+
+	while (!list_empty(list)) {
+		page = list_first_entry(list, struct page, lru);
+		list_del(&page->lru);
+		if (free_page_bad(page))
+			continue;	/* leaked, as page_pool_free() does */
+		__atomic_store_n(&page->flags, 0, __ATOMIC_RELAXED);
+		page->index = 0;
+		page->private = NULL;
+		list_add_tail(&page->lru, &ok);
+	}
+	spin_lock(&pool->lock);
+	while (!list_empty(&ok)) {
+		page = list_first_entry(&ok, struct page, lru);
+		list_del(&page->lru);
+		if (!list_empty(&pool->alloc_waiters)) {
+			struct alloc_waiter *w =
+				list_first_entry(&pool->alloc_waiters,
+						 struct alloc_waiter, list);
+
+			list_del_init(&w->list);
+			__atomic_store_n(&page->_count, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->page, page, __ATOMIC_RELEASE);
+			handed = true;
+		} else {
+			list_add(&page->lru, &pool->free_list);
+			nr_free++;
+		}
+	}
+	spin_unlock(&pool->lock);
+	if (nr_free)
+		mod_vm_state(c, NR_FREE_PAGES, nr_free);
+	if (handed)
+		pool_reclaim_event(pool);	/* no w->: it may be gone */
+}
+
+/*
  * Either we see the waiter alloc_waiter_enqueue() counted, or its next
  * reclaim pass sees what our caller just changed (count, writeback bit):
  * a full barrier on both sides, as the kernel's smp_mb() before

@@ -298,6 +298,7 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 	const struct reclaim_policy *pol = cache_reclaim_policy(c);
 	bool v3x = reclaim_is_3x(c);
 	LIST_HEAD(ret_pages);
+	LIST_HEAD(free_pages);
 	unsigned long nr_reclaimed = 0;
 	struct address_space *mapping;
 	struct page *page;
@@ -377,7 +378,10 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 		/* count is 0 and the page is off the cache: nobody else can
 		 * see the lock bit, so no unlock_page() wakeup is due */
 		ClearPageLocked(page);
-		page_pool_free(c, page);
+		if (c->page_batch_off)
+			page_pool_free(c, page);
+		else	/* freed together at the end, as the kernel does */
+			list_add_tail(&page->lru, &free_pages);
 		nr_reclaimed++;
 		continue;
 
@@ -389,6 +393,7 @@ keep_locked:
 keep:
 		list_add(&page->lru, &ret_pages);
 	}
+	page_pool_free_list(c, &free_pages);
 	/* 3.2.41 vmscan.c:1016: every dirty page met was on a congested
 	 * bdi: wait_iff_congested() may sleep (global reclaim only) */
 	if (rb->nr_dirty && rb->nr_dirty == rb->nr_congested && sc->global &&
