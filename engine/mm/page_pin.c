@@ -25,7 +25,8 @@
  *
  * The cost of a freer's scan is one line per table in use (the highest
  * table index a thread has claimed): a thread claims the lowest free one
- * and gives it back when it exits, so it is the number of threads that
+ * (skipping those an exited thread left full of pins not yet put) and
+ * gives it back when it exits, so it is about the number of threads that
  * pin at once.  A table is one line of PIN_SLOTS pages; a thread holding
  * more (or past PIN_TABLES threads) takes references as before.
  */
@@ -67,20 +68,51 @@ static void pin_key_init(void)
 		pr_warn("no per-thread page pins: pthread_key_create failed");
 }
 
+/* Slots of a table not owned that still hold an exited thread's pins. */
+static unsigned int pin_table_used(const struct pin_table *t)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < PIN_SLOTS; j++)
+		n += !!__atomic_load_n(&t->slot[j], __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * The lowest free table with the fewest slots left set by handles of an
+ * exited thread not put yet: a thread that took the lowest table full of
+ * them would never pin.  pin_lock held.
+ */
+static struct pin_table *pin_table_pick(void)
+{
+	unsigned int i, used, best_used = PIN_SLOTS;
+	struct pin_table *best = NULL;
+
+	for (i = 0; i < PIN_TABLES && best_used; i++) {
+		if (pin_table_owned[i])
+			continue;
+		used = pin_table_used(&pin_tables[i]);
+		if (used < best_used) {
+			best = &pin_tables[i];
+			best_used = used;
+		}
+	}
+	return best;
+}
+
 static struct pin_table *pin_table_claim(void)
 {
-	struct pin_table *t = NULL;
+	struct pin_table *t;
 	unsigned int i;
 
 	pthread_once(&pin_once, pin_key_init);
 	if (!pin_key_ok)
 		return NULL;
 	pthread_mutex_lock(&pin_lock);
-	for (i = 0; i < PIN_TABLES && !t; i++) {
-		if (pin_table_owned[i])
-			continue;
+	t = pin_table_pick();
+	if (t) {
+		i = (unsigned int)(t - pin_tables);
 		pin_table_owned[i] = true;
-		t = &pin_tables[i];
 		if (i >= __atomic_load_n(&nr_pin_tables, __ATOMIC_RELAXED))
 			__atomic_store_n(&nr_pin_tables, i + 1,
 					 __ATOMIC_SEQ_CST);
