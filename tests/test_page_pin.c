@@ -25,6 +25,8 @@
  *    reused, each freed by its put (NR_FREE_PAGES one more per put), and
  *    every frame free or cached at the end (uf_cache_stats);
  *  - uf_cache_close with those pins held is -EBUSY and closes nothing;
+ *  - a pin's put, like a reference's, is a reclaim event for a waiting
+ *    allocator (put_page's count-1 wakeup);
  *  - threaded: two threads get (NOCREATE: cold pages too), hold, check
  *    and put pages of a file while a third reads it all through a cache a
  *    tenth its size (reclaim around the held pages) and a fourth drops its
@@ -482,6 +484,41 @@ Test(page_pin, cache_close_with_pins_of_exited_threads_is_ebusy,
 	}
 	pp_expect_frames_accounted("after the puts");
 	cr_assert_eq(uf_bug_count(), 0);
+	tu_cache_close(&pp.cache);
+}
+
+/*
+ * A put that leaves a clean page to the page cache alone is a reclaim
+ * event for an allocator waiting for a frame (put_page's count-1 case):
+ * without it the waiter sleeps its HZ/10 safety net although reclaim
+ * could now free the page.  A pin's put must raise it as a reference's
+ * does.  The waiter is faked (nr_alloc_waiters): the event is the test.
+ */
+static unsigned long pp_put_event(unsigned int flags, bool pinned)
+{
+	struct page_pool *pool = &pp.c->pool;
+	struct uf_page *p;
+	unsigned long seq;
+
+	cr_assert_eq(uf_page_get(pp.a, PP_INDEX, flags, &p), 0);
+	cr_assert_eq(page_pinned(pp_page_of(p)), pinned);
+	__atomic_add_fetch(&pool->nr_alloc_waiters, 1, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&pool->reclaim_seq, __ATOMIC_SEQ_CST);
+	cr_assert_eq(uf_page_put(p), 0);
+	seq = __atomic_load_n(&pool->reclaim_seq, __ATOMIC_SEQ_CST) - seq;
+	__atomic_sub_fetch(&pool->nr_alloc_waiters, 1, __ATOMIC_SEQ_CST);
+	return seq;
+}
+
+Test(page_pin, put_of_a_pin_wakes_a_waiting_allocator, .fini = pp_fini,
+     .timeout = 60)
+{
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	/* the premise: a referenced handle's put raises the event */
+	cr_assert_eq(pp_put_event(UF_PAGE_WRITE, false), 1);
+	cr_assert_eq(pp_put_event(0, true), 1, "a pinned handle's put left "
+		     "a waiting allocator asleep (no reclaim event)");
 	tu_cache_close(&pp.cache);
 }
 

@@ -180,14 +180,31 @@ static bool pin_orphan_claim(struct page *page)
 	       test_and_clear_bit(PG_pin_orphan, &page->flags);
 }
 
+/*
+ * put_page()'s count-1 event: a clean page now held by the page cache
+ * alone is one a waiting allocator's reclaim can free.  The peek is an
+ * SC load after the slot's SC exchange; the allocator counts itself,
+ * fences, then scans the pins (alloc_waiter_enqueue): one sees the other.
+ */
+static void pin_put_event(struct uf_cache *c, struct page *page)
+{
+	if (__builtin_expect(__atomic_load_n(&c->pool.nr_alloc_waiters,
+					     __ATOMIC_SEQ_CST), 0) &&
+	    page_count(page) == 1 && page_reclaimable_flags(page))
+		pool_reclaim_event(&c->pool);
+}
+
 void page_unpin(struct uf_cache *c, struct page **slot, struct page *page)
 {
 	/* release: the holder's reads of the frame come before its reuse */
 	(void)__atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&page->flags, __ATOMIC_SEQ_CST) &
-			     BIT(PG_pin_orphan), 0) &&
-	    pin_orphan_claim(page))
-		page_pool_free(c, page);
+			     BIT(PG_pin_orphan), 0)) {
+		if (pin_orphan_claim(page))
+			page_pool_free(c, page);
+		return;
+	}
+	pin_put_event(c, page);
 }
 
 bool page_pin_handoff(struct page *page)
