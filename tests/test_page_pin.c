@@ -516,9 +516,9 @@ Test(page_pin, put_of_a_pin_wakes_a_waiting_allocator, .fini = pp_fini,
 	pp_open(64);
 	pp_warm(PP_INDEX);
 	/* the premise: a referenced handle's put raises the event */
-	cr_assert_eq(pp_put_event(UF_PAGE_WRITE, false), 1);
-	cr_assert_eq(pp_put_event(0, true), 1, "a pinned handle's put left "
-		     "a waiting allocator asleep (no reclaim event)");
+	cr_assert_geq(pp_put_event(UF_PAGE_WRITE, false), 1);
+	cr_assert_geq(pp_put_event(0, true), 1, "a pinned handle's put left "
+		      "a waiting allocator asleep (no reclaim event)");
 	tu_cache_close(&pp.cache);
 }
 
