@@ -20,6 +20,13 @@
  *    its frame was truncated: the frame is freed then, not before;
  *  - more threads holding a page at once than there are pin tables: the
  *    rest take references;
+ *  - half the cache pinned by threads that exit without putting, then
+ *    truncated and the other file read through: no pinned frame freed or
+ *    reused, each freed by its put (NR_FREE_PAGES one more per put), and
+ *    every frame free or cached at the end (uf_cache_stats);
+ *  - uf_cache_close with those pins held is -EBUSY and closes nothing;
+ *  - a pin's put, like a reference's, is a reclaim event for a waiting
+ *    allocator (put_page's count-1 wakeup);
  *  - threaded: two threads get (NOCREATE: cold pages too), hold, check
  *    and put pages of a file while a third reads it all through a cache a
  *    tenth its size (reclaim around the held pages) and a fourth drops its
@@ -61,6 +68,11 @@ static struct {
 	struct uf_file *a, *b;
 	struct address_space *am, *bm;
 } pp;
+
+/* pages pinned by threads that exit without putting them */
+#define PP_EXITERS	4
+#define PP_EXITED	(PP_EXITERS * PIN_SLOTS + 0ul)
+static struct uf_page *pp_exited[PP_EXITED];
 
 static void pp_fini(void)
 {
@@ -272,7 +284,7 @@ static void *pp_get_fn(void *arg)
 }
 
 /* The getter's table goes back at its exit with the slot still set;
- * another thread takes the table and pins beside it. */
+ * another thread pins the same page (from an empty table) and puts it. */
 Test(page_pin, put_after_the_getter_exited, .fini = pp_fini, .timeout = 60)
 {
 	unsigned long free_before;
@@ -359,6 +371,154 @@ Test(page_pin, more_threads_than_pin_tables_take_references,
 	cr_assert_eq(page_count(page), 1);
 	cr_assert_not(page_pinned(page));
 	pthread_barrier_destroy(&pp_barrier);
+	tu_cache_close(&pp.cache);
+}
+
+/* Threads that pin a slot-full of pages each and exit without putting:
+ * the header's handles outlive their getter, usable from any thread. */
+
+static void *pp_pin_and_exit_fn(void *arg)
+{
+	struct uf_page **p = arg;
+	unsigned long i, base = (unsigned long)(p - pp_exited);
+
+	for (i = 0; i < PIN_SLOTS; i++)
+		if (uf_page_get(pp.a, base + i, 0, &p[i]))
+			p[i] = NULL;
+	return NULL;
+}
+
+static void pp_pin_and_exit(void)
+{
+	unsigned long i;
+	pthread_t tid;
+
+	for (i = 0; i < PP_EXITED; i++)
+		pp_warm(i);
+	for (i = 0; i < PP_EXITERS; i++) {
+		cr_assert_eq(pthread_create(&tid, NULL, pp_pin_and_exit_fn,
+					    &pp_exited[i * PIN_SLOTS]), 0);
+		pthread_join(tid, NULL);
+	}
+	for (i = 0; i < PP_EXITED; i++) {
+		cr_assert_not_null(pp_exited[i], "get %lu failed", i);
+		cr_assert(page_pinned(pp_page_of(pp_exited[i])) &&
+			  page_count(pp_page_of(pp_exited[i])) == 1,
+			  "page %lu: not the pinned path", i);
+	}
+}
+
+/* Every frame free or cached once nothing is held or in flight. */
+static void pp_expect_frames_accounted(const char *what)
+{
+	struct uf_cache_stats st;
+
+	lru_add_drain_all(pp.c);
+	cr_assert_eq(uf_cache_stats(pp.cache, &st), 0);
+	cr_assert_eq(st.nr_free, global_page_state(pp.c, NR_FREE_PAGES));
+	cr_assert_eq(st.nr_free + st.nr_file_pages, st.nr_pages, "%s: %lu "
+		     "free + %lu cached of %lu frames: %ld lost", what,
+		     st.nr_free, st.nr_file_pages, st.nr_pages,
+		     (long)(st.nr_pages - st.nr_free - st.nr_file_pages));
+}
+
+/*
+ * Half the cache pinned by threads gone, then truncated: no frame freed
+ * while pinned, none reused by the other file's reads, each freed once
+ * by its put from this thread, and the accounting whole at the end.
+ */
+Test(page_pin, many_truncated_pinned_frames_freed_once_by_their_puts,
+     .fini = pp_fini, .timeout = 60)
+{
+	unsigned long i, free0, cached, free1;
+	struct page *pages[PP_EXITED];
+
+	pp_open(64);
+	pp_pin_and_exit();
+	for (i = 0; i < PP_EXITED; i++)
+		pages[i] = pp_page_of(pp_exited[i]);
+	free0 = global_page_state(pp.c, NR_FREE_PAGES);
+	cached = pp.am->nrpages;
+	cr_assert_eq(uf_file_close(pp.a), 0);
+	cr_assert_eq(global_page_state(pp.c, NR_FREE_PAGES),
+		     free0 + cached - PP_EXITED, "the close freed %lu of "
+		     "%lu cached pages, %lu of them pinned",
+		     global_page_state(pp.c, NR_FREE_PAGES) - free0, cached,
+		     PP_EXITED);
+	pp_thrash();
+	for (i = 0; i < PP_EXITED; i++) {
+		cr_assert_null(pages[i]->mapping, "page %lu: a pinned frame "
+			       "was reused", i);
+		cr_assert(test_bit(PG_pin_orphan, &pages[i]->flags));
+		pp_expect(pp_exited[i], i, "pinned by a thread gone, "
+			  "truncated, then other reads");
+	}
+	free1 = global_page_state(pp.c, NR_FREE_PAGES);
+	for (i = 0; i < PP_EXITED; i++) {
+		cr_assert_eq(uf_page_put(pp_exited[i]), 0);
+		cr_assert_eq(global_page_state(pp.c, NR_FREE_PAGES),
+			     free1 + i + 1, "put %lu: frame not freed once", i);
+		cr_assert_not(page_pinned(pages[i]));
+	}
+	pp_expect_frames_accounted("after the puts");
+	tu_cache_close(&pp.cache);
+}
+
+/* uf_cache_close with pins of exited threads held: -EBUSY, nothing
+ * closed; once they are put, the close goes through. */
+Test(page_pin, cache_close_with_pins_of_exited_threads_is_ebusy,
+     .fini = pp_fini, .timeout = 60)
+{
+	char buf[TU_PAGE];
+	unsigned long i;
+
+	pp_open(64);
+	pp_pin_and_exit();
+	cr_assert_eq(uf_cache_close(pp.cache), -EBUSY, "uf_cache_close with "
+		     "%lu page handles held", PP_EXITED);
+	/* nothing closed: the cache, its file and the handles still work */
+	cr_assert_eq(uf_pread(pp.a, buf, TU_PAGE, 0), TU_PAGE);
+	for (i = 0; i < PP_EXITED; i++) {
+		pp_expect(pp_exited[i], i, "after a refused close");
+		cr_assert_eq(uf_page_put(pp_exited[i]), 0);
+	}
+	pp_expect_frames_accounted("after the puts");
+	cr_assert_eq(uf_bug_count(), 0);
+	tu_cache_close(&pp.cache);
+}
+
+/*
+ * A put that leaves a clean page to the page cache alone is a reclaim
+ * event for an allocator waiting for a frame (put_page's count-1 case):
+ * without it the waiter sleeps its HZ/10 safety net although reclaim
+ * could now free the page.  A pin's put must raise it as a reference's
+ * does.  The waiter is faked (nr_alloc_waiters): the event is the test.
+ */
+static unsigned long pp_put_event(unsigned int flags, bool pinned)
+{
+	struct page_pool *pool = &pp.c->pool;
+	struct uf_page *p;
+	unsigned long seq;
+
+	cr_assert_eq(uf_page_get(pp.a, PP_INDEX, flags, &p), 0);
+	cr_assert_eq(page_pinned(pp_page_of(p)), pinned);
+	__atomic_add_fetch(&pool->nr_alloc_waiters, 1, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&pool->reclaim_seq, __ATOMIC_SEQ_CST);
+	cr_assert_eq(uf_page_put(p), 0);
+	seq = __atomic_load_n(&pool->reclaim_seq, __ATOMIC_SEQ_CST) - seq;
+	__atomic_sub_fetch(&pool->nr_alloc_waiters, 1, __ATOMIC_SEQ_CST);
+	return seq;
+}
+
+Test(page_pin, put_of_a_pin_wakes_a_waiting_allocator, .fini = pp_fini,
+     .timeout = 60)
+{
+	pp_open(64);
+	pp_warm(PP_INDEX);
+	/* the premise: a referenced handle's put raises the event */
+	cr_assert_geq(pp_put_event(UF_PAGE_WRITE, false), 1);
+	cr_assert_geq(pp_put_event(0, true), 1, "a pinned handle's put left "
+		      "a waiting allocator asleep (no reclaim event)");
 	tu_cache_close(&pp.cache);
 }
 

@@ -25,7 +25,8 @@
  *
  * The cost of a freer's scan is one line per table in use (the highest
  * table index a thread has claimed): a thread claims the lowest free one
- * and gives it back when it exits, so it is the number of threads that
+ * (skipping those an exited thread left full of pins not yet put) and
+ * gives it back when it exits, so it is about the number of threads that
  * pin at once.  A table is one line of PIN_SLOTS pages; a thread holding
  * more (or past PIN_TABLES threads) takes references as before.
  */
@@ -67,20 +68,51 @@ static void pin_key_init(void)
 		pr_warn("no per-thread page pins: pthread_key_create failed");
 }
 
+/* Slots of a table not owned that still hold an exited thread's pins. */
+static unsigned int pin_table_used(const struct pin_table *t)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < PIN_SLOTS; j++)
+		n += !!__atomic_load_n(&t->slot[j], __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * The lowest free table with the fewest slots left set by handles of an
+ * exited thread not put yet: a thread that took the lowest table full of
+ * them would never pin.  pin_lock held.
+ */
+static struct pin_table *pin_table_pick(void)
+{
+	unsigned int i, used, best_used = PIN_SLOTS;
+	struct pin_table *best = NULL;
+
+	for (i = 0; i < PIN_TABLES && best_used; i++) {
+		if (pin_table_owned[i])
+			continue;
+		used = pin_table_used(&pin_tables[i]);
+		if (used < best_used) {
+			best = &pin_tables[i];
+			best_used = used;
+		}
+	}
+	return best;
+}
+
 static struct pin_table *pin_table_claim(void)
 {
-	struct pin_table *t = NULL;
+	struct pin_table *t;
 	unsigned int i;
 
 	pthread_once(&pin_once, pin_key_init);
 	if (!pin_key_ok)
 		return NULL;
 	pthread_mutex_lock(&pin_lock);
-	for (i = 0; i < PIN_TABLES && !t; i++) {
-		if (pin_table_owned[i])
-			continue;
+	t = pin_table_pick();
+	if (t) {
+		i = (unsigned int)(t - pin_tables);
 		pin_table_owned[i] = true;
-		t = &pin_tables[i];
 		if (i >= __atomic_load_n(&nr_pin_tables, __ATOMIC_RELAXED))
 			__atomic_store_n(&nr_pin_tables, i + 1,
 					 __ATOMIC_SEQ_CST);
@@ -148,14 +180,31 @@ static bool pin_orphan_claim(struct page *page)
 	       test_and_clear_bit(PG_pin_orphan, &page->flags);
 }
 
+/*
+ * put_page()'s count-1 event: a clean page now held by the page cache
+ * alone is one a waiting allocator's reclaim can free.  The peek is an
+ * SC load after the slot's SC exchange; the allocator counts itself,
+ * fences, then scans the pins (alloc_waiter_enqueue): one sees the other.
+ */
+static void pin_put_event(struct uf_cache *c, struct page *page)
+{
+	if (__builtin_expect(__atomic_load_n(&c->pool.nr_alloc_waiters,
+					     __ATOMIC_SEQ_CST), 0) &&
+	    page_count(page) == 1 && page_reclaimable_flags(page))
+		pool_reclaim_event(&c->pool);
+}
+
 void page_unpin(struct uf_cache *c, struct page **slot, struct page *page)
 {
 	/* release: the holder's reads of the frame come before its reuse */
 	(void)__atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&page->flags, __ATOMIC_SEQ_CST) &
-			     BIT(PG_pin_orphan), 0) &&
-	    pin_orphan_claim(page))
-		page_pool_free(c, page);
+			     BIT(PG_pin_orphan), 0)) {
+		if (pin_orphan_claim(page))
+			page_pool_free(c, page);
+		return;
+	}
+	pin_put_event(c, page);
 }
 
 bool page_pin_handoff(struct page *page)

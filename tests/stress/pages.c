@@ -24,8 +24,10 @@
  *    small for both (reclaim) and a fourth closes and reopens the first
  *    (truncation of held pages): a held page holds the file's bytes at
  *    the get and still at the put (mm/page_pin.c: a pinned frame is never
- *    freed or reused).  Under TSan: the pins' publication and the frees'
- *    scans of them.
+ *    freed or reused).  Each holder is a chain of short-lived threads
+ *    that exit with pins held, put by the next; at the end every frame
+ *    is free or cached.  Under TSan: the pins' publication and the
+ *    frees' scans of them.
  *  - pages_umount_hold_close: one thread takes uf_dev_hold_umount(),
  *    another closes the device, which drops the hold: the hold belongs to
  *    the device, and the semaphore under it has no owner (a pthread rwlock
@@ -353,13 +355,18 @@ out:
  * an eighth its size (reclaim of the pages around the held ones) and a
  * fourth closes and reopens it (truncation of pages that are held).  A held page must
  * hold the file's bytes at the get and still at the put: its frame is
- * never freed nor reused while a pin names it.
+ * never freed nor reused while a pin names it.  Each holder is a chain of
+ * short-lived threads, each exiting with its pages pinned, the next one
+ * putting them (the pin tables given back with slots set, reclaimed by
+ * the next threads).  At the end, with nothing held, every frame is free
+ * or cached.
  */
 struct pg_run {
 	struct uf_dev *d;
 	struct uf_file *a;		/* atomic: reopened by the closer */
 	bool stop;			/* atomic */
 	unsigned long gets, bad, closes, ebadf;	/* atomic */
+	unsigned long holder_threads;	/* atomic */
 	long bad_index;
 	int bad_ret;
 };
@@ -387,22 +394,34 @@ static bool pg_check(struct pg_run *r, struct uf_page *p, unsigned long i)
 	return true;
 }
 
-static void *pg_holder(void *arg)
+/* A holder's ring, handed from each short-lived thread to the next. */
+struct pg_ring {
+	struct pg_run *r;
+	uint64_t s;
+	unsigned long idx[PG_HELD], n, ebadf;
+	struct uf_page *held[PG_HELD];
+	unsigned int k;
+};
+
+/* Gets made by one thread of a holder before it exits, its pins held. */
+#define PG_GETS_PER_THREAD	64
+
+static void *pg_ring_run(void *arg)
 {
-	struct pg_run *r = arg;
-	uint64_t s = (uintptr_t)&s | 1;
-	unsigned long idx[PG_HELD], n = 0, ebadf = 0, k = 0, i;
-	struct uf_page *held[PG_HELD] = { NULL };
+	struct pg_ring *g = arg;
+	struct pg_run *r = g->r;
+	unsigned long i, gets = 0;
 	struct uf_page *p;
 	struct uf_file *f;
 	int ret;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+	while (gets < PG_GETS_PER_THREAD &&
+	       !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		f = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
-		i = (unsigned long)(ph_rand(&s) % PG_A_PAGES);
+		i = (unsigned long)(ph_rand(&g->s) % PG_A_PAGES);
 		ret = uf_page_get(f, i, UF_PAGE_NOCREATE, &p);
 		if (ret == -EBADF || ret == -ENOENT) {	/* closing, or cold */
-			ebadf += ret == -EBADF;
+			g->ebadf += ret == -EBADF;
 			sched_yield();
 			continue;
 		}
@@ -410,25 +429,50 @@ static void *pg_holder(void *arg)
 			pg_wrong(r, i, ret);
 			continue;
 		}
-		n++;
+		g->n++;
+		gets++;
 		pg_check(r, p, i);
-		if (held[k]) {
-			pg_check(r, held[k], idx[k]);
-			ret = uf_page_put(held[k]);
+		if (g->held[g->k]) {
+			/* often got by the thread before this one, now gone */
+			pg_check(r, g->held[g->k], g->idx[g->k]);
+			ret = uf_page_put(g->held[g->k]);
 			if (ret)
-				pg_wrong(r, idx[k], ret);
+				pg_wrong(r, g->idx[g->k], ret);
 		}
-		held[k] = p;
-		idx[k] = i;
-		k = (k + 1) % PG_HELD;
+		g->held[g->k] = p;
+		g->idx[g->k] = i;
+		g->k = (g->k + 1) % PG_HELD;
 		sched_yield();
 	}
+	return NULL;
+}
+
+/* A thread per PG_GETS_PER_THREAD gets, each exiting with the ring's
+ * pages pinned in its table: the next one puts them from another thread,
+ * and claims a table that exited threads left pins in. */
+static void *pg_holder(void *arg)
+{
+	struct pg_ring g = { .r = arg };
+	struct pg_run *r = arg;
+	unsigned int k;
+	pthread_t tid;
+	int ret;
+
+	g.s = (uintptr_t)&g | 1;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (pthread_create(&tid, NULL, pg_ring_run, &g)) {
+			pg_wrong(r, 0, -EAGAIN);
+			break;
+		}
+		pthread_join(tid, NULL);
+		__atomic_add_fetch(&r->holder_threads, 1, __ATOMIC_RELAXED);
+	}
 	for (k = 0; k < PG_HELD; k++)
-		if (held[k] && pg_check(r, held[k], idx[k]) &&
-		    (ret = uf_page_put(held[k])) != 0)
-			pg_wrong(r, idx[k], ret);
-	__atomic_add_fetch(&r->gets, n, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&r->ebadf, ebadf, __ATOMIC_RELAXED);
+		if (g.held[k] && pg_check(r, g.held[k], g.idx[k]) &&
+		    (ret = uf_page_put(g.held[k])) != 0)
+			pg_wrong(r, g.idx[k], ret);
+	__atomic_add_fetch(&r->gets, g.n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->ebadf, g.ebadf, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -533,17 +577,24 @@ static enum st_result pages_getput_race(struct st_ctx *ctx)
 		goto out;
 	}
 	uf_cache_stats(c, &st);
-	fprintf(stderr, "  %s: %lu gets, %lu pages reclaimed, %lu closes "
-		"(%lu gets -EBADF), %lu wrong\n", ctx->name, r.gets,
+	fprintf(stderr, "  %s: %lu gets by %lu holder threads, %lu pages "
+		"reclaimed, %lu closes (%lu gets -EBADF), %lu wrong\n",
+		ctx->name, r.gets, r.holder_threads,
 		(unsigned long)st.nr_reclaimed, r.closes, r.ebadf, r.bad);
 	if (r.bad)
 		res = st_fail(ctx, "%lu held pages wrong (first: page %ld, "
 			      "ret %d): a pinned frame was freed or reused",
 			      r.bad, r.bad_index, r.bad_ret);
-	else if (!r.gets || !st.nr_reclaimed || !r.closes)
+	else if (st.nr_free + st.nr_file_pages != st.nr_pages)
+		res = st_fail(ctx, "%lu free + %lu cached of %lu frames with "
+			      "nothing held: a frame lost or freed twice",
+			      st.nr_free, st.nr_file_pages, st.nr_pages);
+	else if (!r.gets || !st.nr_reclaimed || !r.closes ||
+		 r.holder_threads < 2)
 		res = st_fail(ctx, "the race was not exercised: %lu gets, "
-			      "%lu pages reclaimed, %lu closes", r.gets,
-			      (unsigned long)st.nr_reclaimed, r.closes);
+			      "%lu pages reclaimed, %lu closes, %lu holder "
+			      "threads", r.gets, (unsigned long)st.nr_reclaimed,
+			      r.closes, r.holder_threads);
 out:
 	if (c)
 		uf_cache_close(c);
