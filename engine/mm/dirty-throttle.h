@@ -96,6 +96,8 @@ long bdi_min_pause_33(struct backing_dev_info *bdi, long max_pause,
 		      unsigned long dirty_ratelimit, int *nr_dirtied_pause);
 /* Pages left unpaid by exited threads (3.3's dirty_throttle_leaks). */
 int dirty_throttle_leaks_read(void);
+/* Tests: take every leaked page (runs that must start alike). */
+int dirty_throttle_leaks_take_all(void);
 
 /* ---- mainline: include/linux/writeback.h's dirty_throttle_control ---- */
 struct dirty_throttle_control {

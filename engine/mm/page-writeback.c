@@ -1886,6 +1886,11 @@ static int take_dirty_throttle_leaks(int room)
 	return take;
 }
 
+int dirty_throttle_leaks_take_all(void)
+{
+	return take_dirty_throttle_leaks(INT_MAX);
+}
+
 int dirty_throttle_leaks_read(void)
 {
 	return __atomic_load_n(&dirty_throttle_leaks, __ATOMIC_RELAXED);
