@@ -664,9 +664,11 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  * must close what it opened and join what it spawned), with res filled
  * (res may be NULL); res->main_ret is main_fn's value.  Errors: -EINVAL
  * (NULL o or main_fn, bad hz); -EBUSY a world exists or existed and
- * failed, or timers or sleepers of the real clock are pending; -ETIMEDOUT
- * the virtual clock reached o->max_ns; -EDEADLK every task is blocked and
- * no event is pending (who waits on what is logged); -ECHILD main_fn
+ * failed, or timers or sleepers of the real clock are pending, or the
+ * caller is a task of a world; -ENOMEM / -EAGAIN no thread for main_fn;
+ * -ETIMEDOUT the virtual clock reached o->max_ns; -EDEADLK every task is
+ * blocked and no event is pending, or the world made no progress for 60 s
+ * of real time (who waits on what is logged); -ECHILD main_fn
  * returned leaving tasks behind (logged).  After -ETIMEDOUT, -EDEADLK or
  * -ECHILD the world's tasks stay frozen for the life of the process and
  * later calls are -EBUSY: end the process.
@@ -688,8 +690,8 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  * (a writer) that runs fn(arg) when picked; -EPERM outside a world's
  * task; -EINVAL NULL fn or out; -ENOMEM / -EAGAIN.  uf_sim_join(t, &ret):
  * wait for it to end, get fn's value (ret may be NULL) and free t: once
- * per task; -EPERM outside a world's task, -EINVAL NULL t, -EDEADLK t is
- * the caller.
+ * per task (t is freed by it); -EPERM outside a world's task, -EINVAL NULL
+ * t or one another task is joining, -EDEADLK t is the caller.
  * uf_sim_sleep_ns(ns): sleep ns of virtual time (0: yield); -EPERM
  * outside a world's task.  uf_sim_charge_ns(ns): charge ns of virtual CPU
  * to the caller (its own work); nothing outside a world's task.
