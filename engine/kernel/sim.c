@@ -153,6 +153,15 @@ static struct {
 
 static __thread struct uf_sim_task *sim_self;
 
+/* The registered resets and exit hooks (uf_sim_register_reset, _exit),
+ * on W.lock: room for the few owners of such state. */
+#define SIM_MAX_RESETS	8
+
+static void (*sim_resets[SIM_MAX_RESETS])(void);
+static unsigned int nr_sim_resets;
+static void (*sim_exits[SIM_MAX_RESETS])(void);
+static unsigned int nr_sim_exits;
+
 /* ---- helpers ---- */
 
 #define FNV_OFFSET	0xcbf29ce484222325ull
@@ -489,6 +498,18 @@ static void task_free(struct uf_sim_task *t)
 	kfree(t);
 }
 
+/* The thread's exit work, in its turn (do_exit runs in the task). */
+static void run_exit_hooks(void)
+{
+	unsigned int i, n;
+
+	pthread_mutex_lock(&W.lock);
+	n = nr_sim_exits;
+	pthread_mutex_unlock(&W.lock);
+	for (i = 0; i < n; i++)
+		sim_exits[i]();
+}
+
 /* The body of every world thread: wait to be picked, run, die. */
 static void *sim_thread_main(void *arg)
 {
@@ -506,6 +527,7 @@ static void *sim_thread_main(void *arg)
 	} else {
 		ret = me->fn(me->arg);
 	}
+	run_exit_hooks();
 
 	pthread_mutex_lock(&W.lock);
 	me->block = SIM_DEAD;
@@ -871,12 +893,6 @@ int uf_sim_sleep_ns(uint64_t ns)
 	return 0;
 }
 
-/* The registered resets (uf_sim_register_reset), on W.lock: room for
- * the few owners of such state. */
-#define SIM_MAX_RESETS	8
-
-static void (*sim_resets[SIM_MAX_RESETS])(void);
-static unsigned int nr_sim_resets;
 
 void uf_sim_register_reset(void (*reset)(void))
 {
@@ -887,6 +903,17 @@ void uf_sim_register_reset(void (*reset)(void))
 		abort();
 	}
 	sim_resets[nr_sim_resets++] = reset;
+	pthread_mutex_unlock(&W.lock);
+}
+
+void uf_sim_register_exit(void (*exit_fn)(void))
+{
+	pthread_mutex_lock(&W.lock);
+	if (nr_sim_exits == SIM_MAX_RESETS) {
+		pr_err("sim: more than %d exit hooks", SIM_MAX_RESETS);
+		abort();
+	}
+	sim_exits[nr_sim_exits++] = exit_fn;
 	pthread_mutex_unlock(&W.lock);
 }
 

@@ -1872,10 +1872,30 @@ static void dirty_throttle_leaks_fresh(void)
 	__atomic_store_n(&dirty_throttle_leaks, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * In a world, a task's do_exit is at its end in the world: the key's
+ * destructor would run after its turn, while the next task may be
+ * taking leaks (issue 19).  Its task is kept for the destructor.
+ */
+static void dirty_throttle_leak_sim_exit(void)
+{
+	struct task_struct *t;
+
+	if (!leak_armed || !leak_key_ok)
+		return;
+	t = pthread_getspecific(leak_key);
+	if (t && t->nr_dirtied) {
+		__atomic_add_fetch(&dirty_throttle_leaks, t->nr_dirtied,
+				   __ATOMIC_RELAXED);
+		t->nr_dirtied = 0;
+	}
+}
+
 static void leak_key_init(void)
 {
 	leak_key_ok = !pthread_key_create(&leak_key, dirty_throttle_leak);
 	uf_sim_register_reset(dirty_throttle_leaks_fresh);
+	uf_sim_register_exit(dirty_throttle_leak_sim_exit);
 }
 
 /* bdp_task(), plus the thread's exit hook of 3.3. */
