@@ -12,6 +12,8 @@
  * same data and trace for one seed, the same data under another; a
  * busy-looping flusher variant (seed 000's v3a no-progress loop) burns
  * virtual CPU where its fixed neighbour sleeps.
+ * simsched_rerun: a world run twice in one process replays itself: no
+ * state of an earlier world (vm_dirties, dirty_throttle_leaks) steers it.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
