@@ -893,7 +893,6 @@ int uf_sim_sleep_ns(uint64_t ns)
 	return 0;
 }
 
-
 void uf_sim_register_reset(void (*reset)(void))
 {
 	pthread_mutex_lock(&W.lock);
