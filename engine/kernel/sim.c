@@ -153,15 +153,30 @@ static struct {
 
 static __thread struct uf_sim_task *sim_self;
 
+/* The registered resets and exit hooks (uf_sim_register_reset, _exit),
+ * on W.lock: room for the few owners of such state. */
+#define SIM_MAX_RESETS	8
+
+static void (*sim_resets[SIM_MAX_RESETS])(void);
+static unsigned int nr_sim_resets;
+static void (*sim_exits[SIM_MAX_RESETS])(void);
+static unsigned int nr_sim_exits;
+
 /* ---- helpers ---- */
 
 #define FNV_OFFSET	0xcbf29ce484222325ull
 #define FNV_PRIME	0x100000001b3ull
 
+/* UFLUSH_SIM_DUMP=file: what goes into the hash, appended, one world
+ * after the other (to diff two runs of a seed). */
+static FILE *sim_dump;
+
 static void hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
+	if (sim_dump)
+		fwrite(p, 1, n, sim_dump);
 	while (n--) {
 		W.hash ^= *s++;
 		W.hash *= FNV_PRIME;
@@ -483,6 +498,18 @@ static void task_free(struct uf_sim_task *t)
 	kfree(t);
 }
 
+/* The thread's exit work, in its turn (do_exit runs in the task). */
+static void run_exit_hooks(void)
+{
+	unsigned int i, n;
+
+	pthread_mutex_lock(&W.lock);
+	n = nr_sim_exits;
+	pthread_mutex_unlock(&W.lock);
+	for (i = 0; i < n; i++)
+		sim_exits[i]();
+}
+
 /* The body of every world thread: wait to be picked, run, die. */
 static void *sim_thread_main(void *arg)
 {
@@ -500,6 +527,7 @@ static void *sim_thread_main(void *arg)
 	} else {
 		ret = me->fn(me->arg);
 	}
+	run_exit_hooks();
 
 	pthread_mutex_lock(&W.lock);
 	me->block = SIM_DEAD;
@@ -865,6 +893,29 @@ int uf_sim_sleep_ns(uint64_t ns)
 	return 0;
 }
 
+void uf_sim_register_reset(void (*reset)(void))
+{
+	pthread_mutex_lock(&W.lock);
+	if (nr_sim_resets == SIM_MAX_RESETS) {
+		pr_err("sim: more than %d resets of process-wide state",
+		       SIM_MAX_RESETS);
+		abort();
+	}
+	sim_resets[nr_sim_resets++] = reset;
+	pthread_mutex_unlock(&W.lock);
+}
+
+void uf_sim_register_exit(void (*exit_fn)(void))
+{
+	pthread_mutex_lock(&W.lock);
+	if (nr_sim_exits == SIM_MAX_RESETS) {
+		pr_err("sim: more than %d exit hooks", SIM_MAX_RESETS);
+		abort();
+	}
+	sim_exits[nr_sim_exits++] = exit_fn;
+	pthread_mutex_unlock(&W.lock);
+}
+
 static void world_reset(const struct uf_sim_opts *o)
 {
 	unsigned int i;
@@ -892,6 +943,31 @@ static void world_reset(const struct uf_sim_opts *o)
 	W.switches = W.events = W.cpu_ns = 0;
 	W.main_ret = 0;
 	W.main_done = false;
+	/* what an earlier world left in the engine must not steer this one */
+	for (i = 0; i < nr_sim_resets; i++)
+		sim_resets[i]();
+}
+
+static void sim_dump_open(const struct uf_sim_opts *o)
+{
+	const char *path = getenv("UFLUSH_SIM_DUMP");
+
+	if (!path || !*path)
+		return;
+	sim_dump = fopen(path, "a");
+	if (!sim_dump) {
+		pr_err("sim: UFLUSH_SIM_DUMP %s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(sim_dump, "=== world: seed %llu\n",
+		(unsigned long long)o->seed);
+}
+
+static void sim_dump_close(void)
+{
+	if (sim_dump)
+		fclose(sim_dump);
+	sim_dump = NULL;
 }
 
 /* The world is over: reap what is left of its tasks. */
@@ -966,11 +1042,13 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	}
 	W.exists = true;
 	world_reset(o);
+	sim_dump_open(o);
 	uf_clock_set_virtual(W.base_jiffies);
 	__atomic_store_n(&uf_sim_world, true, __ATOMIC_SEQ_CST);
 
 	err = task_start(&main_task, "uf-main", NULL, NULL, main_fn, arg);
 	if (err) {
+		sim_dump_close();
 		__atomic_store_n(&uf_sim_world, false, __ATOMIC_SEQ_CST);
 		uf_clock_set_real();
 		if (HZ != old_hz)
@@ -983,6 +1061,7 @@ int uf_sim_run(const struct uf_sim_opts *o, int (*main_fn)(void *), void *arg,
 	dispatch(NULL);
 	watch_world();
 	err = W.end_err;
+	sim_dump_close();
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->virtual_ns = now_ns() - SIM_START_NS;

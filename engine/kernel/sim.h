@@ -144,6 +144,23 @@ static inline void uf_sim_charge(enum uf_sim_cost kind, uint64_t n)
 		uf_sim_charge_cost(kind, n);
 }
 
+/*
+ * Process-wide state of the layers above (a proportion kept for the whole
+ * process, say) that every world must start from as a fresh process has
+ * it: its owner registers a reset once, when it first sets the state up,
+ * and uf_sim_run() calls each reset before the world's first task, with
+ * no task of any world running.  Off a world nothing is called.
+ */
+void uf_sim_register_reset(void (*reset)(void));
+/*
+ * The same for a thread's exit work (a key destructor's, say): inside a
+ * world it would otherwise run when the thread really exits, after its
+ * turn, at a moment of real time while the next task runs.  Each
+ * registered hook is called by a world task as it ends, in its turn;
+ * what it leaves for the thread's real exit must then be nothing.
+ */
+void uf_sim_register_exit(void (*exit_fn)(void));
+
 /* The world's seed, mixed into the sim devices' PRNGs (0 off a world). */
 uint64_t uf_sim_seed_mix(void);
 

@@ -39,6 +39,16 @@ void prop_descriptor_init(struct prop_descriptor *pd, unsigned int shift)
 	pd->events = 0;
 }
 
+void prop_descriptor_reset(struct prop_descriptor *pd, unsigned int shift)
+{
+	spin_lock(&pd->lock);
+	pd->shift = prop_clamp_shift(shift);
+	pd->period = 0;
+	pd->period_events = 0;
+	pd->events = 0;
+	spin_unlock(&pd->lock);
+}
+
 void prop_change_shift(struct prop_descriptor *pd, unsigned int shift)
 {
 	spin_lock(&pd->lock);

@@ -47,6 +47,9 @@ struct prop_local_single {
 };
 
 void prop_descriptor_init(struct prop_descriptor *pd, unsigned int shift);
+/* Back to prop_descriptor_init()'s state, under the lock: no events, no
+ * period completed (the locals' next use brings them down to nothing). */
+void prop_descriptor_reset(struct prop_descriptor *pd, unsigned int shift);
 /* New period length for the periods to come; counts are kept. */
 void prop_change_shift(struct prop_descriptor *pd, unsigned int shift);
 void prop_local_init_single(struct prop_local_single *pl);

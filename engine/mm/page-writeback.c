@@ -52,6 +52,7 @@
 #include "lib/proportions.h"
 #include "lib/radix-tree.h"
 #include "kernel/sched.h"
+#include "kernel/sim.h"
 #include "lib/slab.h"
 #include "policies/policy.h"
 #include "trace/events/writeback.h"
@@ -1161,9 +1162,22 @@ static pthread_once_t vm_dirties_once = PTHREAD_ONCE_INIT;
 static __thread struct prop_local_single task_dirties;
 static __thread bool task_dirties_ready;
 
+#define VM_DIRTIES_SHIFT	12
+
+/*
+ * A world (kernel/sim.c) starts from a fresh process's vm_dirties: the
+ * dirtyings of earlier worlds would otherwise sit in the denominator of
+ * task_dirty_limit() and move the 3.1 throttle of this one (issue 19).
+ */
+static void vm_dirties_fresh(void)
+{
+	prop_descriptor_reset(&vm_dirties, VM_DIRTIES_SHIFT);
+}
+
 static void vm_dirties_init(void)
 {
-	prop_descriptor_init(&vm_dirties, 12);
+	prop_descriptor_init(&vm_dirties, VM_DIRTIES_SHIFT);
+	uf_sim_register_reset(vm_dirties_fresh);
 }
 
 static struct prop_local_single *task_dirties_of(void)
@@ -1848,9 +1862,40 @@ static void dirty_throttle_leak(void *data)
 	put_task_struct(t);
 }
 
+/*
+ * A world (kernel/sim.c) starts with no leaks: what the threads of
+ * earlier worlds (all joined by then) or of the real clock leaked would
+ * otherwise be picked up by this world's first dirtier (issue 19).
+ */
+static void dirty_throttle_leaks_fresh(void)
+{
+	__atomic_store_n(&dirty_throttle_leaks, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * In a world, a task's do_exit is at its end in the world: the key's
+ * destructor would run after its turn, while the next task may be
+ * taking leaks (issue 19).  Its task is kept for the destructor.
+ */
+static void dirty_throttle_leak_sim_exit(void)
+{
+	struct task_struct *t;
+
+	if (!leak_armed || !leak_key_ok)
+		return;
+	t = pthread_getspecific(leak_key);
+	if (t && t->nr_dirtied) {
+		__atomic_add_fetch(&dirty_throttle_leaks, t->nr_dirtied,
+				   __ATOMIC_RELAXED);
+		t->nr_dirtied = 0;
+	}
+}
+
 static void leak_key_init(void)
 {
 	leak_key_ok = !pthread_key_create(&leak_key, dirty_throttle_leak);
+	uf_sim_register_reset(dirty_throttle_leaks_fresh);
+	uf_sim_register_exit(dirty_throttle_leak_sim_exit);
 }
 
 /* bdp_task(), plus the thread's exit hook of 3.3. */
