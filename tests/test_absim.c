@@ -75,6 +75,8 @@ Test(absim, bad_sim_names_are_refused_with_a_reason)
 	refused("sim:JBOD-99HDD-hdd-1dd-1M-2p-16G-20:10-60s", "JBOD");
 	refused("sim:hdd-1dd-4k-2p-512M-20:10-0s", "length");
 	refused("sim:thresh=8M/hdd-1dd-4k-2p-512M-9M:10-X", "thresh=");
+	refused("sim:JBOD-10HDD-hdd-1025dd-1M-2p-16384M-20:10-60s",
+		"writers: 1..1024");
 }
 
 /* A sim: cache is held to its struct pages, not to its size. */
@@ -119,7 +121,8 @@ Test(absim, sim_matrices_are_sim_cases_with_a_seed_figure_each)
 		}
 		cr_assert_gt(k, 0);
 	}
-	/* seed 001 at its own scale: 10 disks, 16 GB, 1/10/100 dd, 60 s */
+	/* seed 001 at its own scale: 10 disks, 16 GB, 1/10/100 dd on each
+	 * disk (10/100/1000 in all), 60 s */
 	m = ab_matrix_find("seed001");
 	for (k = 0; k < 3; k++) {
 		cr_assert_eq(ab_case_parse(m->sim_cases[k], &c, NULL, 0), 0);
@@ -127,7 +130,7 @@ Test(absim, sim_matrices_are_sim_cases_with_a_seed_figure_each)
 		cr_assert_eq(c.mem, 16384ull << 20);
 		cr_assert_eq(c.bs, 1u << 20);
 		cr_assert_eq(c.secs, 60);
-		cr_assert_eq(c.writers, k == 0 ? 1 : k == 1 ? 10 : 100);
+		cr_assert_eq(c.writers, c.jbod * (k == 0 ? 1 : k == 1 ? 10 : 100));
 	}
 	cr_assert_float_eq(m->seed_rows[1].change, 110.4, 1e-9);
 	cr_assert_float_eq(m->seed_rows[2].change, 25.9, 1e-9);
