@@ -43,7 +43,7 @@
 
 #define AB_NAME_LEN		160
 #define AB_MAX_DEVS		16
-#define AB_MAX_WRITERS		256
+#define AB_MAX_WRITERS		1024	/* seed 001: 100 dd on each of 10 disks */
 #define AB_MAX_CASES		32
 /* What a frame of a frames="none" cache costs: its struct page, a PTE. */
 #define AB_SIM_BYTES_PER_FRAME	80
