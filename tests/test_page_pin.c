@@ -650,6 +650,14 @@ Test(page_pin, held_pages_racing_reclaim_and_truncate_hold_the_data,
 	for (i = 0; i < 4; i++)
 		cr_assert_eq(pthread_create(&tids[i], NULL, fns[i], &r), 0);
 	usleep(1500 * 1000);
+	/* on a loaded machine the dropper's frees may feed the thrasher for
+	 * a while without reclaim: run on (up to 10 s) until reclaim ran */
+	for (i = 0; i < 85; i++) {
+		uf_cache_stats(pp.cache, &st);
+		if (st.nr_reclaimed)
+			break;
+		usleep(100 * 1000);
+	}
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
 	for (i = 0; i < 4; i++)
 		pthread_join(tids[i], NULL);
