@@ -761,24 +761,44 @@ static bool page_accessed_noop(unsigned long flags)
  * mark_page_accessed() writes a flag at most twice in a page's life; then
  * a reference is taken to do it, as the kernel's caller holds one.
  */
-static bool filemap_read_hit(struct address_space *mapping,
-			     unsigned long index, void *dst, size_t offset,
-			     size_t nr)
+/*
+ * The lockless peek both optimistic paths start with: the page cached at
+ * @index, uptodate and with no writer in it (page_seq even), its page_seq
+ * and flags read before tree_seq is checked again, so that they are the
+ * file's page's at @index; NULL otherwise (the caller takes the
+ * referenced path).
+ */
+static struct page *page_cache_peek(struct address_space *mapping,
+				    unsigned long index, unsigned int *pseq,
+				    unsigned long *flags)
 {
-	struct uf_cache *c = mapping_cache(mapping);
-	unsigned int seq, pseq;
-	unsigned long flags;
+	unsigned int seq;
 	struct page *page;
 
 	seq = read_seqcount_begin(&mapping->tree_seq);
 	page = radix_tree_lookup_seq(&mapping->page_tree, index,
 				     &mapping->tree_seq, seq);
 	if (!page || page == RADIX_TREE_RETRY)
-		return false;
-	pseq = page_seq_begin(page);
-	flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
-	if ((pseq & 1) || !(flags & BIT(PG_uptodate)) ||
+		return NULL;
+	*pseq = page_seq_begin(page);
+	*flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
+	if ((*pseq & 1) || !(*flags & BIT(PG_uptodate)) ||
 	    read_seqcount_retry(&mapping->tree_seq, seq))
+		return NULL;
+	return page;
+}
+
+static bool filemap_read_hit(struct address_space *mapping,
+			     unsigned long index, void *dst, size_t offset,
+			     size_t nr)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned int pseq;
+	unsigned long flags;
+	struct page *page;
+
+	page = page_cache_peek(mapping, index, &pseq, &flags);
+	if (!page)
 		return false;
 	copy_from_frame(dst, (char *)page_address(c, page) + offset, nr, page);
 	if (page_seq_retry(page, pseq))
@@ -807,20 +827,12 @@ struct page *find_pin_page(struct address_space *mapping,
 			   unsigned long index, struct page **slot,
 			   bool accessed)
 {
-	unsigned int seq, pseq;
+	unsigned int pseq;
 	unsigned long flags;
 	struct page *page;
 
-	seq = read_seqcount_begin(&mapping->tree_seq);
-	page = radix_tree_lookup_seq(&mapping->page_tree, index,
-				     &mapping->tree_seq, seq);
-	if (!page || page == RADIX_TREE_RETRY)
-		return NULL;
-	pseq = page_seq_begin(page);
-	flags = __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE);
-	if ((pseq & 1) || !(flags & BIT(PG_uptodate)) ||
-	    (accessed && !page_accessed_noop(flags)) ||
-	    read_seqcount_retry(&mapping->tree_seq, seq))
+	page = page_cache_peek(mapping, index, &pseq, &flags);
+	if (!page || (accessed && !page_accessed_noop(flags)))
 		return NULL;
 	if (!page_pin(mapping_cache(mapping), page, slot, pseq))
 		return NULL;

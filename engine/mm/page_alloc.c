@@ -74,22 +74,15 @@ static struct uf_cache *pool_cache(struct page_pool *pool)
 
 #define POOL_HUGE_SIZE	(2ul << 20)	/* alignment and merge boundary */
 
-/*
- * The frames: 2 MiB-aligned (no merged segment crosses such a boundary,
- * nor so one of io_uring's registered buffers), then populated (the pool
- * is the cache's memory, taken at open so a shortage shows there rather
- * than as a fault under load).  NULL if there is no memory.
- */
-static void *pool_map(size_t len)
+/* @len bytes of address space at a 2 MiB boundary, with @prot; NULL. */
+static void *map_aligned(size_t len, int prot)
 {
 	size_t span = len + POOL_HUGE_SIZE;
 	uintptr_t base, start;
-	unsigned char *p;
-	size_t off;
 	void *m;
 
-	m = mmap(NULL, span, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	m = mmap(NULL, span, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	base = (uintptr_t)m;
@@ -98,7 +91,22 @@ static void *pool_map(size_t len)
 		munmap(m, start - base);
 	if (span - (start - base) > len)
 		munmap((void *)(start + len), span - (start - base) - len);
-	p = (unsigned char *)start;
+	return (void *)start;
+}
+
+/*
+ * The frames: 2 MiB-aligned (no merged segment crosses such a boundary,
+ * nor so one of io_uring's registered buffers), then populated (the pool
+ * is the cache's memory, taken at open so a shortage shows there rather
+ * than as a fault under load).  NULL if there is no memory.
+ */
+static void *pool_map(size_t len)
+{
+	unsigned char *p = map_aligned(len, PROT_READ | PROT_WRITE);
+	size_t off;
+
+	if (!p)
+		return NULL;
 #ifdef MADV_POPULATE_WRITE
 	if (!madvise(p, len, MADV_POPULATE_WRITE))
 		return p;
@@ -172,8 +180,8 @@ static unsigned long *pool_phys_contig(const unsigned char *frames,
  */
 static void *pool_map_nodata(size_t len)
 {
-	size_t span = len + POOL_HUGE_SIZE, off, n;
-	uintptr_t base, start;
+	uintptr_t start;
+	size_t off, n;
 	int fd;
 	void *m;
 
@@ -182,16 +190,10 @@ static void *pool_map_nodata(size_t len)
 		return NULL;
 	if (ftruncate(fd, POOL_HUGE_SIZE))
 		goto fail_fd;
-	m = mmap(NULL, span, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
+	m = map_aligned(len, PROT_NONE);
+	if (!m)
 		goto fail_fd;
-	base = (uintptr_t)m;
-	start = (base + POOL_HUGE_SIZE - 1) & ~(POOL_HUGE_SIZE - 1);
-	if (start > base)
-		munmap(m, start - base);
-	if (span - (start - base) > len)
-		munmap((void *)(start + len), span - (start - base) - len);
+	start = (uintptr_t)m;
 	for (off = 0; off < len; off += n) {
 		n = len - off < POOL_HUGE_SIZE ? len - off : POOL_HUGE_SIZE;
 		if (mmap((void *)(start + off), n, PROT_READ | PROT_WRITE,
