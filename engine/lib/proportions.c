@@ -30,22 +30,25 @@ static unsigned int prop_clamp_shift(unsigned int shift)
 	return shift;
 }
 
-void prop_descriptor_init(struct prop_descriptor *pd, unsigned int shift)
+static void __prop_descriptor_clear(struct prop_descriptor *pd,
+				    unsigned int shift)
 {
-	spin_lock_init(&pd->lock);
 	pd->shift = prop_clamp_shift(shift);
 	pd->period = 0;
 	pd->period_events = 0;
 	pd->events = 0;
 }
 
+void prop_descriptor_init(struct prop_descriptor *pd, unsigned int shift)
+{
+	spin_lock_init(&pd->lock);
+	__prop_descriptor_clear(pd, shift);
+}
+
 void prop_descriptor_reset(struct prop_descriptor *pd, unsigned int shift)
 {
 	spin_lock(&pd->lock);
-	pd->shift = prop_clamp_shift(shift);
-	pd->period = 0;
-	pd->period_events = 0;
-	pd->events = 0;
+	__prop_descriptor_clear(pd, shift);
 	spin_unlock(&pd->lock);
 }
 
