@@ -121,6 +121,13 @@ static inline void inc_bdi_stat(struct backing_dev_info *bdi,
 	__atomic_add_fetch(&bdi->bdi_stat[i], 1, __ATOMIC_RELAXED);
 }
 
+/* __add_bdi_stat(): @nr at once (a request's pages) */
+static inline void add_bdi_stat(struct backing_dev_info *bdi,
+				enum bdi_stat_item i, long nr)
+{
+	__atomic_add_fetch(&bdi->bdi_stat[i], nr, __ATOMIC_RELAXED);
+}
+
 static inline void dec_bdi_stat(struct backing_dev_info *bdi,
 				enum bdi_stat_item i)
 {

@@ -414,19 +414,14 @@ unsigned long global_dirty_limit(struct uf_cache *c)
 
 void bdi_writeout_inc(struct backing_dev_info *bdi)
 {
-	struct bdi_share *s = bdi_share(bdi);
-
-	inc_bdi_stat(bdi, BDI_WRITTEN);
-	if (s)
-		prop_inc_single_max(&s->dom->completions, &s->completions, 1,
-				    READ_ONCE(s->max_ratio) / BDI_RATIO_SCALE);
+	bdi_writeout_add(bdi, 1);
 }
 
 void bdi_writeout_add(struct backing_dev_info *bdi, unsigned long nr)
 {
 	struct bdi_share *s = bdi_share(bdi);
 
-	__atomic_add_fetch(&bdi->bdi_stat[BDI_WRITTEN], nr, __ATOMIC_RELAXED);
+	add_bdi_stat(bdi, BDI_WRITTEN, (long)nr);
 	if (s)
 		prop_inc_single_max_each(&s->dom->completions,
 					 &s->completions, nr,
@@ -2996,8 +2991,8 @@ void test_set_pages_writeback_tags(struct address_space *mapping,
 				     PAGECACHE_TAG_TOWRITE);
 	}
 	if (mapping_cap_account_dirty(mapping))
-		__atomic_add_fetch(&mapping->backing_dev_info->bdi_stat[
-				   BDI_WRITEBACK], nr, __ATOMIC_RELAXED);
+		add_bdi_stat(mapping->backing_dev_info, BDI_WRITEBACK,
+			     (long)nr);
 	spin_unlock(&mapping->tree_lock);
 	mod_vm_state(mapping_cache(mapping), NR_WRITEBACK, (long)nr);
 }
@@ -3014,30 +3009,10 @@ void test_set_pages_writeback_tags(struct address_space *mapping,
 int test_clear_page_writeback(struct page *page)
 {
 	struct address_space *mapping = page->mapping;
-	struct uf_cache *c;
-	int ret;
 
 	if (!mapping)
 		return TestClearPageWriteback(page);
-
-	c = mapping_cache(mapping);
-	spin_lock(&mapping->tree_lock);
-	ret = TestClearPageWriteback(page);
-	if (ret) {
-		radix_tree_tag_clear(&mapping->page_tree, page->index,
-				     PAGECACHE_TAG_WRITEBACK);
-		__atomic_add_fetch(&mapping->nr_written, 1, __ATOMIC_RELAXED);
-		if (mapping_cap_account_dirty(mapping)) {
-			dec_bdi_stat(mapping->backing_dev_info, BDI_WRITEBACK);
-			bdi_writeout_inc(mapping->backing_dev_info);
-		}
-	}
-	spin_unlock(&mapping->tree_lock);
-	if (ret) {
-		dec_vm_state(c, NR_WRITEBACK);
-		inc_vm_state(c, NR_WRITTEN);
-	}
-	return ret;
+	return (int)test_clear_pages_writeback(mapping, &page, 1);
 }
 
 /**
@@ -3072,8 +3047,7 @@ unsigned int test_clear_pages_writeback(struct address_space *mapping,
 		__atomic_add_fetch(&mapping->nr_written, done,
 				   __ATOMIC_RELAXED);
 		if (mapping_cap_account_dirty(mapping)) {
-			__atomic_sub_fetch(&bdi->bdi_stat[BDI_WRITEBACK], done,
-					   __ATOMIC_RELAXED);
+			add_bdi_stat(bdi, BDI_WRITEBACK, -(long)done);
 			bdi_writeout_add(bdi, done);
 		}
 	}
