@@ -302,6 +302,7 @@ void end_pages_writeback(struct address_space *mapping, struct page **pages,
 			rotate_reclaimable_page(c, pages[i]);
 	if (test_clear_pages_writeback(mapping, pages, nr) != nr)
 		BUG_ON(1);
+	uf_sim_charge(UF_SIM_COST_PAGE_OP, nr);	/* as end_page_writeback, each */
 	for (i = 0; i < nr; i++)
 		wake_up_page(pages[i], PG_writeback);
 	pool_reclaim_event(&c->pool);
@@ -517,6 +518,7 @@ static int add_to_page_cache_dirty(struct page *page,
 {
 	int error;
 
+	uf_sim_charge(UF_SIM_COST_PAGE_OP, 1);	/* as add_to_page_cache_locked */
 	get_page(page);		/* the page cache's reference */
 	page->mapping = mapping;
 	page->index = index;
