@@ -1587,7 +1587,8 @@ static void ab_list(void)
 		printf("%-9s %s\n          A = %s, B = %s\n",
 		       ab_matrices[i].name, ab_matrices[i].about,
 		       ab_matrices[i].policy_a, ab_matrices[i].policy_b);
-		for (k = 0; ab_matrices[i].cases[k]; k++)
+		for (k = 0; ab_matrices[i].cases && ab_matrices[i].cases[k];
+		     k++)
 			printf("          %s\n", ab_matrices[i].cases[k]);
 		if (!ab_matrices[i].sim_cases)
 			continue;
@@ -1712,6 +1713,11 @@ static int ab_args(struct ab_bench *b, int argc, char **argv)
 		m = ab_matrix_find(b->o.matrix);
 		if (!m) {
 			bench_err("ab", "no matrix '%s' (--list shows them)",
+				  b->o.matrix);
+			return -EINVAL;
+		}
+		if (!b->o.sim && !m->cases) {
+			bench_err("ab", "matrix '%s' runs on modelled devices only: add --sim",
 				  b->o.matrix);
 			return -EINVAL;
 		}

@@ -609,6 +609,59 @@ static const struct ab_seed_row seed001_rows[] = {
 };
 
 /*
+ * The rest of seed 001's table: the same JBOD with the global limit set
+ * in bytes (dirty_bytes 100M, 800M, 2G, 4G; background_ratio 10, which
+ * global_dirty_limits() halves to dirty/2 where 10% of 16 GB is above the
+ * limit).  Here the throttle's setpoint leaves the dirty count (pages
+ * under writeback not counted) below background_thresh, so the per-disk
+ * test has something to decide.  20 s of virtual time a case, to keep the
+ * matrix near 15 minutes of wall time.
+ */
+static const char *const seed001_thresh_sim_cases[] = {
+	"sim:JBOD-10HDD-thresh=100M/hdd-10dd-1M-2p-16384M-100M:10-20s",
+	"sim:JBOD-10HDD-thresh=100M/hdd-100dd-1M-2p-16384M-100M:10-20s",
+	"sim:JBOD-10HDD-thresh=100M/hdd-1000dd-1M-2p-16384M-100M:10-20s",
+	"sim:JBOD-10HDD-thresh=800M/hdd-10dd-1M-2p-16384M-800M:10-20s",
+	"sim:JBOD-10HDD-thresh=800M/hdd-100dd-1M-2p-16384M-800M:10-20s",
+	"sim:JBOD-10HDD-thresh=800M/hdd-1000dd-1M-2p-16384M-800M:10-20s",
+	"sim:JBOD-10HDD-thresh=2G/hdd-10dd-1M-2p-16384M-2048M:10-20s",
+	"sim:JBOD-10HDD-thresh=2G/hdd-100dd-1M-2p-16384M-2048M:10-20s",
+	"sim:JBOD-10HDD-thresh=2G/hdd-1000dd-1M-2p-16384M-2048M:10-20s",
+	"sim:JBOD-10HDD-thresh=4G/hdd-10dd-1M-2p-16384M-4096M:10-20s",
+	"sim:JBOD-10HDD-thresh=4G/hdd-100dd-1M-2p-16384M-4096M:10-20s",
+	"sim:JBOD-10HDD-thresh=4G/hdd-1000dd-1M-2p-16384M-4096M:10-20s",
+	NULL,
+};
+
+/* The ext4 rows, the xfs change beside (4G: the seed has xfs rows only). */
+static const struct ab_seed_row seed001_thresh_rows[] = {
+	{ "JBOD-10HDD-thresh=100M/ext4-1dd-1M-24p-16384M-100M:10-X",
+	  52548986, 53001031, 0.9, "xfs -1.1%" },
+	{ "JBOD-10HDD-thresh=100M/ext4-10dd-1M-24p-16384M-100M:10-X",
+	  47491324, 53785605, 13.3, "xfs +14.0%" },
+	{ "JBOD-10HDD-thresh=100M/ext4-100dd-1M-24p-16384M-100M:10-X",
+	  42677090, 54643527, 28.0, "xfs +36.8%" },
+	{ "JBOD-10HDD-thresh=800M/ext4-1dd-1M-24p-16384M-800M:10-X",
+	  52183472, 58855181, 12.8, "xfs +18.9%" },
+	{ "JBOD-10HDD-thresh=800M/ext4-10dd-1M-24p-16384M-800M:10-X",
+	  57882933, 66269621, 14.5, "xfs +35.5%" },
+	{ "JBOD-10HDD-thresh=800M/ext4-100dd-1M-24p-16384M-800M:10-X",
+	  68308534, 147324758, 115.7, "xfs +94.2%" },
+	{ "JBOD-10HDD-thresh=2G/ext4-1dd-1M-24p-16384M-2048M:10-X",
+	  51919909, 58269894, 12.2, "xfs +7.5%" },
+	{ "JBOD-10HDD-thresh=2G/ext4-10dd-1M-24p-16384M-2048M:10-X",
+	  57518856, 59677625, 3.8, "xfs +38.6%" },
+	{ "JBOD-10HDD-thresh=2G/ext4-100dd-1M-24p-16384M-2048M:10-X",
+	  127996037, 156719990, 22.4, "xfs +79.0%" },
+	{ "JBOD-10HDD-thresh=4G/xfs-1dd-1M-24p-16384M-4096M:10-X",
+	  50635672, 50384787, -0.5, "no ext4 row" },
+	{ "JBOD-10HDD-thresh=4G/xfs-10dd-1M-24p-16384M-4096M:10-X",
+	  72312903, 58272885, -19.4, "no ext4 row" },
+	{ "JBOD-10HDD-thresh=4G/xfs-100dd-1M-24p-16384M-4096M:10-X",
+	  206041046, 296846536, 44.1, "no ext4 row" },
+};
+
+/*
  * Seed 003 at its own size: Greg Thelen's test, 2 dd each writing 1 GiB
  * in 1 KiB writes inside a 100 MB memcg.  The seed does not give the
  * machine's memory: 16 times the memcg, as `uflush-bench reclaim`.
@@ -635,6 +688,11 @@ const struct ab_matrix ab_matrices[] = {
 	{ "seed001", "seed 001: JBOD of 4 slow disks, 1/10/100 dd, bgthresh global vs bdi",
 	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", seed001_cases,
 	  seed001_sim_cases, NULL, NULL, seed001_rows,
+	  "Wu Fengguang, \"[PATCH 11/11] writeback: per-bdi background threshold\", 2011 (3.1.0-rc4 kernels)",
+	  "vmstat nr_written, pages" },
+	{ "seed001-thresh", "seed 001's thresh= rows: the 10-disk JBOD at dirty_bytes 100M/800M/2G/4G (--sim only)",
+	  "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi", NULL,
+	  seed001_thresh_sim_cases, NULL, NULL, seed001_thresh_rows,
 	  "Wu Fengguang, \"[PATCH 11/11] writeback: per-bdi background threshold\", 2011 (3.1.0-rc4 kernels)",
 	  "vmstat nr_written, pages" },
 	{ "seed004", "seed 004: fsync-heavy writers beside a stream, write_cache_pages capped or not",

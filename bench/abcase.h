@@ -159,7 +159,7 @@ struct ab_matrix {
 	const char *name;
 	const char *about;		/* one line: which seed, what varies */
 	const char *policy_a, *policy_b; /* the seed's before and after */
-	const char *const *cases;	/* NULL-terminated case names */
+	const char *const *cases;	/* NULL-terminated case names; NULL: --sim only */
 	/*
 	 * --sim: the seed's own scale on modelled devices.  sim_cases are
 	 * sim: names (NULL: no sim variant); sim_policy_a/b, where not NULL,

@@ -99,13 +99,14 @@ Test(absim, sim_cache_is_held_to_its_page_descriptors)
 
 Test(absim, sim_matrices_are_sim_cases_with_a_seed_figure_each)
 {
-	static const char *const want[] = { "seed000", "seed001", "seed003" };
+	static const char *const want[] = { "seed000", "seed001",
+					    "seed001-thresh", "seed003" };
 	const struct ab_matrix *m;
 	struct ab_case c;
 	char buf[AB_NAME_LEN];
 	unsigned int i, k;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		m = ab_matrix_find(want[i]);
 		cr_assert_not_null(m);
 		cr_assert_not_null(m->sim_cases, "%s", want[i]);
@@ -134,6 +135,34 @@ Test(absim, sim_matrices_are_sim_cases_with_a_seed_figure_each)
 	}
 	cr_assert_float_eq(m->seed_rows[1].change, 110.4, 1e-9);
 	cr_assert_float_eq(m->seed_rows[2].change, 25.9, 1e-9);
+	/*
+	 * seed 001's thresh= rows: each case's limit is its row's, bg the
+	 * seed's background_ratio 10, and its writers the row's dd on each
+	 * of the 10 disks (a row list out of step with the cases fails here)
+	 */
+	m = ab_matrix_find("seed001-thresh");
+	cr_assert_null(m->cases, "sim only");
+	for (k = 0; m->sim_cases[k]; k++) {
+		const char *row = m->seed_rows[k].name;
+		unsigned long long lim = 0;
+		unsigned int dd = 0;
+		char unit = 0;
+
+		cr_assert_eq(ab_case_parse(m->sim_cases[k], &c, NULL, 0), 0);
+		cr_assert_eq(sscanf(strstr(row, "thresh=") + 7, "%llu%c", &lim,
+				    &unit), 2, "%s", row);
+		lim <<= unit == 'G' ? 30 : 20;
+		cr_assert_eq(sscanf(strchr(row, '/') + 1, "%*[^-]-%udd", &dd), 1,
+			     "%s", row);
+		cr_assert_eq(c.jbod, 10, "%s", m->sim_cases[k]);
+		cr_assert_eq(c.writers, 10 * dd, "%s / %s", m->sim_cases[k], row);
+		cr_assert(c.limit_bytes, "%s", m->sim_cases[k]);
+		cr_assert_eq(c.limit, lim, "%s / %s", m->sim_cases[k], row);
+		cr_assert_eq(c.bg_ratio, 10, "%s", m->sim_cases[k]);
+	}
+	cr_assert_eq(k, 12);
+	cr_assert_float_eq(m->seed_rows[5].change, 115.7, 1e-9);
+	cr_assert_float_eq(m->seed_rows[10].change, -19.4, 1e-9);
 	/* seed 003's before is the OOM: no figure, a note */
 	m = ab_matrix_find("seed003");
 	cr_assert(isnan(m->seed_rows[0].before));
@@ -377,6 +406,21 @@ Test(absim, bgthresh_bdi_wins_only_when_dirty_drops_below_bg_thresh,
 		     a, b);
 }
 
+/*
+ * Seed 001's thresh= rows in the model: with dirty_bytes set and the
+ * background threshold at half of it, the setpoint leaves the dirty count
+ * below background_thresh and the per-disk test keeps disks busy.
+ */
+Test(absim, bgthresh_bdi_wins_at_a_bytes_limit, .timeout = 120)
+{
+	double a, b;
+
+	bgthresh_ab("sim:JBOD-4HDD-thresh=128M/hdd-4dd-1M-2p-2048M-128M:10-5s",
+		    &a, &b);
+	cr_assert_gt(b, a * 1.2, "thresh=128M: global %.1f, bdi %.1f MB/s", a,
+		     b);
+}
+
 /* The line of s that what starts in, from there (a static copy). */
 static const char *line_of(const char *s, const char *what)
 {
@@ -433,10 +477,12 @@ Test(absim, sim_is_refused_where_it_cannot_run)
 	char *dev[] = { "ab", "linux-3.1", "linux-3.2", "--dev", "/dev/null",
 			"sim:hdd-1dd-4k-1p-64M-20:10-1s", NULL };
 	char *nosim[] = { "ab", "--matrix", "seed004", "--sim", NULL };
+	char *simonly[] = { "ab", "--matrix", "seed001-thresh", NULL };
 
 	cr_assert_eq(bench_ab_main(5, loop), 2);
 	cr_assert_eq(bench_ab_main(5, mixed), 2);
 	cr_assert_eq(bench_ab_main(5, kernel), 2);
 	cr_assert_eq(bench_ab_main(6, dev), 2);
 	cr_assert_eq(bench_ab_main(4, nosim), 2);
+	cr_assert_eq(bench_ab_main(3, simonly), 2);
 }
