@@ -642,11 +642,11 @@ static const struct ab_seed_row seed000_rows[] = {
 	{ "thresh=1G/ext4-100dd-4k-8p-4096M-1024M:10-X", 50.42, 50.01, -0.8, NULL },
 	/* ours, beside the same table's xfs rows (L4300, L4312) */
 	{ "thresh=1M/xfs-2dd-4k-8p-4096M-1M:10-X", 47.07, 39.78, -15.5,
-	  "ours: xfsdd models the seed's xfs, not one of its ext4 rows" },
+	  "ours: xfsdd for xfs" },
 	{ "(none: dd beside one xfsdd)", NAN, NAN, NAN,
 	  "ours: not a seed row" },
 	{ "thresh=8M/xfs-2dd-4k-8p-4096M-8M:10-X", 47.59, 47.25, -0.7,
-	  "ours: xfsdd models the seed's xfs, not one of its ext4 rows" },
+	  "ours: xfsdd for xfs" },
 };
 
 /*
