@@ -76,6 +76,9 @@ struct ab_run {
 	/* sim: cases: the run's time on its clock, the wall time, the hash */
 	double virt_s, wall_s;
 	uint64_t trace_hash;
+	/* in the window, all devices: seed 000's decision points
+	 * (uf_dev_stats wb_waits, requeue_io, redirty_tail) */
+	double wb_waits, requeue_io, redirty_tail;
 };
 
 #define NR_METRICS	12
@@ -156,9 +159,14 @@ const struct bench_cmdline bench_ab_cmdline = {
 		 "(so 'mainline,plugin=./x.so' is a policy).\n"
 		 "Each case under both policies on the same devices, A B A B,\n"
 		 "repeated; the seeds' table: before, change, after, case.\n"
-		 "A case: [JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-\n"
-		 "<mem>-<limit>:<bg>-<len>, e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X;\n"
-		 "dev loop|hdd|ssd, kind dd|fio|fsync, len X|<n>s|SIZE (README).\n",
+		 "A case: [sim:][JBOD-<n>HDD-][thresh=<SIZE>/]<dev>-<w><kind>[+<w2><kind2>]-\n"
+		 "<bs>-<c>p-<mem>-<limit>:<bg>-<len>,\n"
+		 "e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X;\n"
+		 "dev loop|hdd|ssd, kind dd|fio|fsync|xfsdd, len X|<n>s|SIZE (README).\n"
+		 "+<w2><kind2>: w2 writers of kind2 beside the first w (2dd+1fsync).\n"
+		 "xfsdd: a dd whose inode each write dirties (I_DIRTY_SYNC) and whose\n"
+		 "write_inode fails (-EAGAIN) while its writer is in a write call, as\n"
+		 "seed 000's XFS under an ilock held across balance_dirty_pages.\n",
 	.opts = ab_opt_table,
 	.epilog = "A '~' after a change: inside the noise (the repetitions' ranges\n"
 		  "overlap).  Devices: scratch loop devices unless --dev.\n"
@@ -188,6 +196,7 @@ struct ab_writer {
 	uint64_t seed;
 	uint64_t bytes;		/* written so far (atomic) */
 	struct ab_lat pause, fsync;
+	int ilock;		/* xfsdd: inside a write call (atomic) */
 };
 
 static void lat_add(struct ab_lat *l, uint64_t *seed, double ms)
@@ -256,18 +265,61 @@ static int do_fsync(struct ab_writer *w)
 	return uf_fsync(w->f);
 }
 
+/*
+ * xfsdd: the write call holds the file's "ilock" throughout, the dirty
+ * throttle's pauses included, and leaves the inode I_DIRTY_SYNC (the
+ * i_size XFS updates after the data I/O).  Seed 000 L691-698: the dd
+ * "stuck in balance_dirty_pages() and holds ilock", so that XFS refuses
+ * the flusher's write_inode.
+ */
+static int xfsdd_write(struct ab_writer *w, uint64_t off)
+{
+	int err, derr;
+
+	__atomic_store_n(&w->ilock, 1, __ATOMIC_RELEASE);
+	err = do_write(w, off);
+	derr = uf_file_mark_inode_dirty(w->f, UF_I_DIRTY_SYNC);
+	__atomic_store_n(&w->ilock, 0, __ATOMIC_RELEASE);
+	return err ? err : derr;
+}
+
+/* xfs_fs_write_inode() of 3.1 for WB_SYNC_NONE: the ilock held, EAGAIN;
+ * for an integrity write it would wait for the lock: written. */
+static int xfsdd_write_inode(struct uf_file *f, void *priv, int sync)
+{
+	const struct ab_writer *w = priv;
+
+	(void)f;
+	if (!sync && __atomic_load_n(&w->ilock, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	return 0;
+}
+
+static const struct uf_file_ops xfsdd_ops = {
+	.write_inode = xfsdd_write_inode,
+};
+
+static bool kind_sequential(enum ab_kind k)
+{
+	return k == AB_DD || k == AB_XFSDD;
+}
+
 static int writer_step(struct ab_writer *w, uint64_t *off, unsigned long k,
 		       char *rbuf)
 {
 	uint64_t slots = w->size / w->bs, t0;
 	int err = 0;
 
-	if (w->kind != AB_DD)
+	if (!kind_sequential(w->kind))
 		*off = bench_xorshift64(&w->seed) % slots * w->bs;
 	if (w->kind == AB_FIO && bench_xorshift64(&w->seed) % 10 < 3)
 		return do_read(w, rbuf, *off);
 	t0 = uf_now_ns();
-	err = do_write(w, *off);
+	/* the kernel baseline's xfsdd is a dd: the host's fs has its own */
+	if (w->kind == AB_XFSDD && w->fd < 0)
+		err = xfsdd_write(w, *off);
+	else
+		err = do_write(w, *off);
 	/* in a memory domain, -ENOMEM is the seed-003 OOM: counted, go on */
 	if (err == -ENOMEM && w->fd < 0)
 		return 0;
@@ -275,7 +327,7 @@ static int writer_step(struct ab_writer *w, uint64_t *off, unsigned long k,
 		return err;
 	lat_add(&w->pause, &w->seed, (uf_now_ns() - t0) / 1e6);
 	__atomic_add_fetch(&w->bytes, w->bs, __ATOMIC_RELAXED);
-	if (w->kind == AB_DD) {
+	if (kind_sequential(w->kind)) {
 		*off += w->bs;
 		if (*off + w->bs > w->size)
 			*off = 0;
@@ -512,7 +564,7 @@ static struct ab_writer *writer_init(const struct ab_bench *b,
 {
 	struct ab_writer *w = &s->w[i];
 
-	w->kind = c->kind;
+	w->kind = ab_case_kind(c, i);
 	w->size = fsize;
 	w->bs = c->bs;
 	w->buf = b->buf;
@@ -536,6 +588,19 @@ static uint64_t min_range(const struct ab_bench *b, unsigned int nd)
 	return r;
 }
 
+/* bench_spread_file()'s file, with xfsdd's write_inode. */
+static int xfsdd_open(struct uf_dev *const *dev, unsigned int nd,
+		      unsigned int i, uint64_t fsize, struct ab_writer *w,
+		      char *why, size_t len)
+{
+	int err = uf_file_open(dev[i % nd], i + 1, (uint64_t)(i / nd) * fsize,
+			       fsize, &xfsdd_ops, w, &w->f);
+
+	if (err)
+		snprintf(why, len, "uf_file_open: %s", strerror(-err));
+	return err;
+}
+
 static int open_files(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, char *why, size_t len)
 {
@@ -554,7 +619,11 @@ static int open_files(struct ab_bench *b, const struct ab_case *c,
 	for (i = 0; i < c->writers; i++) {
 		struct ab_writer *w = writer_init(b, c, s, i, fsize);
 
-		err = bench_spread_file(s->dev, nd, i, fsize, &w->f, why, len);
+		if (w->kind == AB_XFSDD)
+			err = xfsdd_open(s->dev, nd, i, fsize, w, why, len);
+		else
+			err = bench_spread_file(s->dev, nd, i, fsize, &w->f,
+						why, len);
 		if (err)
 			return err;
 	}
@@ -782,27 +851,43 @@ static int world_writers_stop(struct ab_state *s, int err, char *why,
 }
 
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
-static double busy_ms(const struct ab_case *c, const struct ab_state *s)
+/* The devices' busy time (ms) and decision counts, summed. */
+struct ab_devsum {
+	double busy_ms, wb_waits, requeue_io, redirty_tail;
+};
+
+static void dev_sum(const struct ab_case *c, const struct ab_state *s,
+		    struct ab_devsum *d)
 {
 	struct uf_dev_stats st;
 	unsigned int i;
-	double ms = 0;
 
-	for (i = 0; i < ab_case_devs(c); i++)
-		if (!uf_dev_stats(s->dev[i], &st))
-			ms += (double)st.io_ticks_ms;
-	return ms;
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < ab_case_devs(c); i++) {
+		if (uf_dev_stats(s->dev[i], &st))
+			continue;
+		d->busy_ms += (double)st.io_ticks_ms;
+		d->wb_waits += (double)st.wb_waits;
+		d->requeue_io += (double)st.requeue_io;
+		d->redirty_tail += (double)st.redirty_tail;
+	}
 }
 
 static int ab_measure(struct ab_bench *b, const struct ab_case *c,
 		      struct ab_state *s, struct ab_run *r)
 {
 	struct uf_cache_stats c0, c1;
-	double secs, busy0 = busy_ms(c, s);
+	struct ab_devsum d0, d1;
+	double secs;
 
+	dev_sum(c, s, &d0);
 	uf_cache_stats(s->cache, &c0);
 	secs = ab_window(b, c, s);
-	r->busy = (busy_ms(c, s) - busy0) / 10 / secs / ab_case_devs(c);
+	dev_sum(c, s, &d1);
+	r->busy = (d1.busy_ms - d0.busy_ms) / 10 / secs / ab_case_devs(c);
+	r->wb_waits = d1.wb_waits - d0.wb_waits;
+	r->requeue_io = d1.requeue_io - d0.requeue_io;
+	r->redirty_tail = d1.redirty_tail - d0.redirty_tail;
 	r->mbs = writers_bytes(s) / 1e6 / secs;
 	uf_cache_stats(s->cache, &c1);
 	r->written_mb = (double)(c1.nr_written - c0.nr_written) * 4096 / 1e6;
@@ -1150,6 +1235,9 @@ static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
 		fprintf(stderr, "; %.1f s %s, %.1f s wall, hash %016llx",
 			r.virt_s, r.trace_hash ? "virtual" : "(real clock)",
 			r.wall_s, (unsigned long long)r.trace_hash);
+	if (info->c.sim)
+		fprintf(stderr, "; waits %.0f, requeue_io %.0f, redirty_tail %.0f",
+			r.wb_waits, r.requeue_io, r.redirty_tail);
 	fputc('\n', stderr);
 	return 0;
 }
@@ -1277,7 +1365,23 @@ static void detail_cell(struct bench_table *t, int row, unsigned int col,
 
 static const char *const sim_cols[] = {
 	"case", "side", ">virtual s", ">wall s", "trace hash (rep 1)",
+	">waits", ">requeue_io", ">redirty_tail",
 };
+
+/* The sim table's decision counts, medians of the reps. */
+static void sim_count_cells(struct bench_table *t, int row,
+			    const struct ab_cinfo *ci, unsigned int side)
+{
+	static const size_t offs[] = {
+		offsetof(struct ab_run, wb_waits),
+		offsetof(struct ab_run, requeue_io),
+		offsetof(struct ab_run, redirty_tail),
+	};
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		detail_cell(t, row, 5 + k, ci, side, offs[k], "%.0f");
+}
 
 /* The seed's figure as its table prints it; "-" where it has none. */
 static void seed_cell(struct bench_table *t, int row, unsigned int col,
@@ -1381,10 +1485,14 @@ static void ab_sim_notes(const struct ab_bench *b)
 						(unsigned long long)ci->runs[side][0].trace_hash);
 			else
 				bench_table_set(t, row, 4, "-");
+			sim_count_cells(t, row, ci, side);
 		}
 	printf("\nsim: modelled devices (%s); clock: %s.  Per case and side, medians:\n\n",
 	       b->t[0].desc, ab_world_clock());
 	bench_table_print(t, stdout);
+	printf("\nwaits: wb_writeback's no-progress waits (writeback_wait); requeue_io,\n"
+	       "redirty_tail: the flusher's moves of an inode to b_more_io and to b_dirty\n"
+	       "(seed 000's decision points), in the window.\n");
 	printf("\nwall time of the whole run: %.1f s\n",
 	       (uf_now_ns() - b->wall0) / 1e9);
 	free(t);
@@ -1568,6 +1676,15 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 			if (ci->n[side])
 				bench_json_u64(j, "trace_hash",
 					       ci->runs[side][0].trace_hash);
+			gather(ci, side, offsetof(struct ab_run, wb_waits),
+			       &s);
+			bench_json_samples(j, "wb_waits", &s);
+			gather(ci, side, offsetof(struct ab_run, requeue_io),
+			       &s);
+			bench_json_samples(j, "requeue_io", &s);
+			gather(ci, side, offsetof(struct ab_run, redirty_tail),
+			       &s);
+			bench_json_samples(j, "redirty_tail", &s);
 		}
 		bench_json_end(j);
 	}

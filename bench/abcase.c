@@ -14,7 +14,9 @@
 #include "abcase.h"
 
 const char *const ab_dev_names[AB_NR_DEVS] = { "loop", "hdd", "ssd" };
-const char *const ab_kind_names[AB_NR_KINDS] = { "dd", "fio", "fsync" };
+const char *const ab_kind_names[AB_NR_KINDS] = {
+	"dd", "fio", "fsync", "xfsdd",
+};
 
 #define AB_MAX_CPUS	1024
 
@@ -79,21 +81,29 @@ static int take_lit(const char **s, const char *lit)
 	return 0;
 }
 
-static int take_name(const char **s, const char *const *names,
-		     unsigned int nr, unsigned int *out)
+/* One of names, followed by a character of ends. */
+static int take_name_to(const char **s, const char *const *names,
+			unsigned int nr, const char *ends, unsigned int *out)
 {
 	unsigned int i;
 	size_t n;
 
 	for (i = 0; i < nr; i++) {
 		n = strlen(names[i]);
-		if (!strncmp(*s, names[i], n) && (*s)[n] == '-') {
+		if (!strncmp(*s, names[i], n) && (*s)[n] &&
+		    strchr(ends, (*s)[n])) {
 			*s += n;
 			*out = i;
 			return 0;
 		}
 	}
 	return -EINVAL;
+}
+
+static int take_name(const char **s, const char *const *names,
+		     unsigned int nr, unsigned int *out)
+{
+	return take_name_to(s, names, nr, "-", out);
 }
 
 static int parse_prefix(const char **s, struct ab_case *c, bool *thresh,
@@ -162,6 +172,30 @@ static int parse_limit(const char **s, struct ab_case *c, char *why,
 	return 0;
 }
 
+/* <w><kind>[+<w2><kind2>]: c->writers counts both groups. */
+static int parse_writers(const char **s, struct ab_case *c, char *why,
+			 size_t len)
+{
+	unsigned int v;
+
+	if (take_uint(s, 1, AB_MAX_WRITERS, &c->writers))
+		return bad(why, len, "writers: 1..%d", AB_MAX_WRITERS);
+	if (take_name_to(s, ab_kind_names, AB_NR_KINDS, "-+", &v))
+		return bad(why, len, "writer kind: %s", AB_KIND_LIST);
+	c->kind = v;
+	if (**s != '+')
+		return 0;
+	(*s)++;
+	if (take_uint(s, 1, AB_MAX_WRITERS - c->writers, &c->writers2))
+		return bad(why, len, "+writers: 1..%d in all",
+			   AB_MAX_WRITERS);
+	if (take_name(s, ab_kind_names, AB_NR_KINDS, &v))
+		return bad(why, len, "+writer kind: %s", AB_KIND_LIST);
+	c->kind2 = v;
+	c->writers += c->writers2;
+	return 0;
+}
+
 int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
 {
 	unsigned int v;
@@ -182,11 +216,9 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len)
 	if (c->sim && c->dev == AB_DEV_LOOP)
 		return bad(why, len, "a sim: case's device is a model: hdd or ssd, not loop");
 	s++;
-	if (take_uint(&s, 1, AB_MAX_WRITERS, &c->writers))
-		return bad(why, len, "writers: 1..%d", AB_MAX_WRITERS);
-	if (take_name(&s, ab_kind_names, AB_NR_KINDS, &v))
-		return bad(why, len, "writer kind: dd, fio or fsync");
-	c->kind = v;
+	err = parse_writers(&s, c, why, len);
+	if (err)
+		return err;
 	s++;
 	if (take_size(&s, '-', &c->bs) || c->bs % 512 || c->bs > (64u << 20))
 		return bad(why, len, "write size: a multiple of 512, at most 64M");
@@ -217,10 +249,21 @@ static void fmt_mb(char *buf, size_t len, uint64_t v)
 		bench_fmt_size(buf, len, v);
 }
 
+/* "10dd", "2dd+1fsync" */
+static void fmt_writers(const struct ab_case *c, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%u%s", c->writers - c->writers2,
+			 ab_kind_names[c->kind]);
+
+	if (c->writers2 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "+%u%s", c->writers2,
+			 ab_kind_names[c->kind2]);
+}
+
 void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 {
 	char jbod[64] = "", pre[48] = "", bs[24], mem[24], lim[32], l[32];
-	char mcg[24];
+	char mcg[24], wr[48];
 	size_t n = 0;
 
 	if (c->jbod)
@@ -245,15 +288,21 @@ void ab_case_format(const struct ab_case *c, char *buf, size_t len)
 		fmt_mb(l, sizeof(l), c->amount);
 	else
 		snprintf(l, sizeof(l), "X");
-	snprintf(buf, len, "%s%s%s%s-%u%s-%s-%up-%s-%s:%u-%s",
+	fmt_writers(c, wr, sizeof(wr));
+	snprintf(buf, len, "%s%s%s%s-%s-%s-%up-%s-%s:%u-%s",
 		 c->sim ? "sim:" : "", jbod, pre,
-		 ab_dev_names[c->dev], c->writers, ab_kind_names[c->kind], bs,
+		 ab_dev_names[c->dev], wr, bs,
 		 c->cpus, mem, lim, c->bg_ratio, l);
 }
 
 unsigned int ab_case_devs(const struct ab_case *c)
 {
 	return c->jbod ? c->jbod : 1;
+}
+
+enum ab_kind ab_case_kind(const struct ab_case *c, unsigned int i)
+{
+	return i >= c->writers - c->writers2 ? c->kind2 : c->kind;
 }
 
 int ab_case_fit(struct ab_case *c, uint64_t mem, unsigned int cpus,
@@ -549,7 +598,7 @@ static const char *const seed003_cases[] = {
  * Seed 000 at its own size: a 4096M machine, 4k dd writes, thresh 1M, 8M,
  * 100M, 1G and 1, 2, 10 or 100 dd on one disk; the rows of Wu Fengguang's
  * table for v4 (ext4 ones: uflush has no filesystem), 60 s a case (the
- * seed's ran 300 s).
+ * seed's ran 300 s).  Then three rows of ours, with xfsdd writers.
  */
 static const char *const seed000_sim_cases[] = {
 	"sim:thresh=1M/hdd-1dd-4k-2p-4096M-1M:10-60s",
@@ -564,6 +613,16 @@ static const char *const seed000_sim_cases[] = {
 	"sim:thresh=1G/hdd-1dd-4k-2p-4096M-1024M:10-60s",
 	"sim:thresh=1G/hdd-10dd-4k-2p-4096M-1024M:10-60s",
 	"sim:thresh=1G/hdd-100dd-4k-2p-4096M-1024M:10-60s",
+	/*
+	 * Not the seed's ext4 rows: plain dd never reaches the code where
+	 * A and B differ.  xfsdd's inode is left I_DIRTY_SYNC with its pages
+	 * written and its write_inode refused (seed 000 B4, B10): B's
+	 * p2-v4 requeue_io()s it where A redirty_tail()s it, and the pass
+	 * that wrote nothing else is B's v4 wait where A ends the work.
+	 */
+	"sim:thresh=1M/hdd-2xfsdd-4k-2p-4096M-1M:10-60s",
+	"sim:thresh=1M/hdd-1dd+1xfsdd-4k-2p-4096M-1M:10-60s",
+	"sim:thresh=8M/hdd-2xfsdd-4k-2p-4096M-8M:10-60s",
 	NULL,
 };
 
@@ -581,6 +640,13 @@ static const struct ab_seed_row seed000_rows[] = {
 	{ "thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-X", 58.12, 57.42, -1.2, NULL },
 	{ "thresh=1G/ext4-10dd-4k-8p-4096M-1024M:10-X", 56.23, 55.03, -2.1, NULL },
 	{ "thresh=1G/ext4-100dd-4k-8p-4096M-1024M:10-X", 50.42, 50.01, -0.8, NULL },
+	/* ours, beside the same table's xfs rows (L4300, L4312) */
+	{ "thresh=1M/xfs-2dd-4k-8p-4096M-1M:10-X", 47.07, 39.78, -15.5,
+	  "ours: xfsdd for xfs" },
+	{ "(none: dd beside one xfsdd)", NAN, NAN, NAN,
+	  "ours: not a seed row" },
+	{ "thresh=8M/xfs-2dd-4k-8p-4096M-8M:10-X", 47.59, 47.25, -0.7,
+	  "ours: xfsdd for xfs" },
 };
 
 /*

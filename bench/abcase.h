@@ -5,7 +5,7 @@
  *
  * A case name (canonical form; the parser also takes the prefix left out):
  *
- *   [sim:][JBOD-<n>HDD-][memcg=<SIZE>/][thresh=<SIZE>/]<dev>-<w><kind>-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
+ *   [sim:][JBOD-<n>HDD-][memcg=<SIZE>/][thresh=<SIZE>/]<dev>-<w><kind>[+<w2><kind2>]-<bs>-<c>p-<mem>-<limit>:<bg>-<len>
  *
  *   sim:           modelled devices (io/sim.c, data discarded) and a cache
  *                  whose frames hold no data (uf_cache_config.frames =
@@ -18,7 +18,15 @@
  *                  BENCH_HDD_BW, BENCH_HDD_LAT_US), ssd (lighter shaping)
  *   w kind         writers: dd (sequential, each its own file), fio
  *                  (random, 30% reads, writes through the page API) or
- *                  fsync (small random writes, an fsync every 16)
+ *                  fsync (small random writes, an fsync every 16) or
+ *                  xfsdd (dd on a file whose inode every write dirties,
+ *                  I_DIRTY_SYNC, and whose write_inode fails with
+ *                  -EAGAIN while its writer is inside a write call: seed
+ *                  000's XFS i_size under an ilock held across
+ *                  balance_dirty_pages, L691-698 and L1930-1945)
+ *   +w2 kind2      w2 more writers of kind2 beside them (the last w2
+ *                  files), e.g. 2dd+1fsync: seed 000's flusher meeting an
+ *                  inode whose I_SYNC an fsync holds
  *   bs             bytes per write call
  *   c p            CPUs the run is pinned to (at most the machine's)
  *   memcg=SIZE/    a memory domain of SIZE inside the cache (the frames
@@ -29,7 +37,8 @@
  *   len            X (the run's --secs), "<n>s" seconds, or a SIZE: stop
  *                  after the writers wrote that much
  *
- * e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X and
+ * e.g. thresh=100M/loop-10dd-4k-2p-1024M-100M:10-X,
+ *      sim:thresh=8M/hdd-2dd+1fsync-4k-2p-4096M-8M:10-60s and
  *      JBOD-4HDD-thresh=32M/hdd-10dd-1M-2p-128M-32M:10-4s.
  */
 #ifndef UF_BENCH_ABCASE_H
@@ -55,7 +64,8 @@
 #define BENCH_SSD_LAT_US	100
 
 enum ab_dev { AB_DEV_LOOP, AB_DEV_HDD, AB_DEV_SSD, AB_NR_DEVS };
-enum ab_kind { AB_DD, AB_FIO, AB_FSYNC, AB_NR_KINDS };
+enum ab_kind { AB_DD, AB_FIO, AB_FSYNC, AB_XFSDD, AB_NR_KINDS };
+#define AB_KIND_LIST	"dd, fio, fsync or xfsdd"
 
 struct ab_case {
 	bool sim;			/* sim: devices modelled (io/sim.c) */
@@ -63,8 +73,10 @@ struct ab_case {
 	uint64_t memcg;			/* bytes of a memory domain inside the
 					 * cache (seed 003's memcg), 0: none */
 	enum ab_dev dev;
-	unsigned int writers;
+	unsigned int writers;		/* in all, the +w2 ones included */
 	enum ab_kind kind;
+	unsigned int writers2;		/* the last writers2 are of kind2 */
+	enum ab_kind kind2;
 	uint64_t bs;
 	unsigned int cpus;
 	uint64_t mem;
@@ -88,6 +100,9 @@ int ab_case_parse(const char *s, struct ab_case *c, char *why, size_t len);
 void ab_case_format(const struct ab_case *c, char *buf, size_t len);
 /* How many devices the case runs on (1 or the JBOD count). */
 unsigned int ab_case_devs(const struct ab_case *c);
+/* The kind of the case's writer i (0-based): kind, or kind2 for the last
+ * writers2. */
+enum ab_kind ab_case_kind(const struct ab_case *c, unsigned int i);
 
 /*
  * Hold a case to the machine before any device is made: -ENOMEM if its

@@ -441,6 +441,12 @@ struct uf_dev_stats {
 	unsigned long works_done;	/* wb_writeback works run */
 	unsigned long wcp_pages_scanned; /* dirty pages write_cache_pages
 					    looked at, written or not */
+	/* the flusher's list decisions (seed 000): no-progress waits of
+	 * wb_writeback (the writeback_wait tracepoint), and calls of
+	 * requeue_io() (to b_more_io) and redirty_tail() (to b_dirty) */
+	unsigned long wb_waits;
+	unsigned long requeue_io;
+	unsigned long redirty_tail;
 	/* the device's I/O, as /proc/diskstats counts it (issue 13) */
 	uint64_t size_bytes;		/* the device's size */
 	uint64_t io_ticks_ms;		/* busy: >= 1 request in flight */

@@ -17,6 +17,7 @@ static inline void nowait_account(struct bdi_writeback *wb,
 				  struct wb_loop_state *st)
 {
 	st->nr_waits++;
+	__atomic_add_fetch(&wb->bdi->nr_wb_wait, 1, __ATOMIC_RELAXED);
 	trace_writeback_wait(wb->bdi, work);
 }
 

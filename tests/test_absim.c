@@ -486,3 +486,134 @@ Test(absim, sim_is_refused_where_it_cannot_run)
 	cr_assert_eq(bench_ab_main(4, nosim), 2);
 	cr_assert_eq(bench_ab_main(3, simonly), 2);
 }
+
+/* ------------------------------------------------------------------ */
+/* Seed 000's decision points: writers that reach them                 */
+
+Test(absim, mixed_writers_and_xfsdd_names_round_trip)
+{
+	struct ab_case c;
+
+	sim_round_trip("sim:thresh=1M/hdd-1dd+1xfsdd-4k-2p-4096M-1M:10-60s");
+	sim_round_trip("sim:thresh=8M/hdd-2xfsdd-4k-2p-4096M-8M:10-60s");
+	sim_round_trip("sim:thresh=8M/hdd-10dd+2fsync-4k-2p-4096M-8M:10-5s");
+	cr_assert_eq(ab_case_parse("sim:hdd-3dd+2fsync-4k-2p-64M-20:10-1s",
+				   &c, NULL, 0), 0);
+	cr_assert_eq(c.writers, 5);
+	cr_assert_eq(c.writers2, 2);
+	cr_assert_eq(ab_case_kind(&c, 0), AB_DD);
+	cr_assert_eq(ab_case_kind(&c, 2), AB_DD);
+	cr_assert_eq(ab_case_kind(&c, 3), AB_FSYNC);
+	cr_assert_eq(ab_case_kind(&c, 4), AB_FSYNC);
+	refused("sim:hdd-1dd+-4k-2p-64M-20:10-1s", "+writers");
+	refused("sim:hdd-1dd+1zz-4k-2p-64M-20:10-1s", "+writer kind");
+	refused("sim:hdd-1dd+1dd+1dd-4k-2p-64M-20:10-1s", "+writer kind");
+	refused("sim:hdd-1000dd+25dd-4k-2p-64M-20:10-1s", "in all");
+	refused("sim:hdd-1xfs-4k-2p-64M-20:10-1s", "xfsdd");
+}
+
+/* The n-th (from 0) number after "key": in s. */
+static double nth_num(const char *s, const char *key, unsigned int n)
+{
+	char k[64];
+	const char *p = s;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	for (;;) {
+		p = strstr(p, k);
+		cr_assert_not_null(p, "%s %u: %s", key, n, s);
+		p += strlen(k);
+		if (!n--)
+			return strtod(p, NULL);
+	}
+}
+
+struct decisions {
+	uint64_t hash[2];
+	double waits[2], requeue_io[2], redirty_tail[2];
+};
+
+/* One sim case under A and B (seed 000 --sim's by default). */
+static void decisions_of(const char *b_spec, const char *name,
+			 struct decisions *d)
+{
+	char *argv[] = {
+		"ab", "linux-3.1,bdp=3.2", (char *)b_spec, (char *)name,
+		"--reps", "1", "--quiet", "--json", "X", NULL,
+	};
+	const char *p;
+	unsigned int side;
+	int rc;
+	char *s = ab_json(argv, &rc);
+
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(s);
+	p = s;
+	for (side = 0; side < 2; side++) {
+		p = strstr(p, "\"trace_hash\": ");
+		cr_assert_not_null(p, "%s", s);
+		p += strlen("\"trace_hash\": ");
+		d->hash[side] = strtoull(p, NULL, 10);
+		d->waits[side] = nth_num(s, "wb_waits_median", side);
+		d->requeue_io[side] = nth_num(s, "requeue_io_median", side);
+		d->redirty_tail[side] = nth_num(s, "redirty_tail_median", side);
+	}
+	cr_log_info("%s under %s: hash %016llx/%016llx waits %.0f/%.0f requeue_io %.0f/%.0f redirty_tail %.0f/%.0f",
+		    name, b_spec, (unsigned long long)d->hash[0],
+		    (unsigned long long)d->hash[1], d->waits[0], d->waits[1],
+		    d->requeue_io[0], d->requeue_io[1], d->redirty_tail[0],
+		    d->redirty_tail[1]);
+	free(s);
+}
+
+#define SEED000_B	"linux-3.1,bdp=3.2,nowait=v4,requeue=p2-v4"
+
+/*
+ * Plain dd never reaches where seed 000's A and B differ: the same trace,
+ * no no-progress wait.  xfsdd does: its inode is left I_DIRTY_SYNC with
+ * its pages written and write_inode refused, which A's base requeue
+ * redirty_tail()s and B's p2-v4 requeue_io()s (inode_written false);
+ * B's b_more_io then holds it in passes that wrote nothing, and B waits
+ * (v4) where A, its b_more_io empty, ends the work.
+ */
+Test(absim, seed000_xfsdd_makes_a_and_b_diverge_and_dd_does_not,
+     .timeout = 120)
+{
+	struct decisions d;
+
+	decisions_of(SEED000_B, "sim:thresh=1M/hdd-2dd-4k-2p-4096M-1M:10-10s",
+		     &d);
+	cr_assert_eq(d.hash[0], d.hash[1], "dd: A and B the same trace");
+	cr_assert_eq(d.waits[0], 0);
+	cr_assert_eq(d.waits[1], 0);
+	cr_assert_eq(d.requeue_io[0], d.requeue_io[1]);
+	cr_assert_eq(d.redirty_tail[0], d.redirty_tail[1]);
+
+	decisions_of(SEED000_B,
+		     "sim:thresh=1M/hdd-1dd+1xfsdd-4k-2p-4096M-1M:10-10s", &d);
+	cr_assert_neq(d.hash[0], d.hash[1], "xfsdd: A and B differ");
+	/* the inode_written rule: B requeue_io()s what A redirty_tail()s */
+	cr_assert_gt(d.redirty_tail[0], 100, "A redirties the refused inode");
+	cr_assert_gt(d.requeue_io[1], 100, "B requeues it");
+	cr_assert_lt(d.requeue_io[0], d.requeue_io[1] / 10);
+	cr_assert_lt(d.redirty_tail[1], d.redirty_tail[0] / 10);
+	/* and the no-progress wait: only B's b_more_io holds it */
+	cr_assert_eq(d.waits[0], 0, "A never waits");
+	cr_assert_gt(d.waits[1], 0, "B waits");
+}
+
+/*
+ * It is the requeue that opens the way to the wait: with nowait=v4 and
+ * the base requeue, the xfsdd inode never reaches b_more_io, neither
+ * side's no-progress handling runs, and the trace is A's.
+ */
+Test(absim, seed000_xfsdd_without_p2_v4_never_waits, .timeout = 120)
+{
+	struct decisions d;
+
+	decisions_of("linux-3.1,bdp=3.2,nowait=v4",
+		     "sim:thresh=1M/hdd-1dd+1xfsdd-4k-2p-4096M-1M:10-10s", &d);
+	cr_assert_eq(d.waits[0], 0);
+	cr_assert_eq(d.waits[1], 0);
+	cr_assert_eq(d.hash[0], d.hash[1]);
+}

@@ -190,6 +190,7 @@ void redirty_tail(struct inode *inode, struct bdi_writeback *wb)
 {
 	assert_spin_locked(&wb->list_lock);
 	assert_spin_locked(&inode->i_lock);
+	__atomic_add_fetch(&wb->bdi->nr_redirty_tail, 1, __ATOMIC_RELAXED);
 	inode->i_state &= ~I_SYNC_QUEUED;
 	if (!list_empty(&wb->b_dirty)) {
 		struct inode *tail = wb_inode(wb->b_dirty.next);
@@ -204,6 +205,7 @@ void redirty_tail(struct inode *inode, struct bdi_writeback *wb)
 void requeue_io(struct inode *inode, struct bdi_writeback *wb)
 {
 	assert_spin_locked(&wb->list_lock);
+	__atomic_add_fetch(&wb->bdi->nr_requeue_io, 1, __ATOMIC_RELAXED);
 	list_move(&inode->i_wb_list, &wb->b_more_io);
 }
 

@@ -191,6 +191,12 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							__ATOMIC_RELAXED);
 	st->wcp_pages_scanned = (unsigned long)__atomic_load_n(
 		&bdi->wcp_scanned, __ATOMIC_RELAXED);
+	st->wb_waits = (unsigned long)__atomic_load_n(&bdi->nr_wb_wait,
+						      __ATOMIC_RELAXED);
+	st->requeue_io = (unsigned long)__atomic_load_n(&bdi->nr_requeue_io,
+							__ATOMIC_RELAXED);
+	st->redirty_tail = (unsigned long)__atomic_load_n(
+		&bdi->nr_redirty_tail, __ATOMIC_RELAXED);
 }
 
 /* ---- congestion (3.2 mm/backing-dev.c, block/blk-core.c) ---- */

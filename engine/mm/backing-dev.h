@@ -112,6 +112,11 @@ struct backing_dev_info {
 	long write_errors;
 	long works_done;
 	long wcp_scanned;		/* pages write_cache_pages looked at */
+	/* seed 000's decision points, as counts of their tracepoint or
+	 * call (the kernel counts them with perf's tracepoint counters) */
+	long nr_wb_wait;		/* writeback_wait: no-progress waits */
+	long nr_requeue_io;		/* requeue_io() calls */
+	long nr_redirty_tail;		/* redirty_tail() calls */
 	wait_queue_head_t wb_waitq;	/* wb_wait_for_completion-style */
 };
 
