@@ -613,7 +613,7 @@ static int sim_worker(const char *dev, const struct config *c, bool mmap,
  * instants spread over the boot as the request numbers did.  verify()
  * runs outside, on the real clock.
  */
-#define SQ_NS_PER_REQUEST	((uint64_t)90000)
+#define SQ_NS_PER_REQUEST	((uint64_t)60000)
 
 static bool sim_world;
 
