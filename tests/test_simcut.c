@@ -10,7 +10,10 @@
  * Either way the cut must read exactly T, the fsync in flight and a write
  * submitted after T fail with -EIO, the acknowledged 64 KiB survive and
  * the 4 MiB (never durable) is dropped; the same seed gives the same
- * world hash, image and cut instant.  Bad calls get their errno.
+ * world hash, image and cut instant.  A flush the device finished by T
+ * whose completion was not delivered yet (the CPU busy across T) is done:
+ * its fsync returns 0 after the cut and its data survive.  Bad calls get
+ * their errno.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -184,6 +187,85 @@ Test(simcut, cut_at_t_when_the_clock_jumps, .timeout = 60)
 Test(simcut, cut_at_t_inside_a_cpu_charge, .timeout = 60)
 {
 	check_cut(true);
+}
+
+/*
+ * What the device finished by T survives even if its completion was not
+ * delivered: a task's fsync has its flush (2 ms on this device) in flight
+ * when main wakes, arms a drop cut at T after the flush is due and
+ * charges 10 ms of CPU across both, so the completion task cannot run
+ * before T.  The flush is done at T: the fsync returns 0 after T and its
+ * 64 KiB are on the image.
+ */
+struct done_case {
+	struct uf_file *f;
+	int fsync_ret;
+	uint64_t fsync_end, t;
+};
+
+static int syncer_fn(void *arg)
+{
+	struct done_case *dc = arg;
+
+	dc->fsync_ret = uf_fsync(dc->f);
+	dc->fsync_end = uf_now_ns();
+	return 0;
+}
+
+static int done_main(void *arg)
+{
+	struct done_case *dc = arg;
+	struct uf_sim_task *t;
+	struct uf_cache *c;
+	struct uf_sim *sim;
+	int ret = -1;
+
+	if (uf_sim_create("cut-done", "ssd,size=64m,bw=100m,flush_us=2000",
+			  &sim))
+		return -1;
+	if (open_all("cut-done", &c, &dc->f))
+		goto out;
+	memset(buf, 0xd4, SMALL);
+	if (uf_pwrite(dc->f, buf, SMALL, 0) != SMALL ||
+	    uf_sim_spawn("syncer", syncer_fn, dc, &t))
+		goto close;
+	/* the writes take 0.7 ms, then the flush is submitted: 2 ms */
+	uf_sim_sleep_ns(3 * MS / 2);
+	dc->t = uf_now_ns() + 2 * MS;
+	if (uf_sim_cut_at_ns(sim, dc->t, UF_SIM_CUT_DROP, 1))
+		goto close;
+	uf_sim_charge_ns(10 * MS);
+	if (uf_sim_join(t, NULL))
+		goto close;
+	ret = 0;
+close:
+	uf_cache_close_discard(c, UF_DISCARD_DIRTY);
+	if (!ret && (uf_sim_read(sim, buf, SMALL, 0) ||
+		     !all_bytes(buf, SMALL, 0xd4)))
+		ret = -2;
+out:
+	uf_sim_destroy(sim);
+	return ret;
+}
+
+Test(simcut, finished_by_t_is_done_though_undelivered, .timeout = 60)
+{
+	struct uf_sim_opts o = { .seed = 3, .max_ns = 60ull * 1000 * MS };
+	struct done_case dc = { .fsync_ret = 1 };
+	struct uf_sim_result r;
+
+	buf = aligned_alloc(4096, BIG);
+	cr_assert(buf);
+	cr_assert_eq(uf_sim_run(&o, done_main, &dc, &r), 0);
+	printf("simcut (undelivered): T %" PRIu64 " ns, fsync %d at %" PRIu64
+	       " ns, main %d\n", dc.t, dc.fsync_ret, dc.fsync_end, r.main_ret);
+	cr_assert_gt(dc.fsync_end, dc.t, "the fsync ended before T: the case "
+		     "did not put its flush's completion after the cut");
+	cr_assert_eq(dc.fsync_ret, 0, "a flush done by T failed: %d",
+		     dc.fsync_ret);
+	cr_assert_eq(r.main_ret, 0, "the fsynced 64 KiB are not on the image "
+		     "(%d)", r.main_ret);
+	free(buf);
 }
 
 /* A world's task arms it; nothing else may. */
