@@ -610,6 +610,17 @@ const char *uf_version(void);
  * request fails.  On a device that is not open, or off after a cut, nth
  * counts from the next open (power-on).  nth 0 disarms.  -EINVAL unknown
  * mode.
+ * uf_sim_cut_at_ns(sim, t_ns, mode, seed): the same cut at instant t_ns
+ * of the running world's virtual clock (uf_now_ns() in the world, 0 at
+ * its start), from a task of the world: an event on that clock, so the
+ * cut happens at exactly t_ns whatever the tasks do (the clock stops
+ * there when it jumps or a task's CPU charge crosses it).  What the
+ * device finished by t_ns (a write into its cache, a flush) is done;
+ * requests still in flight and every later one fail with -EIO.  Open or
+ * closed, the device loses power at t_ns; it is disarmed by a cut, by
+ * t_ns 0, by a new call, and by the end of its world.  -EBADF bad sim;
+ * -EINVAL unknown mode or t_ns before now; -EPERM not a task of a running
+ * world (uf_sim_active()); -ENOSPC 64 timed cuts pending.
  * uf_sim_read(): the device's current content (its cache included),
  * bypassing the model; 0 or -ERANGE.
  * uf_sim_image_hash(): a hash of the content (equal content, equal hash).
@@ -633,6 +644,7 @@ struct uf_sim_stats {
 	uint64_t power_cuts;
 	uint64_t cut_lost_writes;	/* writes not durable at the cut */
 	uint64_t cut_torn_sectors;	/* sectors rolled back by tear cuts */
+	uint64_t last_cut_ns;		/* uf_now_ns() at the last cut */
 };
 
 int uf_sim_create(const char *name, const char *spec, struct uf_sim **out);
@@ -640,6 +652,8 @@ int uf_sim_destroy(struct uf_sim *sim);
 int uf_sim_power_cut(struct uf_sim *sim, enum uf_sim_cut mode, uint64_t seed);
 int uf_sim_cut_at(struct uf_sim *sim, uint64_t nth, enum uf_sim_cut mode,
 		  uint64_t seed);
+int uf_sim_cut_at_ns(struct uf_sim *sim, uint64_t t_ns, enum uf_sim_cut mode,
+		     uint64_t seed);
 int uf_sim_read(struct uf_sim *sim, void *buf, size_t len, uint64_t off);
 int uf_sim_image_hash(struct uf_sim *sim, uint64_t *hash);
 int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);

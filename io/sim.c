@@ -48,6 +48,7 @@ struct sim_rq {
 	uint64_t wseq;		/* write: its number; flush: writes covered */
 	uint64_t due;
 	int res;
+	bool done;		/* finished on the device before a timed cut */
 	struct sim_rq *next;
 };
 
@@ -74,6 +75,9 @@ struct uf_sim {
 	uint64_t cut_at;	/* armed cut: at this request, 0 = none */
 	enum uf_sim_cut cut_mode;
 	uint64_t cut_seed;
+	uint64_t cut_ns;	/* armed timed cut: at this instant, 0 = none */
+	enum uf_sim_cut cut_ns_mode;
+	uint64_t cut_ns_seed;
 
 	uint64_t wseq;		/* writes submitted */
 	uint64_t done_wseq;	/* the last write applied */
@@ -659,7 +663,7 @@ static void cut_apply_inflight(struct uf_sim *sim)
 	struct sim_rq *rq;
 
 	for (rq = sim->head; rq; rq = rq->next)
-		if (rq->req->op == UF_IO_WRITE && rq->res >= 0 &&
+		if (rq->req->op == UF_IO_WRITE && rq->res >= 0 && !rq->done &&
 		    rq->wseq > sim->done_wseq &&
 		    req_apply(sim, rq->req, rq->wseq))
 			pr_warn("sim %s: no memory: a write in flight is lost in the cut",
@@ -691,8 +695,11 @@ static void cut_locked(struct uf_sim *sim, enum uf_sim_cut mode,
 	sim->off = true;
 	sim->cut_at = 0;
 	sim->st.power_cuts++;
+	sim->st.last_cut_ns = now;
 	sim->durable_wseq = sim->done_wseq = sim->wseq;
 	for (rq = sim->head; rq; rq = rq->next) {
+		if (rq->done)
+			continue;	/* the device finished it in time */
 		rq->res = -EIO;
 		rq->due = now;
 	}
@@ -743,6 +750,7 @@ static void sim_one(struct uf_sim *sim, struct sim_rq *rq, uint64_t now)
 
 	rq->res = 0;
 	rq->wseq = 0;
+	rq->done = false;
 	if (!sim->off && ++sim->nr_arrived == sim->cut_at)
 		cut_locked(sim, sim->cut_mode, sim->cut_seed);
 	if (sim->off) {
@@ -851,6 +859,14 @@ static void sim_sleep(struct uf_sim *sim, uint64_t until)
 	pthread_cond_timedwait(&sim->wake, &sim->lock, &ts);
 }
 
+/* When the head may be delivered: its time, or the stall's end. */
+static uint64_t rq_due(const struct uf_sim *sim, const struct sim_rq *rq)
+{
+	if (rq->due < sim->stall_until && rq->res >= 0 && !rq->done)
+		return sim->stall_until;
+	return rq->due;
+}
+
 static void *sim_thread(void *arg)
 {
 	struct uf_sim *sim = arg;
@@ -864,9 +880,7 @@ static void *sim_thread(void *arg)
 	while (!sim->stop || sim->head) {
 		rq = sim->head;
 		now = uf_now_ns();
-		at = rq ? rq->due : 0;
-		if (rq && at < sim->stall_until && rq->res >= 0)
-			at = sim->stall_until;
+		at = rq ? rq_due(sim, rq) : 0;
 		if (!rq || at > now) {
 			sim_sleep(sim, at);
 			continue;
@@ -874,7 +888,7 @@ static void *sim_thread(void *arg)
 		sim->head = rq->next;
 		if (!sim->head)
 			sim->tail = NULL;
-		res = sim_finish(sim, rq);
+		res = rq->done ? rq->res : sim_finish(sim, rq);
 		req = rq->req;
 		rq->req = NULL;
 		rq->next = sim->free;
@@ -957,6 +971,8 @@ UF_IO_ENGINE(uf_sim_engine, "sim", sim);
 
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
+
+static void time_cut(void *arg);
 
 static bool sim_valid(const struct uf_sim *sim)
 {
@@ -1071,6 +1087,7 @@ int uf_sim_destroy(struct uf_sim *sim)
 	}
 	__atomic_store_n(&sim->in_use, false, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sim_table_lock);
+	uf_sim_event_cancel(time_cut, sim);
 	while ((u = sim->undo)) {
 		sim->undo = u->next;
 		undo_free(u);
@@ -1191,6 +1208,75 @@ int uf_sim_cut_at(struct uf_sim *sim, uint64_t nth, enum uf_sim_cut mode,
 	if (!cut_mode_valid(mode))
 		return sim_valid(sim) ? -EINVAL : -EBADF;
 	return with_sim(sim, cut_at(sim, nth, mode, seed));
+}
+
+/*
+ * A timed cut happens at its instant, not when the completion thread
+ * next runs: what the device finished by then (due by now: a write in
+ * its cache, a flush's writes durable) is done, its delivery to the host
+ * still to come; what it had not finished is in flight for the cut.
+ */
+static void finish_due(struct uf_sim *sim, uint64_t now)
+{
+	struct sim_rq *rq;
+
+	for (rq = sim->head; rq && rq_due(sim, rq) <= now; rq = rq->next) {
+		if (rq->done)
+			continue;
+		rq->res = sim_finish(sim, rq);
+		rq->done = true;
+	}
+}
+
+/* The world's event at sim->cut_ns (kernel/sim.c, uf_sim_event_at). */
+static void time_cut(void *arg)
+{
+	struct uf_sim *sim = arg;
+	uint64_t now;
+
+	if (!sim_valid(sim))
+		return;
+	pthread_mutex_lock(&sim->lock);
+	now = uf_now_ns();
+	if (sim->cut_ns && sim->cut_ns <= now && !sim->off) {
+		finish_due(sim, now);
+		cut_locked(sim, sim->cut_ns_mode, sim->cut_ns_seed);
+	}
+	sim->cut_ns = 0;
+	pthread_mutex_unlock(&sim->lock);
+}
+
+/* Lock order: sim->lock, then the world's (as the completion thread). */
+static int cut_at_ns(struct uf_sim *sim, uint64_t t_ns, enum uf_sim_cut mode,
+		     uint64_t seed)
+{
+	int ret;
+
+	if (t_ns && t_ns < uf_now_ns())
+		return -EINVAL;
+	uf_sim_event_cancel(time_cut, sim);
+	sim->cut_ns = 0;
+	if (!t_ns)
+		return 0;
+	ret = uf_sim_event_at(t_ns, time_cut, sim);
+	if (ret)
+		return ret;
+	sim->cut_ns = t_ns;
+	sim->cut_ns_mode = mode;
+	sim->cut_ns_seed = seed;
+	return 0;
+}
+
+int uf_sim_cut_at_ns(struct uf_sim *sim, uint64_t t_ns, enum uf_sim_cut mode,
+		     uint64_t seed)
+{
+	if (!sim_valid(sim))
+		return -EBADF;
+	if (!cut_mode_valid(mode))
+		return -EINVAL;
+	if (!uf_sim_active())
+		return -EPERM;
+	return with_sim(sim, cut_at_ns(sim, t_ns, mode, seed));
 }
 
 static int sim_read(struct uf_sim *sim, void *buf, size_t len, uint64_t off)

@@ -27,9 +27,11 @@
  *
  * Idle.  With no task runnable, the task that is handing over moves the
  * clock to the earliest event: the first timer (kernel/timer.c, jiffies
- * converted to the first nanosecond at which jiffies reaches it) or the
- * first deadline of a timed wait, and fires it; timer callbacks run there,
- * as in softirq context.  No event and no runnable task: -EDEADLK.
+ * converted to the first nanosecond at which jiffies reaches it), the
+ * first deadline of a timed wait or the first callback event (to the
+ * nanosecond: a sim device's power cut, uf_sim_event_at), and fires it;
+ * timer and event callbacks run there, as in softirq context.  No event
+ * and no runnable task: -EDEADLK.
  *
  * Time.  Virtual nanoseconds from 0; jiffies = INITIAL_JIFFIES + ns * HZ
  * / 1e9 (kernel/jiffies.c's virtual clock is stepped along).  One virtual
@@ -77,6 +79,16 @@ enum sim_block {
 	SIM_SLEEP,		/* uf_sim_sleep_ns() */
 	SIM_JOIN,		/* waiting for a task to end */
 	SIM_DEAD,
+};
+
+/* Callbacks at virtual instants (uf_sim_event_at): a device's power cut. */
+#define SIM_MAX_EVENTS	64
+
+struct sim_event {
+	uint64_t at, seq;
+	void (*fn)(void *);
+	void *arg;
+	bool used;
 };
 
 static const char *const sim_block_name[] = {
@@ -139,6 +151,9 @@ static struct {
 	uint64_t rng;
 	uint64_t seed;
 	uint64_t cost[UF_SIM_NR_COSTS];
+
+	struct sim_event ev[SIM_MAX_EVENTS];
+	uint64_t ev_seq;
 
 	uint64_t hash;
 	uint64_t switches, events, cpu_ns;
@@ -337,13 +352,89 @@ static void world_fail(int err, const char *why)
 
 /* ---- events ---- */
 
-/* With W.lock: fire the timed waits and timers due by now. */
+/* With W.lock: the earliest callback event, by (at, seq); NULL if none. */
+static struct sim_event *event_first(void)
+{
+	struct sim_event *e, *first = NULL;
+
+	for (e = W.ev; e < W.ev + SIM_MAX_EVENTS; e++)
+		if (e->used && (!first || e->at < first->at ||
+				(e->at == first->at && e->seq < first->seq)))
+			first = e;
+	return first;
+}
+
+/*
+ * With W.lock: run the callback events due by now, earliest first, each
+ * without W.lock (a device's cut takes its lock and wakes tasks, as a
+ * timer callback does).  The slot is freed first: a callback may re-arm.
+ */
+static void fire_events(void)
+{
+	struct sim_event *e;
+	void (*fn)(void *);
+	void *arg;
+	char rec[48];
+	int n;
+
+	while ((e = event_first()) && e->at <= now_ns()) {
+		fn = e->fn;
+		arg = e->arg;
+		e->used = false;
+		n = snprintf(rec, sizeof(rec), "E@%llu\n",
+			     (unsigned long long)now_ns());
+		hash_bytes(rec, (size_t)n);
+		pthread_mutex_unlock(&W.lock);
+		fn(arg);
+		pthread_mutex_lock(&W.lock);
+	}
+}
+
+int uf_sim_event_at(uint64_t at_ns, void (*fn)(void *), void *arg)
+{
+	struct sim_event *e;
+	int ret = -ENOSPC;
+
+	if (!uf_sim_active())
+		return -EPERM;
+	if (!fn)
+		return -EINVAL;
+	pthread_mutex_lock(&W.lock);
+	if (at_ns < now_ns()) {
+		pthread_mutex_unlock(&W.lock);
+		return -EINVAL;
+	}
+	for (e = W.ev; e < W.ev + SIM_MAX_EVENTS; e++) {
+		if (e->used)
+			continue;
+		*e = (struct sim_event){ .at = at_ns, .seq = ++W.ev_seq,
+					 .fn = fn, .arg = arg, .used = true };
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&W.lock);
+	return ret;
+}
+
+void uf_sim_event_cancel(void (*fn)(void *), void *arg)
+{
+	struct sim_event *e;
+
+	pthread_mutex_lock(&W.lock);
+	for (e = W.ev; e < W.ev + SIM_MAX_EVENTS; e++)
+		if (e->used && e->fn == fn && e->arg == arg)
+			e->used = false;
+	pthread_mutex_unlock(&W.lock);
+}
+
+/* With W.lock: fire the events, timed waits and timers due by now. */
 static void fire_due(void)
 {
 	struct uf_sim_task *t;
 	unsigned long exp;
 	uint64_t now = now_ns();
 
+	fire_events();
 	while (!list_empty(&W.timed)) {
 		t = list_first_entry(&W.timed, struct uf_sim_task, timed);
 		if (t->wake_at > now)
@@ -365,11 +456,14 @@ static void fire_due(void)
 static bool idle_step(void)
 {
 	uint64_t next = UINT64_MAX, at;
+	struct sim_event *e = event_first();
 	unsigned long exp;
 
 	if (!list_empty(&W.timed))
 		next = list_first_entry(&W.timed, struct uf_sim_task,
 					timed)->wake_at;
+	if (e && e->at < next)
+		next = e->at;
 	if (!uf_clock_next_expiry(&exp)) {
 		at = jiffies_to_ns(exp);
 		if (at < next)
@@ -766,14 +860,25 @@ uint64_t uf_sim_now_ns(void)
  * With W.lock: @ns of CPU for @me.  At the limit the world ends (and @me
  * never runs again).  No preemption here: the engine's charge points may
  * hold locks of any kind; a task that used up its tick gives way at the
- * next preemption point (cond_resched(), a lock break, schedule()).
+ * next preemption point (cond_resched(), a lock break, schedule()).  A
+ * callback event inside the span runs at its instant, the clock stopped
+ * there, as an interrupt during the work would: a device's power cut at
+ * T happens at T whatever the CPU does (its callback takes only the
+ * device's lock, which no charge point holds).
  */
 static void charge_locked(struct uf_sim_task *me, uint64_t ns)
 {
 	uint64_t now = now_ns() + ns;
+	uint64_t lim = W.max_ns ? SIM_START_NS + W.max_ns : UINT64_MAX;
+	struct sim_event *e;
 
 	me->cpu_ns += ns;
 	W.cpu_ns += ns;
+	while ((e = event_first()) && e->at <= now && e->at <= lim) {
+		if (e->at > now_ns())
+			clock_set(e->at);
+		fire_events();
+	}
 	if (W.max_ns && now > SIM_START_NS + W.max_ns) {
 		clock_set(SIM_START_NS + W.max_ns);
 		world_fail(-ETIMEDOUT, "the virtual-time limit is reached");
@@ -929,6 +1034,8 @@ static void world_reset(const struct uf_sim_opts *o)
 	W.running = NULL;
 	W.nr_rq = 0;
 	W.timed_seq = 0;
+	memset(W.ev, 0, sizeof(W.ev));	/* an ended world's events die */
+	W.ev_seq = 0;
 	W.nr_live = W.nr_tasks = 0;
 	W.next_vpid = 0;
 	W.now = SIM_START_NS;

@@ -121,6 +121,19 @@ int uf_sim_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg,
  * until it exits.  0 or a positive errno. */
 int uf_sim_thread_join(pthread_t thread);
 
+/*
+ * A callback at virtual instant @at_ns of the running world (a sim
+ * device's power cut, io/sim.c): the clock stops at exactly @at_ns for
+ * it, whether it jumps there (nothing runnable) or a task's charged CPU
+ * crosses it (uf_sim_charge_cost).  @fn runs without the world's lock,
+ * as a timer callback does, and must not block.  Events die with their
+ * world.  -EPERM not a task of a running world, -EINVAL NULL fn or
+ * @at_ns before now, -ENOSPC 64 pending.
+ */
+int uf_sim_event_at(uint64_t at_ns, void (*fn)(void *), void *arg);
+/* Drop the pending events of (@fn, @arg); anywhere, any time. */
+void uf_sim_event_cancel(void (*fn)(void *), void *arg);
+
 /* A trace line, for the world's trace hash. */
 void uf_sim_trace_line(const char *line, size_t len);
 

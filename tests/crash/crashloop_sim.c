@@ -34,7 +34,10 @@
  * --flusher gives the device its flusher thread, kupdate and a small
  * cache (the kill loop's settings): writeback and reclaim then race the
  * workload, and replays are exact only with --world, which runs each boot
- * in a deterministic world (uf_sim_run).
+ * in a deterministic world (uf_sim_run).  In a world the cut is armed at
+ * a seeded virtual instant (uf_sim_cut_at_ns; --cut-at request for the
+ * request count): uniform within the boot's expected length, so it lands
+ * wherever the flusher, reclaim or the workload happen to be at that time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -53,6 +56,12 @@
 #define SIM_OPS_MIN	40
 #define SIM_OPS_SPAN	120
 #define SIM_MAX_BOOTS	3
+/* A boot's expected virtual length per operation, ns: measured over
+ * --world runs (-s 1, 12 seeds: 0.13-0.16 ms an op without the flusher,
+ * 0.23-0.56 ms with it); a cut drawn past the boot's end is the "after
+ * the last op" cut. */
+#define SIM_NS_PER_OP		150000ull
+#define SIM_NS_PER_OP_FLUSHER	300000ull
 
 enum { CUT_DROP, CUT_KEEP, CUT_TEAR512, CUT_TEAR4K, NR_CUTS };
 static const char *const cut_names[] = { "drop", "keep", "tear512", "tear4k" };
@@ -64,7 +73,7 @@ struct sw {
 
 struct sim_iter {
 	uint64_t seed, rng;
-	bool verbose, flusher, world;
+	bool verbose, flusher, world, cut_time;
 	int force_cut;		/* -1: by the seed */
 	/* this boot */
 	struct sw *w;
@@ -74,6 +83,7 @@ struct sim_iter {
 	unsigned int nr_acks, nr_ops;
 	int mode;
 	uint64_t cut_nth, nr_rq;
+	uint64_t cut_ns, cut_ns_hit;	/* --cut-at time: armed, happened */
 	/* the iteration */
 	unsigned int boots, cuts[NR_CUTS], acks, cut_hit;
 	uint64_t hash;		/* over every boot's image after its cut */
@@ -266,8 +276,10 @@ static bool check_granule(struct sim_iter *it, uint64_t so, unsigned int g)
 	for (j = 0; j < g && img[j] == cur[j]; j++)
 		;
 	snprintf(it->why, sizeof(it->why),
-		 "%s cut at request %" PRIu64 ": device offset %" PRIu64 " (file %u, %u B granule) is not its content at boot followed by a prefix of its writes holding the acknowledged ones (below version %u); first byte off the last write's content at +%zu",
-		 cut_names[it->mode], it->cut_nth, so, f, g, it->acked[f], j);
+		 "%s cut at %s %" PRIu64 ": device offset %" PRIu64 " (file %u, %u B granule) is not its content at boot followed by a prefix of its writes holding the acknowledged ones (below version %u); first byte off the last write's content at +%zu",
+		 cut_names[it->mode], it->cut_time ? "ns" : "request",
+		 it->cut_time ? it->cut_ns : it->cut_nth, so, f, g,
+		 it->acked[f], j);
 	return false;
 }
 
@@ -324,6 +336,42 @@ static int pick_cut(struct sim_iter *it)
 	       r < 85 ? CUT_TEAR4K : CUT_KEEP;
 }
 
+/*
+ * Draw this boot's cut: at a request counted from the open, or (--cut-at
+ * time, in a world) at a virtual instant after it, uniform within the
+ * boot's expected length; one boot in five arms none (the cut after the
+ * last op).  The draws are the same in both forms: a seed's request
+ * cuts stay what they were.
+ */
+static void draw_cut(struct sim_iter *it, unsigned int ops)
+{
+	uint64_t len = ops * (it->flusher ? SIM_NS_PER_OP_FLUSHER :
+			      SIM_NS_PER_OP);
+
+	it->cut_nth = it->cut_ns = 0;
+	if (!rng_below(&it->rng, 5))
+		return;
+	if (it->cut_time)
+		it->cut_ns = 1 + rng_below(&it->rng, len);	/* from open */
+	else	/* a boot makes about 1.5 requests an operation */
+		it->cut_nth = 1 + rng_below(&it->rng, ops + ops / 2);
+}
+
+/* Arm it, once the cache is open. */
+static int arm_cut(struct sim_iter *it, unsigned int b)
+{
+	if (it->cut_ns) {
+		it->cut_ns += uf_now_ns();
+		return uf_sim_cut_at_ns(it->sim, it->cut_ns,
+					(enum uf_sim_cut)it->mode,
+					it->seed + b);
+	}
+	if (it->cut_nth)
+		return uf_sim_cut_at(it->sim, it->cut_nth,
+				     (enum uf_sim_cut)it->mode, it->seed + b);
+	return 0;
+}
+
 /* One boot: work, the cut, the check.  false with it->why. */
 static bool sim_boot(struct sim_iter *it, unsigned int b)
 {
@@ -340,9 +388,7 @@ static bool sim_boot(struct sim_iter *it, unsigned int b)
 	it->nr_acks = it->nr_ops = 0;
 	memset(it->acked, 0, sizeof(it->acked));
 	it->mode = pick_cut(it);
-	/* a boot makes about 1.5 requests per operation: cut among them */
-	it->cut_nth = rng_below(&it->rng, 5) ?
-		      1 + rng_below(&it->rng, ops + ops / 2) : 0;
+	draw_cut(it, ops);
 	uf_sim_read(it->sim, sim_base, DEV_SIZE, 0);
 	ret = sim_open(it, policy, &c, files);
 	if (ret) {
@@ -351,11 +397,17 @@ static bool sim_boot(struct sim_iter *it, unsigned int b)
 		return false;
 	}
 	uf_sim_get_stats(it->sim, &st0);
-	if (it->cut_nth)
-		uf_sim_cut_at(it->sim, it->cut_nth, (enum uf_sim_cut)it->mode,
-			      it->seed + b);
+	ret = arm_cut(it, b);
+	if (ret) {
+		snprintf(it->why, sizeof(it->why), "boot %u: arming the cut: %s",
+			 b, strerror(-ret));
+		uf_cache_close_discard(c, UF_DISCARD_DIRTY);
+		return false;
+	}
 	sim_work(it, c, files, ops, &err);
 	uf_sim_get_stats(it->sim, &st1);
+	it->cut_ns_hit = st1.power_cuts != st0.power_cuts ?
+			 st1.last_cut_ns : 0;
 	if (err && st1.power_cuts == st0.power_cuts) {
 		snprintf(it->why, sizeof(it->why),
 			 "boot %u: a call failed before any cut: %s", b,
@@ -372,11 +424,21 @@ static bool sim_boot(struct sim_iter *it, unsigned int b)
 	it->hash = (it->hash ^ h) * 0x100000001b3ull;
 	it->cuts[it->mode]++;
 	it->acks += it->nr_acks;
-	trace(it, "boot %u (%s): %s cut %s %" PRIu64 "%s, %u ops, %zu writes, %u acks, %" PRIu64 " requests completed, image %016" PRIx64,
-	      b, policy, cut_names[it->mode], it->cut_nth ? "armed at request" :
-	      "after the last op", it->cut_nth,
-	      st1.power_cuts != st0.power_cuts ? " (hit)" : "", it->nr_ops,
+	trace(it, "boot %u (%s): %s cut %s %" PRIu64 "%s%s, %u ops, %zu writes, %u acks, %" PRIu64 " requests completed, image %016" PRIx64,
+	      b, policy, cut_names[it->mode],
+	      it->cut_time ? (it->cut_ns ? "armed at ns" : "after the last op") :
+	      it->cut_nth ? "armed at request" : "after the last op",
+	      it->cut_time ? it->cut_ns : it->cut_nth,
+	      st1.power_cuts != st0.power_cuts ? " (hit)" : "",
+	      it->cut_ns_hit && it->cut_ns_hit != it->cut_ns ?
+	      " (NOT at its instant)" : "", it->nr_ops,
 	      it->nr_w, it->nr_acks, it->nr_rq, h);
+	if (it->cut_time && it->cut_ns_hit && it->cut_ns_hit != it->cut_ns) {
+		snprintf(it->why, sizeof(it->why),
+			 "boot %u: the cut armed at %" PRIu64 " ns came at %" PRIu64 " ns",
+			 b, it->cut_ns, it->cut_ns_hit);
+		return false;
+	}
 	if (!sim_verify(it)) {
 		char why[sizeof(it->why)];
 
@@ -490,9 +552,12 @@ static void sim_usage(void)
 {
 	fprintf(stderr,
 		"usage: uflush-crashloop --sim [-n ITERATIONS] [-s SEED] [--seed N]\n"
-		"         [--cut drop|keep|tear512|tear4k] [--twice] [--flusher] [--world] [-v]\n"
+		"         [--cut drop|keep|tear512|tear4k] [--twice] [--flusher] [--world]\n"
+		"         [--cut-at request|time] [-v]\n"
 		"-s seeds the loop; --seed N replays the iteration of seed N alone,\n"
-		"with a trace (exact, but with --flusher and no --world).\n");
+		"with a trace (exact, but with --flusher and no --world).  Cuts come\n"
+		"at a seeded request, or with --world by default at a seeded virtual\n"
+		"instant (--cut-at time needs --world).\n");
 	exit(2);
 }
 
@@ -529,6 +594,7 @@ int crashloop_sim_main(int argc, char **argv)
 		{ "twice", no_argument, NULL, 't' },
 		{ "flusher", no_argument, NULL, 'f' },
 		{ "world", no_argument, NULL, 'w' },
+		{ "cut-at", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int iters = 100, i, passed = 0, failed = 0;
@@ -536,7 +602,7 @@ int crashloop_sim_main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL), rng, one = 0;
 	bool verbose = false, twice = false, flusher = false, replay = false;
 	bool world = false;
-	int opt, force_cut = -1;
+	int opt, force_cut = -1, cut_at = -1;	/* 0 request, 1 time */
 	double t0 = now_s();
 	struct sim_iter it;
 
@@ -550,13 +616,20 @@ int crashloop_sim_main(int argc, char **argv)
 		case 't': twice = true; break;
 		case 'f': flusher = true; break;
 		case 'w': world = true; break;
+		case 'a':
+			if (strcmp(optarg, "request") && strcmp(optarg, "time"))
+				sim_usage();
+			cut_at = optarg[0] == 't';
+			break;
 		case 'v': verbose = true; break;
 		case 'S': break;
 		default: sim_usage();
 		}
 	}
-	if (optind < argc || !iters)
+	if (optind < argc || !iters || (cut_at == 1 && !world))
 		sim_usage();
+	if (cut_at < 0)
+		cut_at = world;	/* a world's cuts are at virtual instants */
 	if (posix_memalign((void **)&sim_buf, PG, MAX_WRITE) ||
 	    !(sim_base = malloc(DEV_SIZE)) || !(sim_img = malloc(DEV_SIZE))) {
 		fprintf(stderr, "crashloop --sim: out of memory\n");
@@ -567,7 +640,8 @@ int crashloop_sim_main(int argc, char **argv)
 		iters = 1;
 	else
 		printf("crashloop --sim: %u iterations, seed %" PRIu64 "%s%s%s%s\n",
-		       iters, seed, world ? ", each boot a world" : "",
+		       iters, seed, world ? (cut_at ? ", each boot a world, cuts at instants" :
+		       ", each boot a world") : "",
 		       flusher ? (world ? ", with flushers" :
 				  ", with flushers (not exact)") : "",
 		       force_cut >= 0 ? ", cuts: " : "",
@@ -581,6 +655,7 @@ int crashloop_sim_main(int argc, char **argv)
 		it.verbose = verbose || replay;
 		it.flusher = flusher;
 		it.world = world;
+		it.cut_time = cut_at == 1;
 		it.force_cut = force_cut;
 		ok = sim_seed(&it, twice);
 		if (ok)
@@ -592,8 +667,9 @@ int crashloop_sim_main(int argc, char **argv)
 			       i, it.seed, it.boots, it.hash,
 			       ok ? "ok" : "FAILED: ", ok ? "" : it.why);
 		if (!ok && !replay)
-			printf("crashloop --sim: replay: uflush-crashloop --sim --seed %" PRIu64 "%s%s%s%s\n",
+			printf("crashloop --sim: replay: uflush-crashloop --sim --seed %" PRIu64 "%s%s%s%s%s\n",
 			       it.seed, world ? " --world" : "",
+			       world && !cut_at ? " --cut-at request" : "",
 			       flusher ? " --flusher" : "",
 			       force_cut >= 0 ? " --cut " : "",
 			       force_cut >= 0 ? cut_names[force_cut] : "");
@@ -604,9 +680,10 @@ int crashloop_sim_main(int argc, char **argv)
 		hit += it.cut_hit;
 		free(it.w);
 	}
-	printf("crashloop --sim: %u boots: %u drop, %u keep, %u tear512, %u tear4k cuts (%u at an armed request, the rest after the last op); %u acks, %.1f s\n",
+	printf("crashloop --sim: %u boots: %u drop, %u keep, %u tear512, %u tear4k cuts (%u at an armed %s, the rest after the last op); %u acks, %.1f s\n",
 	       boots, cuts[CUT_DROP], cuts[CUT_KEEP], cuts[CUT_TEAR512],
-	       cuts[CUT_TEAR4K], hit, acks, now_s() - t0);
+	       cuts[CUT_TEAR4K], hit, cut_at ? "instant" : "request", acks,
+	       now_s() - t0);
 	printf("%u passed, %u failed\n", passed, failed);
 	free(sim_buf);
 	free(sim_base);

@@ -25,6 +25,8 @@
  *	uflush-sqlite-crash [--kills N] [--modes delete,wal]
  *		[--policies linux-3.1,linux-3.2] [--max-ms MS] [--seed S]
  *		[--dev PATH] [-v]
+ *	uflush-sqlite-crash --sim [--world] [--cut MODE] [--twice]
+ *		[--keep-going] ...	(power cuts on a sim device, below)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -497,7 +499,9 @@ static void usage(FILE *f)
 		"Without --dev, a scratch loop device; --dev PATH is overwritten.\n"
 		"--sim [--cut drop|keep|tear512|tear4k] [--twice] [--keep-going]: power\n"
 		"cuts on a sim device in this process instead of kills (N cuts; --max-ms\n"
-		"unused); the same --seed, modes and policies replay exactly.\n");
+		"unused); the same --seed, modes and policies replay exactly.\n"
+		"--sim --world: each boot a deterministic world, cuts at seeded\n"
+		"virtual instants (uf_sim_cut_at_ns).\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -598,6 +602,82 @@ static int sim_worker(const char *dev, const struct config *c, bool mmap,
 	return st1.power_cuts != st0.power_cuts;	/* 1: the armed cut hit */
 }
 
+/*
+ * --world: the boot (sim_worker) runs as a deterministic world (uf_sim_run):
+ * the cache's flusher, kupdate's timer and the device's completions are
+ * tasks on a virtual clock, and the cut is armed at a virtual instant
+ * (uf_sim_cut_at_ns).  The request number drawn for it is scaled to an
+ * instant: 60 us a request (a request takes about 50 us of a boot's
+ * virtual time, seed 1; at 60 us 56 of the 100 cuts of --kills 100 hit,
+ * at 90 us 51, at 150 us 39: the rest land after the transfers), so the
+ * instants spread over the boot as the request numbers did.  verify()
+ * runs outside, on the real clock.
+ */
+#define SQ_NS_PER_REQUEST	((uint64_t)60000)
+
+static bool sim_world;
+
+struct world_boot {
+	const char *dev;
+	const struct config *c;
+	bool mmap;
+	unsigned int ntx;
+	int mode, ret;
+	uint64_t cut_seed, nth, cut_ns;
+	struct uf_sim *sim;
+	int64_t *acked;
+	char *why;
+	size_t len;
+};
+
+static int world_boot_fn(void *arg)
+{
+	struct world_boot *wb = arg;
+	struct uf_sim_stats st;
+	int ret;
+
+	wb->cut_ns = 0;
+	if (wb->nth) {
+		wb->cut_ns = uf_now_ns() + wb->nth * SQ_NS_PER_REQUEST;
+		ret = uf_sim_cut_at_ns(wb->sim, wb->cut_ns,
+				       (enum uf_sim_cut)wb->mode, wb->cut_seed);
+		if (ret) {
+			snprintf(wb->why, wb->len, "uf_sim_cut_at_ns: %s",
+				 strerror(-ret));
+			wb->ret = -1;
+			return 0;
+		}
+	}
+	wb->ret = sim_worker(wb->dev, wb->c, wb->mmap, wb->ntx, wb->mode,
+			     wb->cut_seed, wb->sim, wb->acked, wb->why,
+			     wb->len);
+	uf_sim_get_stats(wb->sim, &st);
+	if (wb->ret == 1 && st.last_cut_ns != wb->cut_ns) {
+		snprintf(wb->why, wb->len,
+			 "the cut armed at %" PRIu64 " ns came at %" PRIu64 " ns",
+			 wb->cut_ns, st.last_cut_ns);
+		wb->ret = -1;
+	}
+	return 0;
+}
+
+static int world_worker(struct world_boot *wb, uint64_t *trace_hash)
+{
+	struct uf_sim_opts o = { .seed = wb->cut_seed,
+				 .max_ns = 3600ull * 1000000000ull };
+	struct uf_sim_result r;
+	int ret = uf_sim_run(&o, world_boot_fn, wb, &r);
+
+	if (ret) {
+		/* after a failed world its tasks are frozen: end here */
+		printf("sqlite-crash --sim --world: uf_sim_run: %s\n",
+		       strerror(-ret));
+		exit(1);
+	}
+	*trace_hash = r.trace_hash;
+	return wb->ret;
+}
+
 /* One cut point of a configuration; 0 if the database came back whole. */
 static int sim_cut_point(const char *dev, const struct config *c,
 			 struct uf_sim *sim, unsigned int k, int force_cut,
@@ -615,15 +695,28 @@ static int sim_cut_point(const char *dev, const struct config *c,
 	char why[512] = "";
 	int ret;
 
+	uint64_t th = 0;
+
 	sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, (int)cut_seed, NULL);
-	uf_sim_cut_at(sim, nth, (enum uf_sim_cut)mode, cut_seed);
-	ret = sim_worker(dev, c, mmap, ntx, mode, cut_seed, sim, acked, why,
-			 sizeof(why));
+	if (sim_world) {
+		struct world_boot wb = {
+			.dev = dev, .c = c, .mmap = mmap, .ntx = ntx,
+			.mode = mode, .cut_seed = cut_seed, .nth = nth,
+			.sim = sim, .acked = acked, .why = why,
+			.len = sizeof(why),
+		};
+
+		ret = world_worker(&wb, &th);
+	} else {
+		uf_sim_cut_at(sim, nth, (enum uf_sim_cut)mode, cut_seed);
+		ret = sim_worker(dev, c, mmap, ntx, mode, cut_seed, sim, acked,
+				 why, sizeof(why));
+	}
 	if (ret >= 0) {
 		hit = ret;
 		t->hit += ret;
 		uf_sim_image_hash(sim, &h);
-		t->hash = (t->hash ^ h) * 0x100000001b3ull;
+		t->hash = (t->hash ^ h ^ th) * 0x100000001b3ull;
 		verify_cut = sim;
 		ret = verify(dev, c, *acked, &max_id, why, sizeof(why));
 		verify_cut = NULL;
@@ -636,7 +729,9 @@ static int sim_cut_point(const char *dev, const struct config *c,
 	if (ret || verbose)
 		printf("  cut %u %-6s %-10s %-7s %s %-4" PRIu64 " (%2u transfers)%s: image %016" PRIx64 ", %" PRId64 " acknowledged, %" PRId64 " there: %s\n",
 		       k + 1, c->mode, c->policy, sc_names[mode],
-		       hit ? "at request" : nth ? "missed    " : "at the end", nth,
+		       hit ? (sim_world ? "at ns     " : "at request") :
+		       nth ? "missed    " : "at the end",
+		       sim_world && nth ? nth * SQ_NS_PER_REQUEST : nth,
 		       ntx, mmap ? " mmap" : "", h, *acked, max_id,
 		       ret ? why : "ok");
 	if (!ret)
@@ -724,12 +819,14 @@ static int sim_main(const struct config *cfgs, unsigned int nc,
 		       c->mode, c->policy, per, t.hash,
 		       t.failed == before ? "all ok" : "FAILED");
 		if (t.failed != before)
-			printf("  replay: uflush-sqlite-crash --sim --seed %#" PRIx64 " --modes %s --policies %s --kills %u -v\n",
-			       seed, c->mode, c->policy, per);
+			printf("  replay: uflush-sqlite-crash --sim%s --seed %#" PRIx64 " --modes %s --policies %s --kills %u -v\n",
+			       sim_world ? " --world" : "", seed, c->mode,
+			       c->policy, per);
 	}
-	printf("sqlite-crash --sim: cuts: %u drop, %u keep, %u tear512, %u tear4k (%u at an armed request, the rest after the transfers); %" PRId64 " transactions acknowledged, %.1f s\n",
+	printf("sqlite-crash --sim: cuts: %u drop, %u keep, %u tear512, %u tear4k (%u at an armed %s, the rest after the transfers); %" PRId64 " transactions acknowledged, %.1f s\n",
 	       t.cuts[SC_DROP], t.cuts[SC_KEEP], t.cuts[SC_TEAR512],
-	       t.cuts[SC_TEAR4K], t.hit, t.acked,
+	       t.cuts[SC_TEAR4K], t.hit, sim_world ? "instant" : "request",
+	       t.acked,
 	       (double)(now_ms() - t0) / 1000.0);
 	printf("%u passed, %u failed\n", t.passed, t.failed);
 	return t.failed ? 1 : 0;
@@ -746,6 +843,7 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "sim", no_argument, NULL, 'S' },
+		{ "world", no_argument, NULL, 'W' },
 		{ "cut", required_argument, NULL, 'c' },
 		{ "twice", no_argument, NULL, 'T' },
 		{ "keep-going", no_argument, NULL, 'K' },
@@ -772,6 +870,7 @@ int main(int argc, char **argv)
 		case 'd': dev = optarg; break;
 		case 'v': verbose = true; break;
 		case 'S': sim = true; break;
+		case 'W': sim_world = true; break;
 		case 'T': twice = true; break;
 		case 'K': keep_going = true; break;
 		case 'c':
@@ -813,6 +912,10 @@ int main(int argc, char **argv)
 	if (uf_sqlite_vfs_register(NULL, 0) != SQLITE_OK) {
 		fprintf(stderr, "sqlite-crash: cannot register the VFS\n");
 		return 1;
+	}
+	if (sim_world && !sim) {
+		usage(stderr);
+		return 2;
 	}
 	if (sim)
 		return sim_main(cfgs, nc, kills, seed, force_cut, twice);
