@@ -39,6 +39,8 @@
  *             pause, strictlimit)
  *   reclaim   what reclaim does with dirty and writeback pages
  *             (mm/vmscan.h): legacy 3.2 pageout mainline
+ *   timer     when timers fire (engine/kernel/timer.h): cascade (3.x:
+ *             at expires) wheel (4.8+: at the wheel bucket's expiry)
  *   plugin    a shared object whose uf_policy_plugin_init() may change any
  *             hook of the policy resolved so far (see README); it must
  *             export UF_POLICY_PLUGIN_ABI (below).  The resolved spec
@@ -190,6 +192,12 @@ struct wb_policy {
 	 * work has queued (6.18's "progress || !queued": continue).
 	 */
 	bool wb_loop_mainline;
+	/*
+	 * timer=wheel: the cache's timers (the flusher's wakeup timer and
+	 * sleeps, a throttled writer's pause) fire at 4.8+'s bucket expiry,
+	 * not at their expires (TIMER_UF_WHEEL; policies/timer.c).
+	 */
+	bool timer_wheel;
 	/* reclaim=: the reclaim variant (engine/mm/vmscan.h) */
 	const struct reclaim_policy *reclaim;
 
@@ -243,8 +251,8 @@ typedef int (*uf_policy_plugin_init_t)(struct wb_policy *pol);
  *	UF_POLICY_PLUGIN_ABI;
  */
 /* 2: requeue() gets dirtied_before; super_busy() holds i_lock; the
- * inode_wb_mainline and wb_loop_mainline members */
-#define UF_POLICY_ABI_VERSION	2
+ * inode_wb_mainline and wb_loop_mainline members.  3: timer_wheel */
+#define UF_POLICY_ABI_VERSION	3
 #define UF_POLICY_ABI_SYMBOL	"uf_policy_abi_version"
 #ifdef __cplusplus
 #define UF_POLICY_ABI_LINKAGE	extern "C"

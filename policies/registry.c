@@ -34,6 +34,7 @@ V(bgthresh_global) V(bgthresh_bdi) V(chunk_fixed) V(chunk_bandwidth)
 V(skipcount_32) V(skipcount_mainline) V(wcpcap_stock) V(wcpcap_cap)
 V(bdp_31) V(bdp_32) V(bdp_33) V(bdp_mainline)
 V(reclaim_legacy) V(reclaim_32) V(reclaim_pageout) V(reclaim_mainline)
+V(timer_cascade) V(timer_wheel)
 #undef V
 
 static const struct wb_variant *const variants[] = {
@@ -61,6 +62,7 @@ static const struct wb_variant *const variants[] = {
 	&wb_variant_bdp_mainline,
 	&wb_variant_reclaim_legacy, &wb_variant_reclaim_32,
 	&wb_variant_reclaim_pageout, &wb_variant_reclaim_mainline,
+	&wb_variant_timer_cascade, &wb_variant_timer_wheel,
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -68,7 +70,7 @@ static const struct wb_variant *const variants[] = {
 static const char *const knobs[] = {
 	"nowait", "requeue", "skipped", "sbbusy", "cutoff", "kupdate",
 	"progress", "bgthresh", "chunk", "skipcount", "wcpcap", "bdp",
-	"reclaim",
+	"reclaim", "timer",
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -115,13 +117,13 @@ static const struct preset presets[] = {
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=global,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.1"
-	  ",reclaim=legacy", TREE_31, NULL },
+	  ",reclaim=legacy,timer=cascade", TREE_31, NULL },
 	/* 3.2.41: the same functions as 3.1.10 but over_bground_thresh(bdi) */
 	{ "linux-3.2", "3.2.41 fs-writeback.c: 3.1 + per-bdi background threshold (seed 001)",
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=fixed,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2", TREE_32, NULL },
+	  ",reclaim=3.2,timer=cascade", TREE_32, NULL },
 	/*
 	 * 3.3: 3.2.41 but wb_writeback's "else if (for_background)" cutoff;
 	 * mm/page-writeback.c's balance_dirty_pages (think time, min pause,
@@ -131,17 +133,17 @@ static const struct preset presets[] = {
 	  "nowait=b0,requeue=base,skipped=redirty,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.3"
-	  ",reclaim=3.2", TREE_33, NULL },
+	  ",reclaim=3.2,timer=cascade", TREE_33, NULL },
 	{ "kara-v4.2", "Jan Kara's latest: P1-v4.2 + P2-v4 (L620-834, L3952-4092)",
 	  "nowait=v4.2,requeue=p2-v4,skipped=removed,sbbusy=requeue,"
 	  "cutoff=v4.2,kupdate=fixed,progress=pages,bgthresh=global,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
+	  ",reclaim=3.2,timer=cascade", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
 	{ "wu-riw", "Wu Fengguang's requeue_io_wait + kupdate-early + bg-all (L1834-2319)",
 	  "nowait=b0,requeue=riw,skipped=requeue-wait,sbbusy=requeue-wait,"
 	  "cutoff=bg-all,kupdate=early,progress=total,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=3.2,wcpcap=cap,bdp=3.2"
-	  ",reclaim=3.2", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
+	  ",reclaim=3.2,timer=cascade", "seed 000 (docs/seeds.md) over Linux 3.2.41", NULL },
 	/*
 	 * 6.18.35: wb_writeback (bg-all taken at queue_io, wait once
 	 * queued, inode_sleep_on_writeback), requeue_inode with
@@ -157,7 +159,7 @@ static const struct preset presets[] = {
 	  "nowait=mainline,requeue=mainline,skipped=removed,sbbusy=redirty,"
 	  "cutoff=bg-all,kupdate=fixed,progress=pages,bgthresh=bdi,"
 	  "chunk=bandwidth,skipcount=mainline,wcpcap=cap,bdp=mainline"
-	  ",reclaim=mainline", TREE_618, NULL },
+	  ",reclaim=mainline,timer=wheel", TREE_618, NULL },
 	/* the newest checked version; a newer one moves the alias */
 	{ "mainline", "alias of linux-6.18, the newest kernel checked",
 	  NULL, NULL, "linux-6.18" },
@@ -484,6 +486,7 @@ static void knobs_changed(const struct wb_policy *a, const struct wb_policy *b,
 	DIFF("wcpcap", wcp_cap);
 	DIFF("bdp", balance_dirty_pages);
 	DIFF("reclaim", reclaim);
+	DIFF("timer", timer_wheel);
 #undef DIFF
 }
 

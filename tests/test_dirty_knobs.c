@@ -329,10 +329,10 @@ Test(dirty_knobs, linux32_and_linux33_differ_in_the_cutoff_and_bdp)
 	sb = strstr(b.spec, "cutoff=");
 	cr_assert_str_eq(sa, "cutoff=fixed kupdate=fixed progress=pages "
 			 "bgthresh=bdi chunk=bandwidth skipcount=3.2 "
-			 "wcpcap=cap bdp=3.2 reclaim=3.2");
+			 "wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 	cr_assert_str_eq(sb, "cutoff=bg-all kupdate=fixed progress=pages "
 			 "bgthresh=bdi chunk=bandwidth skipcount=3.2 "
-			 "wcpcap=cap bdp=3.3 reclaim=3.2");
+			 "wcpcap=cap bdp=3.3 reclaim=3.2 timer=cascade");
 	cr_assert_eq(strncmp(a.spec + 9, b.spec + 9, (size_t)(sa - a.spec) - 9),
 		     0, "\"%s\" vs \"%s\"", a.spec, b.spec);
 }

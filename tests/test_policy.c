@@ -33,32 +33,32 @@ Test(policy, presets_resolve_to_their_knobs)
 	expect_spec("linux-3.1", "linux-3.1: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=fixed "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1 reclaim=legacy");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1 reclaim=legacy timer=cascade");
 	expect_spec("linux-3.2", "linux-3.2: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=fixed "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 	expect_spec("linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		    "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2 timer=cascade");
 	expect_spec("kara-v4.2", "kara-v4.2: nowait=v4.2 requeue=p2-v4 "
 		    "skipped=removed sbbusy=requeue cutoff=v4.2 "
 		    "kupdate=fixed progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 	expect_spec("wu-riw", "wu-riw: nowait=b0 requeue=riw "
 		    "skipped=requeue-wait sbbusy=requeue-wait cutoff=bg-all "
 		    "kupdate=early progress=total"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 	expect_spec("mainline", "mainline: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline timer=wheel");
 	/* no policy: today's kernel */
 	expect_spec(NULL, "mainline: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline timer=wheel");
 }
 
 /*
@@ -72,7 +72,7 @@ Test(policy, mainline_is_an_alias_of_linux_618)
 	expect_spec("linux-6.18", "linux-6.18: nowait=mainline "
 		    "requeue=mainline skipped=removed sbbusy=redirty "
 		    "cutoff=bg-all kupdate=fixed progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline");
+		    " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline timer=wheel");
 	cr_assert_eq(wb_policy_resolve("linux-6.18", &a), 0);
 	cr_assert_eq(wb_policy_resolve("mainline", &b), 0);
 	cr_assert_str_eq(strchr(a.spec, ':'), strchr(b.spec, ':'),
@@ -139,12 +139,12 @@ Test(policy, overrides_apply_in_order)
 		    "linux-3.3: nowait=v3b requeue=p2-v3 skipped=redirty "
 		    "sbbusy=redirty cutoff=bg-all kupdate=fixed "
 		    "progress=pages"
-		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2");
+		    " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2 timer=cascade");
 	expect_spec("kara-v4.2,nowait=v4.1,cutoff=bg-all",
 		    "kara-v4.2: nowait=v4.1 requeue=p2-v4 skipped=removed "
 		    "sbbusy=requeue cutoff=bg-all kupdate=fixed "
 		    "progress=pages"
-		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+		    " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 }
 
 Test(policy, hooks_follow_the_knobs)
@@ -200,7 +200,7 @@ Test(policy, cache_records_resolved_policy)
 			 "requeue=riw skipped=requeue-wait "
 			 "sbbusy=requeue-wait cutoff=bg-all kupdate=early "
 			 "progress=total"
-			 " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2");
+			 " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade");
 	cr_assert_eq(uf_cache_close(c), 0);
 	cr_assert_null(uf_cache_policy(c));
 }

@@ -263,34 +263,34 @@ Test(policy_spec, accepted_forms_resolve_as_before, .init = spec_init,
 		{ NULL, "mainline: nowait=mainline requeue=mainline "
 		  "skipped=removed sbbusy=redirty cutoff=bg-all "
 		  "kupdate=fixed progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline timer=wheel" },
 		{ "linux-3.3", "linux-3.3: nowait=b0 requeue=base "
 		  "skipped=redirty sbbusy=redirty cutoff=bg-all "
 		  "kupdate=fixed progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2 timer=cascade" },
 		/* the preset's own value: not a repeat */
 		{ "linux-3.3,cutoff=bg-all", "linux-3.3: nowait=b0 "
 		  "requeue=base skipped=redirty sbbusy=redirty "
 		  "cutoff=bg-all kupdate=fixed progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.3 reclaim=3.2 timer=cascade" },
 		{ "linux-3.1,nowait=v3b,requeue=p2-v3", "linux-3.1: "
 		  "nowait=v3b requeue=p2-v3 skipped=redirty sbbusy=redirty "
 		  "cutoff=fixed kupdate=fixed progress=pages"
-		  " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1 reclaim=legacy" },
+		  " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.1 reclaim=legacy timer=cascade" },
 		{ "kara-v4.2,nowait=v4", "kara-v4.2: nowait=v4 "
 		  "requeue=p2-v4 skipped=removed sbbusy=requeue cutoff=v4.2 "
 		  "kupdate=fixed progress=pages"
-		  " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2" },
+		  " bgthresh=global chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade" },
 		{ "wu-riw,nowait=v4.2,requeue=riw-sync,progress=pages",
 		  "wu-riw: nowait=v4.2 requeue=riw-sync "
 		  "skipped=requeue-wait sbbusy=requeue-wait cutoff=bg-all "
 		  "kupdate=early progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=3.2 wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade" },
 		{ "mainline,skipped=redirty,sbbusy=requeue-wait,cutoff=v4.2,"
 		  "kupdate=early", "mainline: nowait=mainline "
 		  "requeue=mainline skipped=redirty sbbusy=requeue-wait "
 		  "cutoff=v4.2 kupdate=early progress=pages"
-		  " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline" },
+		  " bgthresh=bdi chunk=bandwidth skipcount=mainline wcpcap=cap bdp=mainline reclaim=mainline timer=wheel" },
 	};
 	struct wb_policy pol;
 	size_t i;
@@ -467,7 +467,7 @@ Test(policy_spec, resolved_spec_names_the_replaced_hooks, .init = spec_init,
 	snprintf(want, sizeof(want), "linux-3.2: nowait=b0 requeue=plugin "
 		 "skipped=redirty sbbusy=redirty cutoff=plugin kupdate=fixed "
 		 "progress=pages bgthresh=bdi chunk=plugin skipcount=3.2 "
-		 "wcpcap=cap bdp=3.2 reclaim=3.2 plugin=");
+		 "wcpcap=cap bdp=3.2 reclaim=3.2 timer=cascade plugin=");
 	cr_assert_eq(strncmp(pol.spec, want, strlen(want)), 0, "%s", pol.spec);
 	snprintf(want, sizeof(want), "plugin=%s(requeue,cutoff,chunk)", so);
 	cr_assert_str_eq(strstr(pol.spec, " plugin=") + 1, want);

@@ -952,6 +952,8 @@ int bdi_writeback_thread(void *data)
 	unsigned long pause = 1, max_pause;
 	long pages_written;
 
+	/* its sleeps are 6.18's wb_wakeup_delayed() works, on the wheel */
+	current->timer_flags = cache_timer_flags(c);
 	wb->last_active = jiffies;
 	while (!kthread_should_stop()) {
 		/* we are awake: the delayed wakeup is not needed */

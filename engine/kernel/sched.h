@@ -93,6 +93,13 @@ struct task_struct {
 	 * itself; clock_changed (pi_lock) says the clock switched under it
 	 * and the wait must be redone (engine/kernel/wait.c) */
 	bool clock_changed;
+	/*
+	 * uflush: the timer flags schedule_timeout() gives its on-stack
+	 * timer, TIMER_UF_WHEEL while the thread runs code of a cache whose
+	 * kernel has 4.8+'s timer wheel (set by the flusher for its life,
+	 * by the dirty throttle for its call: cache_timer_flags()).
+	 */
+	unsigned int timer_flags;
 
 	/* kthreads only (engine/kernel/kthread.c) */
 	pthread_t thread;

@@ -4,10 +4,14 @@
  * kernel's kernel/time/timer.c (mod_timer, del_timer, del_timer_sync; the
  * expiry run of __run_timers).
  *
- * Pending timers sit on one list sorted by expiry (wrap-safe order); there
- * are few of them (one per device plus one per timed sleeper), so a sorted
- * list is simpler than the kernel's wheel and gives a strict firing order,
- * which the virtual clock's tests rely on.
+ * Pending timers sit in one pairing heap keyed by (fire, seq): fire is the
+ * jiffy the timer's kernel would run it at (timer_bucket_expiry()), seq
+ * its arming order.  With a writer task per thread each paused writer has
+ * a timer armed, so at 1000 writers a sorted list's linear insert showed
+ * (DESIGN.md, simulation); the heap arms in O(1) and deletes in O(log n)
+ * amortized, needs no allocation and keeps the strict firing order
+ * (equal expiries: arming order) the virtual clock's tests rely on.  The
+ * kernel's wheel is O(1) but orders a bucket by arming only.
  *
  * Who runs the callbacks: on the real clock, the "uf-timer" thread, which
  * sleeps on CLOCK_MONOTONIC until the earliest expiry; on the virtual
@@ -25,11 +29,22 @@
 #include "kernel/wait.h"
 
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
-static LIST_HEAD(timer_queue);			/* pending, by expiry */
+static struct timer_node *timer_root;		/* the heap: pending */
+static unsigned long timer_seq;			/* next arming's seq */
 static struct timer_list *running_timer;	/* its callback runs */
 static pthread_t running_thread;
 static pthread_cond_t timer_idle = PTHREAD_COND_INITIALIZER;
 static DECLARE_WAIT_QUEUE_HEAD(timer_sync_wq);	/* del_timer_sync() */
+
+/*
+ * The wheel's base->clk (TIMER_UF_WHEEL timers), one base for the process
+ * where the kernel has one per CPU: jiffies + 1 right after timers ran at
+ * jiffies (6.18 __run_timers: "base->clk is set 1 offset ahead of jiffies
+ * to avoid endless requeuing"), else forwarded to jiffies when a timer is
+ * armed (forward_timer_base).
+ */
+static unsigned long base_clk;
+static bool base_clk_set;	/* since the clock was last set */
 
 /* The real clock's timer thread; timer_kick is on CLOCK_MONOTONIC. */
 static pthread_once_t timer_kick_once = PTHREAD_ONCE_INIT;
@@ -40,27 +55,181 @@ void timer_setup(struct timer_list *timer,
 		 void (*function)(struct timer_list *timer),
 		 unsigned int flags)
 {
-	INIT_LIST_HEAD(&timer->entry);
+	timer->entry.child = timer->entry.next = timer->entry.prev = NULL;
 	timer->expires = 0;
+	timer->fire = 0;
+	timer->seq = 0;
 	timer->function = function;
 	timer->flags = flags;
 }
 
-static struct timer_list *first_timer(void)
+/* ---- the heap (timer_lock held) ---- */
+
+static struct timer_list *node_timer(struct timer_node *n)
 {
-	return list_first_entry_or_null(&timer_queue, struct timer_list,
-					entry);
+	return container_of(n, struct timer_list, entry);
 }
 
-/* With timer_lock held.  Equal expiries keep arming order. */
-static void enqueue_timer(struct timer_list *timer)
+/* Does @a fire before @b?  Wrap-safe on fire, arming order on ties. */
+static bool timer_less(struct timer_node *a, struct timer_node *b)
 {
-	struct timer_list *pos;
+	struct timer_list *ta = node_timer(a), *tb = node_timer(b);
 
-	list_for_each_entry_reverse(pos, &timer_queue, entry)
-		if (time_before_eq(pos->expires, timer->expires))
-			break;
-	list_add(&timer->entry, &pos->entry);
+	if (ta->fire != tb->fire)
+		return time_before(ta->fire, tb->fire);
+	return ta->seq < tb->seq;
+}
+
+/* Two heaps' roots into one: the later becomes the first child. */
+static struct timer_node *heap_meld(struct timer_node *a, struct timer_node *b)
+{
+	struct timer_node *t;
+
+	if (timer_less(b, a)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	b->prev = a;
+	b->next = a->child;
+	if (a->child)
+		a->child->prev = b;
+	a->child = b;
+	a->next = a->prev = NULL;
+	return a;
+}
+
+/* The sibling list from @first into one heap: meld pairs left to right,
+ * then the pairs right to left (the two-pass pairing). */
+static struct timer_node *heap_merge_pairs(struct timer_node *first)
+{
+	struct timer_node *pairs = NULL, *a, *b, *rest;
+
+	while (first) {
+		a = first;
+		b = a->next;
+		rest = b ? b->next : NULL;
+		a = b ? heap_meld(a, b) : a;
+		a->prev = NULL;
+		a->next = pairs;	/* a stack, rightmost pair on top */
+		pairs = a;
+		first = rest;
+	}
+	if (!pairs)
+		return NULL;
+	a = pairs;
+	pairs = pairs->next;
+	a->next = NULL;
+	while (pairs) {
+		rest = pairs->next;
+		a = heap_meld(a, pairs);
+		pairs = rest;
+	}
+	return a;
+}
+
+static bool heap_contains(const struct timer_list *timer)
+{
+	return timer->entry.prev || timer_root == &timer->entry;
+}
+
+static void heap_insert(struct timer_list *timer)
+{
+	struct timer_node *n = &timer->entry;
+
+	n->child = n->next = n->prev = NULL;
+	timer->seq = timer_seq++;
+	timer_root = timer_root ? heap_meld(timer_root, n) : n;
+}
+
+/* Take a pending @timer out, from anywhere in the heap. */
+static void heap_remove(struct timer_list *timer)
+{
+	struct timer_node *n = &timer->entry, *sub;
+
+	sub = heap_merge_pairs(n->child);
+	if (n == timer_root) {
+		timer_root = sub;
+	} else {
+		if (n->prev->child == n)
+			n->prev->child = n->next;
+		else
+			n->prev->next = n->next;
+		if (n->next)
+			n->next->prev = n->prev;
+		if (sub)
+			timer_root = heap_meld(timer_root, sub);
+	}
+	n->child = n->next = n->prev = NULL;
+}
+
+static struct timer_list *first_timer(void)
+{
+	return timer_root ? node_timer(timer_root) : NULL;
+}
+
+/* ---- the 6.18 wheel's bucket expiry ---- */
+
+/* 6.18.35 kernel/time/timer.c: LVL_CLK_SHIFT, LVL_BITS, LVL_START(n);
+ * LVL_DEPTH is 9 above HZ 100, else 8 */
+#define LVL_CLK_SHIFT	3
+#define LVL_SHIFT(n)	((n) * LVL_CLK_SHIFT)
+#define LVL_GRAN(n)	(1UL << LVL_SHIFT(n))
+#define LVL_BITS	6
+#define LVL_SIZE	(1UL << LVL_BITS)
+#define LVL_START(n)	((LVL_SIZE - 1) << (((n) - 1) * LVL_CLK_SHIFT))
+#define LVL_DEPTH	(HZ > 100 ? 9U : 8U)
+#define WHEEL_TIMEOUT_CUTOFF	(LVL_START(LVL_DEPTH))
+#define WHEEL_TIMEOUT_MAX	(WHEEL_TIMEOUT_CUTOFF - LVL_GRAN(LVL_DEPTH - 1))
+
+/* calc_index(): never early, so rounded up past the level's granularity
+ * (a level-0 timer too: it may be armed at the end of a tick) */
+static unsigned long calc_bucket_expiry(unsigned long expires,
+					unsigned int lvl)
+{
+	return ((expires >> LVL_SHIFT(lvl)) + 1) << LVL_SHIFT(lvl);
+}
+
+/* calc_wheel_index()'s level choice, returning the bucket's expiry */
+static unsigned long wheel_bucket_expiry(unsigned long expires,
+					 unsigned long clk)
+{
+	unsigned long delta = expires - clk;
+	unsigned int lvl;
+
+	if ((long)delta < 0)
+		return clk;
+	for (lvl = 0; lvl < LVL_DEPTH - 1; lvl++)
+		if (delta < LVL_START(lvl + 1))
+			return calc_bucket_expiry(expires, lvl);
+	if (delta >= WHEEL_TIMEOUT_CUTOFF)
+		expires = clk + WHEEL_TIMEOUT_MAX;
+	return calc_bucket_expiry(expires, LVL_DEPTH - 1);
+}
+
+/* With timer_lock held. */
+static unsigned long __timer_bucket_expiry(unsigned long expires,
+					   unsigned int flags)
+{
+	unsigned long clk = jiffies;
+
+	if (!(flags & TIMER_UF_WHEEL))
+		return expires;
+	/* forward_timer_base() moves clk up to jiffies; it is ahead only
+	 * while (right after) that tick's timers run */
+	if (base_clk_set && base_clk == clk + 1)
+		clk = base_clk;
+	return wheel_bucket_expiry(expires, clk);
+}
+
+unsigned long timer_bucket_expiry(unsigned long expires, unsigned int flags)
+{
+	unsigned long fire;
+
+	pthread_mutex_lock(&timer_lock);
+	fire = __timer_bucket_expiry(expires, flags);
+	pthread_mutex_unlock(&timer_lock);
+	return fire;
 }
 
 static void *timer_thread_fn(void *unused);
@@ -124,14 +293,24 @@ static void kick_timer_thread(void)
 
 int mod_timer(struct timer_list *timer, unsigned long expires)
 {
+	unsigned long fire;
 	int was_pending;
 
 	pthread_mutex_lock(&timer_lock);
-	was_pending = !list_empty(&timer->entry);
+	was_pending = heap_contains(timer);
+	fire = __timer_bucket_expiry(expires, timer->flags);
+	/* __mod_timer(): the same timeout, or the same bucket, keeps the
+	 * timer where it is (both kernels) */
+	if (was_pending && (expires == timer->expires || fire == timer->fire)) {
+		timer->expires = expires;
+		pthread_mutex_unlock(&timer_lock);
+		return 1;
+	}
 	if (was_pending)
-		list_del_init(&timer->entry);
+		heap_remove(timer);
 	timer->expires = expires;
-	enqueue_timer(timer);
+	timer->fire = fire;
+	heap_insert(timer);
 	if (first_timer() == timer)
 		kick_timer_thread();
 	pthread_mutex_unlock(&timer_lock);
@@ -149,9 +328,9 @@ int del_timer(struct timer_list *timer)
 	int was_pending;
 
 	pthread_mutex_lock(&timer_lock);
-	was_pending = !list_empty(&timer->entry);
+	was_pending = heap_contains(timer);
 	if (was_pending)
-		list_del_init(&timer->entry);
+		heap_remove(timer);
 	pthread_mutex_unlock(&timer_lock);
 	return was_pending;
 }
@@ -161,7 +340,7 @@ bool timer_pending(const struct timer_list *timer)
 	bool pending;
 
 	pthread_mutex_lock(&timer_lock);
-	pending = !list_empty(&timer->entry);
+	pending = heap_contains(timer);
 	pthread_mutex_unlock(&timer_lock);
 	return pending;
 }
@@ -183,8 +362,8 @@ int del_timer_sync(struct timer_list *timer)
 
 	for (;;) {
 		pthread_mutex_lock(&timer_lock);
-		if (!list_empty(&timer->entry)) {
-			list_del_init(&timer->entry);
+		if (heap_contains(timer)) {
+			heap_remove(timer);
 			ret = 1;
 		}
 		wait = running_timer == timer;
@@ -206,16 +385,19 @@ bool uf_run_next_timer(unsigned long now, bool step)
 	while (running_timer)
 		pthread_cond_wait(&timer_idle, &timer_lock);
 	timer = first_timer();
-	if (!timer || time_after(timer->expires, now)) {
+	if (!timer || time_after(timer->fire, now)) {
 		pthread_mutex_unlock(&timer_lock);
 		return false;
 	}
-	list_del_init(&timer->entry);
+	heap_remove(timer);
 	running_timer = timer;
 	running_thread = pthread_self();
 	fn = timer->function;
 	if (step)
-		uf_clock_step(timer->expires);
+		uf_clock_step(timer->fire);
+	/* __run_timers() runs a tick's timers with base->clk one ahead */
+	base_clk = jiffies + 1;
+	base_clk_set = true;
 	pthread_mutex_unlock(&timer_lock);
 
 	fn(timer);
@@ -239,7 +421,7 @@ static void *timer_thread_fn(void *unused)
 		first = first_timer();
 		if (!first || uf_clock_is_virtual()) {
 			pthread_cond_wait(&timer_kick, &timer_lock);
-		} else if (uf_clock_real_deadline(first->expires, &ts)) {
+		} else if (uf_clock_real_deadline(first->fire, &ts)) {
 			pthread_cond_timedwait(&timer_kick, &timer_lock, &ts);
 		} else {
 			pthread_mutex_unlock(&timer_lock);
@@ -254,7 +436,9 @@ void uf_timers_clock_changed(void)
 {
 	uf_timed_sleepers_clock_changed();
 	pthread_mutex_lock(&timer_lock);
-	if (!list_empty(&timer_queue))
+	/* a new clock (or a virtual one set back): the base starts at it */
+	base_clk_set = false;
+	if (timer_root)
 		kick_timer_thread();
 	pthread_mutex_unlock(&timer_lock);
 }
@@ -264,7 +448,7 @@ bool uf_timers_pending(void)
 	bool pending;
 
 	pthread_mutex_lock(&timer_lock);
-	pending = !list_empty(&timer_queue);
+	pending = timer_root != NULL;
 	pthread_mutex_unlock(&timer_lock);
 	return pending;
 }
@@ -277,7 +461,7 @@ int uf_clock_next_expiry(unsigned long *expires)
 	pthread_mutex_lock(&timer_lock);
 	first = first_timer();
 	if (first) {
-		*expires = first->expires;
+		*expires = first->fire;
 		ret = 0;
 	}
 	pthread_mutex_unlock(&timer_lock);

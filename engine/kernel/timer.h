@@ -16,8 +16,22 @@
  *
  * After fork() the child starts a timer thread of its own on first need.
  *
- * A timer fires once jiffies >= expires (one armed for the past fires at
- * the next chance).  Callbacks run one at a time, with no timer lock held:
+ * When a timer fires depends on the kernel the arming code mirrors
+ * (timer->flags):
+ *
+ *  - 0, Linux 3.x's cascading wheel (3.2.41 kernel/timer.c:
+ *    internal_add_timer files a timer by expires - timer_jiffies and
+ *    cascade() refiles it into tv1 at its exact slot): it fires once
+ *    jiffies >= expires; one armed for the past fires at the next chance;
+ *  - TIMER_UF_WHEEL, the non-cascading wheel of 4.8 and later (commit
+ *    500462a9de65, "timers: Switch to a non-cascading wheel"; 6.18.35
+ *    kernel/time/timer.c calc_wheel_index, calc_index): it fires at its
+ *    bucket's expiry, expires rounded up past the granularity of the level
+ *    that delta = expires - base clk picks (expires + 1 on level 0, a
+ *    multiple of 64 jiffies on level 2); one armed for the past fires at
+ *    the base clk.  timer_bucket_expiry() below.
+ *
+ * Callbacks run one at a time, with no timer lock held:
  * they may re-arm their own timer, arm or delete others and wake tasks, but
  * must not sleep for long, call del_timer_sync() on their own timer, or
  * call uf_clock_advance().
@@ -28,11 +42,24 @@
 #include <stdbool.h>
 
 #include "kernel/jiffies.h"
-#include "lib/list.h"
+#include "lib/list.h"		/* container_of */
+
+/*
+ * The pending timers are one pairing heap ordered by (fire, seq): arm and
+ * delete are O(1) and O(log n) amortized, with no allocation, and the
+ * order is strict, so a run of the virtual clock is deterministic.
+ */
+struct timer_node {
+	struct timer_node *child;	/* first child */
+	struct timer_node *next;	/* next sibling */
+	struct timer_node *prev;	/* previous sibling, or the parent */
+};
 
 struct timer_list {
-	struct list_head entry;		/* on the pending list, by expiry */
-	unsigned long expires;
+	struct timer_node entry;	/* in the heap, if pending */
+	unsigned long expires;		/* as armed */
+	unsigned long fire;		/* the jiffy it fires at */
+	unsigned long seq;		/* arming order, among equal fire */
 	void (*function)(struct timer_list *timer);
 	unsigned int flags;
 };
@@ -41,6 +68,12 @@ struct timer_list {
 #define TIMER_DEFERRABLE	0x1
 #define TIMER_PINNED		0x2
 #define TIMER_IRQSAFE		0x4
+/*
+ * uflush: the timer is on 4.8+'s wheel (bucket expiry), set by whoever
+ * arms it from the preset of the cache it works for (cache_timer_flags(),
+ * mm/backing-dev.h); without it, 3.x's exact expiry.
+ */
+#define TIMER_UF_WHEEL		0x100
 
 /* The structure that embeds @timer as its @field, in a callback. */
 #define from_timer(var, callback_timer, timer_fieldname)		\
@@ -70,6 +103,13 @@ int del_timer(struct timer_list *timer);
 int del_timer_sync(struct timer_list *timer);
 
 bool timer_pending(const struct timer_list *timer);
+
+/*
+ * When a timer armed now for @expires with @flags would fire: @expires
+ * itself, or (TIMER_UF_WHEEL) its bucket's expiry.  schedule_timeout()'s
+ * real-clock deadline (engine/kernel/wait.c) is the same jiffy.
+ */
+unsigned long timer_bucket_expiry(unsigned long expires, unsigned int flags);
 
 #define timer_delete(t)		del_timer(t)
 #define timer_delete_sync(t)	del_timer_sync(t)

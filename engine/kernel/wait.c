@@ -268,14 +268,17 @@ long schedule_timeout(long timeout)
 	start = jiffies;
 	expires = start + (timeout < MAX_JIFFY_OFFSET ? timeout :
 			   MAX_JIFFY_OFFSET);
+	/* the on-stack timer would fire at its bucket's expiry (4.8+) */
 	while (!task_is_running(current) && !uf_clock_is_virtual())
-		if (schedule_real_deadline(current, expires))
+		if (schedule_real_deadline(current, timer_bucket_expiry(
+				expires, current->timer_flags)))
 			break;
 	/* Running: schedule() would return at once, as would we (but for
 	 * giving way if the tick is used up: the kernel's schedule()). */
 	if (!task_is_running(current)) {
 		timer.task = current;
-		timer_setup(&timer.timer, process_timeout, 0);
+		timer_setup(&timer.timer, process_timeout,
+			    current->timer_flags);
 		mod_timer(&timer.timer, expires);
 		schedule();
 		del_timer_sync(&timer.timer);

@@ -66,7 +66,9 @@ static void bdi_wb_init(struct bdi_writeback *wb,
 	INIT_LIST_HEAD(&wb->b_more_io);
 	INIT_LIST_HEAD(&wb->b_more_io_wait);
 	spin_lock_init(&wb->list_lock);
-	timer_setup(&wb->wakeup_timer, wakeup_timer_fn, 0);
+	/* 6.18's wb_wakeup_delayed() is a delayed work: a wheel timer */
+	timer_setup(&wb->wakeup_timer, wakeup_timer_fn,
+		    cache_timer_flags(bdi->cache));
 }
 
 int bdi_init(struct backing_dev_info *bdi, struct uf_cache *cache,

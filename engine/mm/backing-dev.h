@@ -19,6 +19,7 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
+#include "policies/policy.h"
 
 /* bdi->state bits */
 enum bdi_state {
@@ -182,6 +183,16 @@ unsigned long bdi_async_requests(struct backing_dev_info *bdi);
 bool bdi_update_congested(struct backing_dev_info *bdi);
 void set_bdi_congested(struct backing_dev_info *bdi, int sync);
 void clear_bdi_congested(struct backing_dev_info *bdi, int sync);
+/*
+ * uflush: the timer flags of the kernel @c's policy mirrors, for the
+ * timers armed on its behalf (timer=wheel: TIMER_UF_WHEEL).  A cache
+ * without a policy (a unit test's) keeps exact expiry.
+ */
+static inline unsigned int cache_timer_flags(const struct uf_cache *c)
+{
+	return c->policy && c->policy->timer_wheel ? TIMER_UF_WHEEL : 0;
+}
+
 static inline bool bdi_write_congested(struct backing_dev_info *bdi)
 {
 	return test_bit(BDI_async_congested, &bdi->state);

@@ -2692,24 +2692,14 @@ int balance_dirty_pages_ratelimited_mainline(struct address_space *mapping,
 /* ------------------------------------------------------------------ */
 /* The decision point                                                  */
 
-int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
-					  unsigned long nr_new,
-					  unsigned int flags, long *pause)
+static int bdp_call_policy(struct address_space *mapping,
+			   unsigned long nr_new, unsigned int flags,
+			   long *pause)
 {
 	struct backing_dev_info *bdi = mapping->backing_dev_info;
-	const struct wb_policy *pol;
-	long dummy;
+	const struct wb_policy *pol = bdi->cache->policy;
 	int ret;
 
-	if (!bdi)
-		return 0;
-	/* the flushers are what makes room: never throttle them */
-	if (current->flags & PF_KTHREAD)
-		return 0;
-	if (!pause)
-		pause = &dummy;
-	*pause = 0;
-	pol = bdi->cache->policy;
 	if (__builtin_expect(bdi->cache->bdp_probe != NULL, 0)) {
 		bdi->cache->bdp_probe(mapping, nr_new, flags, NULL, 0);
 		ret = pol && pol->balance_dirty_pages ?
@@ -2723,6 +2713,31 @@ int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
 		return pol->balance_dirty_pages(mapping, nr_new, flags, pause);
 	return balance_dirty_pages_ratelimited_32(mapping, nr_new, flags,
 						  pause);
+}
+
+int balance_dirty_pages_ratelimited_flags(struct address_space *mapping,
+					  unsigned long nr_new,
+					  unsigned int flags, long *pause)
+{
+	struct backing_dev_info *bdi = mapping->backing_dev_info;
+	unsigned int timer_flags;
+	long dummy;
+	int ret;
+
+	if (!bdi)
+		return 0;
+	/* the flushers are what makes room: never throttle them */
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	if (!pause)
+		pause = &dummy;
+	*pause = 0;
+	/* the pause sleeps on the timers of this cache's kernel */
+	timer_flags = current->timer_flags;
+	current->timer_flags = cache_timer_flags(bdi->cache);
+	ret = bdp_call_policy(mapping, nr_new, flags, pause);
+	current->timer_flags = timer_flags;
+	return ret;
 }
 
 /**
