@@ -22,8 +22,9 @@
  *  - the write path copies under the page lock after waiting for writeback
  *    (stable pages), reading the page first when the write covers only
  *    part of it (block_write_begin), then set_page_dirty() and
- *    balance_dirty_pages_ratelimited() per page, as generic_perform_write()
- *    does;
+ *    balance_dirty_pages_ratelimited() per page, as 3.2's
+ *    generic_perform_write() does; under bdp=mainline per 6.18 folio, a
+ *    run of 4 KiB pages (perform_write_folios);
  *  - filemap_fdatawrite/fdatawait with WB_SYNC_ALL and the WRITEBACK tag.
  *
  * Not the kernel's: a read hit (filemap_read_hit) copies the page without
