@@ -173,7 +173,7 @@ static const struct kd_metric_info {
 	[M_WBSP] = { "wb_dirty_over_wb_setpoint_p50", "wb_dirty/wb_setpoint p50", "%.2f", 0, 0 },
 	[M_BDP] = { "bdp_events_per_s", "balance_dirty_pages /s", "%.1f", 0, 0 },
 	/* 256 on both sides for 1 MiB writes: 6.18's folios, which
-	 * bdp=mainline's write path follows (1.00 in 5 runs, raw and ext4) */
+	 * bdp=mainline's write path follows (1.00 in 8 runs, raw and ext4) */
 	[M_DIRTIED50] = { "dirtied_per_call_p50", "pages per bdp call p50", "%.0f", 0.95, 1.05 },
 	/* INIT_BW on a fresh bdi (102400) */
 	[M_RLFIRST] = { "dirty_ratelimit_first_kbps", "dirty_ratelimit at start KB/s", "%.0f", 0, 0 },
