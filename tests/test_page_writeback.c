@@ -706,9 +706,15 @@ Test(page_writeback, range_cyclic_does_not_wrap_618, .fini = fx_fini)
 {
 	struct writeback_control wbc;
 
+	unsigned long i;
+
 	pw.policy = "mainline";
 	fx_open(256);
-	dirty_pages(0, 10, 4);
+	/* page by page: 4 KiB folios, so that rewriting page 1 below dirties
+	 * it alone (into a clean 8-page folio it would dirty all 8:
+	 * tests/test_folio.c) */
+	for (i = 0; i < 10; i++)
+		dirty_pages(i, 1, 4);
 
 	wbc = wbc_make(WB_SYNC_NONE, 4);
 	wbc.range_cyclic = 1;

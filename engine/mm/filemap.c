@@ -22,8 +22,9 @@
  *  - the write path copies under the page lock after waiting for writeback
  *    (stable pages), reading the page first when the write covers only
  *    part of it (block_write_begin), then set_page_dirty() and
- *    balance_dirty_pages_ratelimited() per page, as generic_perform_write()
- *    does;
+ *    balance_dirty_pages_ratelimited() per page, as 3.2's
+ *    generic_perform_write() does; under bdp=mainline per 6.18 folio, a
+ *    run of 4 KiB pages (perform_write_folios);
  *  - filemap_fdatawrite/fdatawait with WB_SYNC_ALL and the WRITEBACK tag.
  *
  * Not the kernel's: a read hit (filemap_read_hit) copies the page without
@@ -470,6 +471,9 @@ int add_to_page_cache_locked(struct page *page, struct address_space *mapping,
 	get_page(page);		/* the page cache's reference */
 	page->mapping = mapping;
 	page->index = index;
+	/* the frame's last folio is not this one's: a lone page until a
+	 * writer says otherwise (write_one_page) */
+	__atomic_store_n(&page->folio_order, 0, __ATOMIC_RELAXED);
 	spin_lock(&mapping->tree_lock);
 	write_seqcount_begin(&mapping->tree_seq);
 	error = radix_tree_insert(&mapping->page_tree, index, page);
@@ -944,13 +948,16 @@ int block_write_begin(struct address_space *mapping, loff_t pos,
 	return 0;
 }
 
-void block_write_end(struct address_space *mapping, struct page *page)
+int block_write_end(struct address_space *mapping, struct page *page)
 {
+	int newly;
+
 	SetPageUptodate(page);
-	set_page_dirty(page);
+	newly = set_page_dirty(page);
 	unlock_page(page);
 	mark_page_accessed(mapping_cache(mapping), page);
 	put_page(mapping_cache(mapping), page);
+	return newly;
 }
 
 /*
@@ -1003,7 +1010,7 @@ static void copy_to_frame(void *dst, const void *src, size_t bytes,
  * the caller then writes it the per-page way; -ENOMEM.
  */
 static int write_new_page(struct address_space *mapping, const char *src,
-			  loff_t pos)
+			  loff_t pos, unsigned int order)
 {
 	unsigned long index = (unsigned long)(pos >> PAGE_SHIFT);
 	struct uf_cache *c = mapping_cache(mapping);
@@ -1020,6 +1027,8 @@ static int write_new_page(struct address_space *mapping, const char *src,
 	page_seq_write_begin(page);
 	copy_to_frame(page_address(c, page), src, PAGE_SIZE, true);
 	page_seq_write_end(page);
+	__atomic_store_n(&page->folio_order, (unsigned char)order,
+			 __ATOMIC_RELAXED);
 	if (add_to_page_cache_dirty(page, mapping, index)) {
 		put_page(c, page);
 		return 0;
@@ -1029,13 +1038,205 @@ static int write_new_page(struct address_space *mapping, const char *src,
 	return 1;
 }
 
+/*
+ * @bytes at @pos within one page, the page written as part of a folio of
+ * @order (page->folio_order; 0 under the 3.x presets).  A whole page not
+ * cached takes write_new_page(), any other the locked way.  Returns 1 if
+ * the page turned dirty, 0 if it was dirty already, or -errno.
+ */
+static int write_one_page(struct address_space *mapping, const char *src,
+			  loff_t pos, size_t bytes, unsigned int order)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	size_t offset = (size_t)pos & ~PAGE_MASK;
+	struct page *page;
+	int status;
+
+	if (bytes == PAGE_SIZE && !c->page_batch_off) {
+		status = write_new_page(mapping, src, pos, order);
+		if (status)
+			return status;
+	}
+	status = block_write_begin(mapping, pos, (unsigned int)bytes, &page);
+	if (status)
+		return status;
+	__atomic_store_n(&page->folio_order, (unsigned char)order,
+			 __ATOMIC_RELAXED);
+	/* a full page not uptodate was not read: a new frame */
+	page_seq_write_begin(page);
+	copy_to_frame((char *)page_address(c, page) + offset, src, bytes,
+		      !PageUptodate(page));
+	page_seq_write_end(page);
+	return block_write_end(mapping, page);
+}
+
+/* include/linux/pagemap.h filemap_get_order(): the order fgf_set_order()
+ * asks __filemap_get_folio() for, the largest folio @size fills. */
+static unsigned int filemap_get_order(size_t size)
+{
+	unsigned int shift = 63 - (unsigned int)__builtin_clzll(size);
+
+	return shift <= PAGE_SHIFT ? 0 : shift - PAGE_SHIFT;
+}
+
+/* Is any page of [@index, @index + @nr) in the cache? */
+static bool range_cached(struct address_space *mapping, unsigned long index,
+			 unsigned long nr)
+{
+	struct page *page;
+	bool found = false;
+
+	if (find_get_pages(mapping, index, 1, &page)) {
+		found = page->index < index + nr;
+		put_page(mapping_cache(mapping), page);
+	}
+	return found;
+}
+
+/*
+ * The folio 6.18 writes @len bytes at @pos into (issue 17):
+ * generic_perform_write() and iomap_write_iter() get it from
+ * __filemap_get_folio(FGP_WRITEBEGIN | fgf_set_order(len)).  The folio
+ * already at the index, whatever its size: here the one its page was
+ * written as part of (page->folio_order), naturally aligned as every
+ * folio is.  Else a new one: the order @len fills, at most the mapping's
+ * largest, lowered to the index's alignment, and lowered again while
+ * filemap_add_folio() would meet a page in its range (-EEXIST; the
+ * kernel's loop tries each smaller order at the same index).  Returns
+ * true if the folio was in the cache; *first, *order: its extent.
+ */
+static bool write_begin_folio(struct address_space *mapping, loff_t pos,
+			      size_t len, unsigned long *first,
+			      unsigned int *order)
+{
+	unsigned long index = (unsigned long)(pos >> PAGE_SHIFT);
+	struct page *page = find_get_page(mapping, index);
+	unsigned int o;
+
+	if (page) {
+		o = __atomic_load_n(&page->folio_order, __ATOMIC_RELAXED);
+		put_page(mapping_cache(mapping), page);
+		*first = index & ~((1UL << o) - 1);
+		*order = o;
+		return true;
+	}
+	o = filemap_get_order(len);
+	if (o > mapping_max_folio_order(mapping))
+		o = mapping_max_folio_order(mapping);
+	if (index & ((1UL << o) - 1))
+		o = (unsigned int)__builtin_ctzl(index);
+	while (o && range_cached(mapping, index, 1UL << o))
+		o--;
+	*first = index;
+	*order = o;
+	return false;
+}
+
+/*
+ * folio_mark_dirty() of a folio that was clean: the whole folio turns
+ * dirty and is charged (folio_account_dirtied: folio_nr_pages), not only
+ * the pages a write touched.  Here: every page of the folio still cached,
+ * uptodate and clean; one the embedder holds (page lock taken) is left.
+ */
+static void folio_mark_dirty_rest(struct address_space *mapping,
+				  unsigned long first, unsigned int order)
+{
+	struct uf_cache *c = mapping_cache(mapping);
+	unsigned long index = first, end = first + (1UL << order);
+	struct page *pages[PAGEVEC_SIZE];
+	unsigned int i, nr;
+
+	while (index < end &&
+	       (nr = find_get_pages(mapping, index, PAGEVEC_SIZE, pages))) {
+		for (i = 0; i < nr; i++) {
+			struct page *page = pages[i];
+
+			index = page->index + 1;
+			if (page->index < end && PageUptodate(page) &&
+			    !PageDirty(page) && trylock_page(page)) {
+				if (page->mapping == mapping)
+					set_page_dirty(page);
+				unlock_page(page);
+			}
+			put_page(c, page);
+		}
+	}
+}
+
+/*
+ * One folio's part of a write (6.18's loop body): the pages of
+ * [@pos, @pos + @len) within the folio of write_begin_folio(), copied and
+ * dirtied one after another with no throttle call among them, so they are
+ * charged together.  Returns the bytes written, or -errno if none were.
+ */
+static ssize_t write_folio(struct address_space *mapping, const char *src,
+			   loff_t pos, size_t len)
+{
+	unsigned long first;
+	unsigned int order;
+	size_t done = 0, bytes;
+	int status = 0, newly = 0;
+	bool found;
+	loff_t end;
+
+	found = write_begin_folio(mapping, pos, len, &first, &order);
+	end = (loff_t)(first + (1UL << order)) << PAGE_SHIFT;
+	if (len > (uint64_t)(end - pos))
+		len = (size_t)(end - pos);
+	do {
+		bytes = PAGE_SIZE - ((size_t)pos & ~PAGE_MASK);
+		if (bytes > len - done)
+			bytes = len - done;
+		status = write_one_page(mapping, src + done, pos, bytes, order);
+		if (status < 0)
+			break;
+		newly |= status;
+		done += bytes;
+		pos += (loff_t)bytes;
+		/* a world's CPU model: the copy costs per 4 KiB page */
+		uf_sim_charge(UF_SIM_COST_PAGE_COPY, 1);
+	} while (done < len);
+	if (found && newly && order)
+		folio_mark_dirty_rest(mapping, first, order);
+	return done ? (ssize_t)done : status;
+}
+
+/*
+ * 6.18's generic_perform_write() and iomap_write_iter(): a chunk of at
+ * most the mapping's largest folio, aligned to it, then the folio there.
+ * The throttle is called once per folio, after it (6.18 calls it at the
+ * top of the loop, before write_begin: the same sequence of calls for a
+ * stream of writes, except that 6.18 leaves a write's last folio to the
+ * next write's first call; README, Deviations).
+ */
+static ssize_t perform_write_folios(struct inode *inode, const char *buf,
+				    size_t len, loff_t pos)
+{
+	struct address_space *mapping = inode->i_mapping;
+	size_t chunk = PAGE_SIZE << mapping_max_folio_order(mapping);
+	size_t written = 0, bytes;
+	ssize_t ret = 0;
+
+	do {
+		bytes = chunk - ((size_t)pos & (chunk - 1));
+		if (bytes > len - written)
+			bytes = len - written;
+		ret = write_folio(mapping, buf + written, pos, bytes);
+		if (ret < 0)
+			break;
+		written += (size_t)ret;
+		pos += ret;
+		cond_resched();
+		balance_dirty_pages_ratelimited(mapping);
+	} while (written < len);
+	return written ? (ssize_t)written : ret;
+}
+
 static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 				       size_t len, loff_t pos)
 {
 	struct address_space *mapping = inode->i_mapping;
-	struct uf_cache *c = inode_cache(inode);
 	size_t written = 0, offset, bytes;
-	struct page *page;
 	int status = 0;
 
 	if (pos < 0)
@@ -1044,33 +1245,18 @@ static ssize_t __generic_perform_write(struct inode *inode, const void *buf,
 		return 0;
 	if (pos > inode->i_size || len > (uint64_t)(inode->i_size - pos))
 		return -EFBIG;
+	if (mapping_max_folio_order(mapping))
+		return perform_write_folios(inode, buf, len, pos);
 	do {
 		offset = (size_t)pos & ~PAGE_MASK;
 		bytes = PAGE_SIZE - offset;
 		if (bytes > len - written)
 			bytes = len - written;
-		if (bytes == PAGE_SIZE && !c->page_batch_off) {
-			status = write_new_page(mapping, (const char *)buf +
-						written, pos);
-			if (status < 0)
-				break;
-			if (status) {
-				status = 0;
-				goto next;
-			}
-		}
-		status = block_write_begin(mapping, pos, (unsigned int)bytes,
-					   &page);
-		if (status)
+		status = write_one_page(mapping, (const char *)buf + written,
+					pos, bytes, 0);
+		if (status < 0)
 			break;
-		/* a full page not uptodate was not read: a new frame */
-		page_seq_write_begin(page);
-		copy_to_frame((char *)page_address(c, page) + offset,
-			      (const char *)buf + written, bytes,
-			      !PageUptodate(page));
-		page_seq_write_end(page);
-		block_write_end(mapping, page);
-next:
+		status = 0;
 		written += bytes;
 		pos += (loff_t)bytes;
 		/* a world's CPU model; 3.2's loop has a cond_resched() here */

@@ -79,6 +79,10 @@ struct page {
 	struct list_head lru;
 	void *private;		/* the write request while under writeback */
 	unsigned int page_seq;	/* what the frame holds: page_seq_*() */
+	/* the order of the 6.18 folio this page was written as part of
+	 * (bdp=mainline; 0 otherwise): the folio is the naturally aligned
+	 * 1 << folio_order pages around it (filemap.c, write_begin_folio) */
+	unsigned char folio_order;
 };
 
 #define PAGEFLAG_FNS(uname, lname)					\

@@ -2823,6 +2823,21 @@ static bool cache_bdp_is(struct uf_cache *c, bdp_ratelimited_fn *fn)
 }
 
 /*
+ * Large folios come with 6.18's write path, so with its throttle: the
+ * preset that has one has the other (pagemap.h).  A mapping without a
+ * device (no accounting) writes 4 KiB pages.
+ */
+unsigned int mapping_max_folio_order(const struct address_space *mapping)
+{
+	const struct backing_dev_info *bdi = mapping->backing_dev_info;
+
+	if (!bdi || !cache_bdp_is(bdi->cache,
+				  balance_dirty_pages_ratelimited_mainline))
+		return 0;
+	return MAX_PAGECACHE_ORDER;
+}
+
+/*
  * The cache's policy picks 3.1's, 3.2's or 3.3's throttle, whose
  * global_dirty_limit starts at 0 and is moved by the throttle only.  A
  * cache without a policy (hand-made in a unit test) keeps the engine's

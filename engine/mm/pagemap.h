@@ -67,6 +67,22 @@ int add_to_page_cache_lru(struct page *page, struct address_space *mapping,
 void __delete_from_page_cache(struct page *page);
 void delete_from_page_cache(struct page *page);
 
+/*
+ * 6.18's largest page-cache folio, 1 << MAX_PAGECACHE_ORDER pages (2 MiB
+ * at 4 KiB pages: HPAGE_PMD_ORDER on x86-64, include/linux/pagemap.h), the
+ * order both a raw block device's mapping (block/bdev.c
+ * set_init_blocksize: mapping_set_folio_min_order, max MAX_PAGECACHE_ORDER)
+ * and an ext4 file's (fs/ext4/inode.c ext4_set_inode_mapping_order) allow.
+ */
+#define MAX_PAGECACHE_ORDER	9
+
+/*
+ * The largest folio order a buffered write into @mapping may use:
+ * MAX_PAGECACHE_ORDER under bdp=mainline (6.18's write path), 0 under the
+ * 3.x presets, whose page caches have 4 KiB pages only (page-writeback.c).
+ */
+unsigned int mapping_max_folio_order(const struct address_space *mapping);
+
 /* Up to @nr_pages pages from @start (resp. tagged @tag from *@index, which
  * is moved past the last one found), each with a reference. */
 unsigned int find_get_pages(struct address_space *mapping,
@@ -116,8 +132,9 @@ struct page *grab_cache_page_write_begin(struct address_space *mapping,
  */
 int block_write_begin(struct address_space *mapping, loff_t pos,
 		      unsigned int len, struct page **pagep);
-/* After the copy: uptodate, set_page_dirty(), unlock, put. */
-void block_write_end(struct address_space *mapping, struct page *page);
+/* After the copy: uptodate, set_page_dirty(), unlock, put.  Returns
+ * set_page_dirty()'s answer: 1 if the page turned dirty. */
+int block_write_end(struct address_space *mapping, struct page *page);
 
 /*
  * Tests only: called in the middle of each copy out of a frame by
