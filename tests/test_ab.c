@@ -148,7 +148,8 @@ Test(ab, matrices_name_valid_cases)
 	cr_assert_not_null(ab_matrix_find("demo"));
 	cr_assert_null(ab_matrix_find("seed999"));
 	for (i = 0; ab_matrices[i].name; i++)
-		for (k = 0; ab_matrices[i].cases[k]; k++) {
+		for (k = 0; ab_matrices[i].cases && ab_matrices[i].cases[k];
+		     k++) {
 			cr_assert_eq(ab_case_parse(ab_matrices[i].cases[k],
 						   &c, NULL, 0), 0, "%s",
 				     ab_matrices[i].cases[k]);
@@ -729,9 +730,13 @@ Test(ab, job_files_reproduce_the_seed_matrices)
 {
 	static struct ab_job job;
 	char path[128], why[400], *text;
-	unsigned int i, k, checked = 0;
+	unsigned int i, k, checked = 0, real = 0;
 
 	for (i = 0; ab_matrices[i].name; i++) {
+		/* a --sim-only matrix has no devices to name */
+		if (!ab_matrices[i].cases)
+			continue;
+		real++;
 		snprintf(path, sizeof(path), "bench/jobs/%s.job",
 			 ab_matrices[i].name);
 		text = slurp(path);
@@ -752,7 +757,7 @@ Test(ab, job_files_reproduce_the_seed_matrices)
 	}
 	if (!checked)
 		cr_skip_test("no bench/jobs/ here (run from the repository)");
-	cr_assert_eq(checked, i, "a job file for every matrix");
+	cr_assert_eq(checked, real, "a job file for every matrix with real cases");
 }
 
 /* ------------------------------------------------------------------ */
