@@ -179,14 +179,18 @@ static const struct kd_metric_info {
 	[M_RLFIRST] = { "dirty_ratelimit_first_kbps", "dirty_ratelimit at start KB/s", "%.0f", 0, 0 },
 	[M_RL50] = { "ratelimit_over_bw_n_p50", "dirty_ratelimit/(bw/N) p50", "%.2f", 0.65, 1.50 },
 	[M_RLMEAN] = { "ratelimit_over_bw_n_mean", "dirty_ratelimit/(bw/N) mean", "%.2f", 0.65, 1.50 },
-	[M_UPDATES] = { "rate_updates_per_s", "rate updates /s", "%.2f", 0.90, 1.50 },
+	/* at most 5/s (the 200 ms BANDWIDTH_INTERVAL); the kernel side read
+	 * 3.86-4.84 over 9 runs of one session (25% apart), uflush 4.05-4.53:
+	 * a floor of 0.90 failed one run at 0.84 */
+	[M_UPDATES] = { "rate_updates_per_s", "rate updates /s", "%.2f", 0.80, 1.50 },
 	[M_WBSHARE] = { "writeback_share_pct", "writeback share %", "%.0f", 0.45, 1.40 },
 	[M_PASSES] = { "passes_per_s", "flusher passes /s", "%.2f", 0, 0 },
 	[M_PASSPAGES] = { "pages_per_pass_mean", "pages/pass mean", "%.0f", 0, 0 },
 	[M_PASSP50] = { "pages_per_pass_p50", "pages/pass p50", "%.0f", 0, 0 },
 	/* not checked: on ext4 uflush's request size follows how contiguous
 	 * its pool's frames are (p50 0.40-1.00 of the kernel's 1280 KiB
-	 * over 4 runs; README, Deviations, "Request sizes") */
+	 * over 4 runs, 0.62 and 0.79 since a new folio's frames are taken
+	 * sorted; README, Deviations, "Request sizes") */
 	[M_RQMEAN] = { "request_kib_mean", "request KiB mean", "%.0f", 0, 0 },
 	[M_RQ50] = { "request_kib_p50", "request KiB p50", "%.0f", 0, 0 },
 };

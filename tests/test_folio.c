@@ -187,6 +187,71 @@ Test(folio, new_folio_stops_short_of_a_cached_page, .fini = fv_fini)
 	cr_assert_eq(fv_vm(NR_FILE_DIRTY), 16);
 }
 
+/* Adjacent pages of @m from @index whose frames follow in the pool. */
+static unsigned long ascending_pairs(struct address_space *m,
+				     unsigned long index, unsigned long nr)
+{
+	struct page *prev = NULL, *page;
+	unsigned long i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		page = find_get_page(m, index + i);
+		cr_assert_not_null(page, "page %lu not cached", index + i);
+		if (prev && page == prev + 1)
+			n++;
+		if (prev)
+			put_page(uf_cache_obj(fv.c), prev);
+		prev = page;
+	}
+	if (prev)
+		put_page(uf_cache_obj(fv.c), prev);
+	return n;
+}
+
+/*
+ * A new folio's frames come in ascending order, as a folio allocated in
+ * one piece is contiguous: after a file's 256 pages were dropped, one by
+ * one, the pool gives their frames back most recently freed first
+ * (descending); a 1 MiB write under mainline still gets them ascending,
+ * so bio_add_page can merge them.  Under 3.2 (4 KiB folios) they come
+ * descending, as its per-page allocations take them.
+ */
+static void refill_after_drop(const char *policy, unsigned long *asc)
+{
+	struct uf_file *g;
+
+	fv_open(policy);
+	g = tu_file_open(fv.d, 2, 8 * FO_MIB, FO_MIB, NULL, NULL);
+	{
+		char *buf = malloc(FO_MIB);
+
+		cr_assert_not_null(buf);
+		memset(buf, 'g', FO_MIB);
+		cr_assert_eq(uf_pwrite(g, buf, FO_MIB, 0), (ssize_t)FO_MIB);
+		free(buf);
+	}
+	cr_assert_eq(uf_file_close(g), 0);
+	fv_write(0, FO_MIB, 'h');
+	*asc = ascending_pairs(fv.m, 0, 256);
+}
+
+Test(folio, new_folio_frames_ascend_after_a_drop, .fini = fv_fini)
+{
+	unsigned long asc;
+
+	refill_after_drop("mainline", &asc);
+	/* 254 here: the run of g's frames need not line up with the folio */
+	cr_assert_geq(asc, 250, "ascending neighbours: %lu of 255", asc);
+}
+
+Test(folio, v32_pages_take_frames_as_freed, .fini = fv_fini)
+{
+	unsigned long asc;
+
+	refill_after_drop("linux-3.2", &asc);
+	cr_assert_lt(asc, 16, "ascending neighbours: %lu of 255", asc);
+}
+
 /* 1 MiB aligned writes: one call per 256 pages, each charged 256. */
 Test(folio, aligned_1m_writes_charge_256_per_call, .fini = fv_fini)
 {

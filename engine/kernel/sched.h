@@ -78,6 +78,8 @@
 struct completion;
 struct inode;
 
+struct folio_frames;
+
 struct task_struct {
 	int __state;			/* TASK_*; atomic accesses only */
 	unsigned int flags;		/* PF_* */
@@ -100,6 +102,11 @@ struct task_struct {
 	 * by the dirty throttle for its call: cache_timer_flags()).
 	 */
 	unsigned int timer_flags;
+	/*
+	 * uflush: the frames of the new folio this thread is writing, which
+	 * page_cache_alloc() hands out first (mm/filemap.c write_folio)
+	 */
+	struct folio_frames *folio_frames;
 
 	/* kthreads only (engine/kernel/kthread.c) */
 	pthread_t thread;

@@ -43,6 +43,7 @@
  *    single pass (it is only used when a file is closed).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -592,8 +593,21 @@ void delete_from_page_cache(struct page *page)
 	put_page(c, page);
 }
 
+/*
+ * The frames of a new folio, taken from the pool before it is written and
+ * handed out in ascending order by page_cache_alloc() (folio_frames_get).
+ */
+struct folio_frames {
+	struct page *pg[1u << MAX_PAGECACHE_ORDER];
+	unsigned int nr, next;
+};
+
 struct page *page_cache_alloc(struct address_space *mapping)
 {
+	struct folio_frames *ff = current->folio_frames;
+
+	if (ff && ff->next < ff->nr)
+		return ff->pg[ff->next++];
 	return alloc_page(mapping_cache(mapping));
 }
 
@@ -1169,9 +1183,54 @@ static void folio_mark_dirty_rest(struct address_space *mapping,
  * dirtied one after another with no throttle call among them, so they are
  * charged together.  Returns the bytes written, or -errno if none were.
  */
+static int page_ptr_cmp(const void *a, const void *b)
+{
+	const struct page *x = *(struct page *const *)a;
+	const struct page *y = *(struct page *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * 6.18 allocates a new folio in one piece (filemap_alloc_folio of its
+ * order, from the buddy allocator), so its pages are physically
+ * contiguous and a bio takes it as few segments.  uflush's pool hands out
+ * single frames, most recently freed first: after reclaim has freed a
+ * run of frames one by one, the next writer gets them in descending
+ * order, which bio_add_page never merges (page_phys_follows wants
+ * ascending).  So a new folio's whole pages get their frames here, at
+ * once, sorted ascending: runs the pool holds come back as runs.
+ */
+static void folio_frames_get(struct address_space *mapping, loff_t pos,
+			     size_t len, struct folio_frames *ff)
+{
+	unsigned long want = (unsigned long)(((pos + (loff_t)len - 1) >>
+					      PAGE_SHIFT) -
+					     (pos >> PAGE_SHIFT) + 1);
+	struct page *page;
+
+	ff->nr = ff->next = 0;
+	while (ff->nr < want && ff->nr < (1u << MAX_PAGECACHE_ORDER)) {
+		page = page_cache_alloc(mapping);
+		if (!page)
+			break;	/* the per-page path meets the -ENOMEM */
+		ff->pg[ff->nr++] = page;
+	}
+	qsort(ff->pg, ff->nr, sizeof(ff->pg[0]), page_ptr_cmp);
+}
+
+/* Frames the folio did not use (a page another writer added) go back. */
+static void folio_frames_put(struct address_space *mapping,
+			     struct folio_frames *ff)
+{
+	while (ff->next < ff->nr)
+		put_page(mapping_cache(mapping), ff->pg[ff->next++]);
+}
+
 static ssize_t write_folio(struct address_space *mapping, const char *src,
 			   loff_t pos, size_t len)
 {
+	struct folio_frames *ff = NULL, ffs;
 	unsigned long first;
 	unsigned int order;
 	size_t done = 0, bytes;
@@ -1183,6 +1242,11 @@ static ssize_t write_folio(struct address_space *mapping, const char *src,
 	end = (loff_t)(first + (1UL << order)) << PAGE_SHIFT;
 	if (len > (uint64_t)(end - pos))
 		len = (size_t)(end - pos);
+	if (!found && order) {
+		ff = &ffs;
+		folio_frames_get(mapping, pos, len, ff);
+		current->folio_frames = ff;
+	}
 	do {
 		bytes = PAGE_SIZE - ((size_t)pos & ~PAGE_MASK);
 		if (bytes > len - done)
@@ -1196,6 +1260,10 @@ static ssize_t write_folio(struct address_space *mapping, const char *src,
 		/* a world's CPU model: the copy costs per 4 KiB page */
 		uf_sim_charge(UF_SIM_COST_PAGE_COPY, 1);
 	} while (done < len);
+	if (ff) {
+		current->folio_frames = NULL;
+		folio_frames_put(mapping, ff);
+	}
 	if (found && newly && order)
 		folio_mark_dirty_rest(mapping, first, order);
 	return done ? (ssize_t)done : status;
