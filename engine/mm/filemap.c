@@ -1210,10 +1210,16 @@ static void folio_frames_get(struct address_space *mapping, loff_t pos,
 	struct page *page;
 
 	ff->nr = ff->next = 0;
+	/*
+	 * Free frames only, no reclaim: a writer holding frames it waits to
+	 * add to would starve its neighbours in a small pool (6.18 asks
+	 * for a large folio with __GFP_NORETRY and falls back to smaller
+	 * ones; here the frames the pool lacks come one by one, as before)
+	 */
 	while (ff->nr < want && ff->nr < (1u << MAX_PAGECACHE_ORDER)) {
-		page = page_cache_alloc(mapping);
+		page = alloc_page_nowait(mapping_cache(mapping));
 		if (!page)
-			break;	/* the per-page path meets the -ENOMEM */
+			break;
 		ff->pg[ff->nr++] = page;
 	}
 	qsort(ff->pg, ff->nr, sizeof(ff->pg[0]), page_ptr_cmp);

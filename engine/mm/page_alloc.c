@@ -717,15 +717,22 @@ retry:
 	}
 }
 
-struct page *alloc_page(struct uf_cache *c)
+struct page *alloc_page_nowait(struct uf_cache *c)
 {
 	struct page *page = page_pool_alloc(c);
 
-	if (__builtin_expect(page != NULL, 1)) {
-		if (global_page_state(c, NR_FREE_PAGES) <
-		    c->pool.nr_outside + c->pool.wmark_low)
-			wakeup_kswapd(c);
+	if (__builtin_expect(page != NULL, 1) &&
+	    global_page_state(c, NR_FREE_PAGES) <
+	    c->pool.nr_outside + c->pool.wmark_low)
+		wakeup_kswapd(c);
+	return page;
+}
+
+struct page *alloc_page(struct uf_cache *c)
+{
+	struct page *page = alloc_page_nowait(c);
+
+	if (__builtin_expect(page != NULL, 1))
 		return page;
-	}
 	return __alloc_pages_slowpath(c);
 }

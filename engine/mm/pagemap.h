@@ -40,6 +40,11 @@
  * uf_page_get (page->uf_users), checked after a reclaim that freed nothing.
  */
 struct page *alloc_page(struct uf_cache *c);
+/*
+ * GFP_NOWAIT: a free frame or NULL, never reclaim or a wait (kswapd is
+ * woken below the low watermark, as alloc_page() does).
+ */
+struct page *alloc_page_nowait(struct uf_cache *c);
 
 /* ---- engine/mm/filemap.c ---- */
 
