@@ -1177,12 +1177,6 @@ static void folio_mark_dirty_rest(struct address_space *mapping,
 	}
 }
 
-/*
- * One folio's part of a write (6.18's loop body): the pages of
- * [@pos, @pos + @len) within the folio of write_begin_folio(), copied and
- * dirtied one after another with no throttle call among them, so they are
- * charged together.  Returns the bytes written, or -errno if none were.
- */
 static int page_ptr_cmp(const void *a, const void *b)
 {
 	const struct page *x = *(struct page *const *)a;
@@ -1198,8 +1192,9 @@ static int page_ptr_cmp(const void *a, const void *b)
  * single frames, most recently freed first: after reclaim has freed a
  * run of frames one by one, the next writer gets them in descending
  * order, which bio_add_page never merges (page_phys_follows wants
- * ascending).  So a new folio's whole pages get their frames here, at
- * once, sorted ascending: runs the pool holds come back as runs.
+ * ascending).  So the pages a write touches in a new folio get their
+ * frames here, at once, sorted ascending: runs the pool holds come back
+ * as runs.
  */
 static void folio_frames_get(struct address_space *mapping, loff_t pos,
 			     size_t len, struct folio_frames *ff)
@@ -1233,6 +1228,12 @@ static void folio_frames_put(struct address_space *mapping,
 		put_page(mapping_cache(mapping), ff->pg[ff->next++]);
 }
 
+/*
+ * One folio's part of a write (6.18's loop body): the pages of
+ * [@pos, @pos + @len) within the folio of write_begin_folio(), copied and
+ * dirtied one after another with no throttle call among them, so they are
+ * charged together.  Returns the bytes written, or -errno if none were.
+ */
 static ssize_t write_folio(struct address_space *mapping, const char *src,
 			   loff_t pos, size_t len)
 {
