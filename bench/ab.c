@@ -59,6 +59,7 @@ struct ab_opts {
 	bool list;
 	bool kernel;
 	bool sim;
+	const char *sim_dev;		/* items after every sim device's spec */
 	const char *job;
 };
 
@@ -141,6 +142,9 @@ static const struct bench_opt ab_opt_table[] = {
 	BENCH_FLAG("sim", &ab_o.sim,
 		   "modelled devices (io/sim.c, data discarded) for every case,\n"
 		   "and --matrix's cases at the seed's own scale (its sim: ones)"),
+	BENCH_STR("sim-dev", "ITEMS", &ab_o.sim_dev,
+		  "key=value items appended to every sim device's spec (io/sim.h),\n"
+		  "e.g. alloc=none or rpm=10000"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
 	BENCH_STR("job", "FILE", &ab_o.job,
 		  "read devices, cases, options and the two policies from an\n"
@@ -368,8 +372,13 @@ static void *writer_fn(void *arg)
  * A sim: case runs on AB_SIM_DEV_SIZE modelled disks (io/sim.c's hdd or
  * ssd with its published defaults, no tuning: a 7200 rpm desktop disk of
  * the Hitachi Deskstar 7K1000.C class, 1 TB) that discard data, under a
- * cache whose frames hold none (frames="none").  Each run makes its own
- * devices, seeded by the repetition, and removes them.
+ * cache whose frames hold none (frames="none").  The seeds' rows are
+ * ext4's, so the disks place blocks as ext4's allocator does
+ * (alloc=stream), and a desktop SATA disk writes through its cache, on
+ * by default: the 7K1000.C's 32 MB (wcache_kb), destaged by shortest
+ * positioning time first.  --sim-dev appends items (alloc=none,
+ * wcache_kb=0: the bare model).  Each run makes its own devices, seeded
+ * by the repetition, and removes them.
  *
  * The whole run (open, writers, window, close) is the first task of a
  * deterministic world (uf_sim_run, seeded by the repetition): the writers
@@ -378,6 +387,9 @@ static void *writer_fn(void *arg)
  * helpers fall back to threads and the real clock outside a world.
  */
 #define AB_SIM_DEV_SIZE		"1000g"
+/* ext4's block placement, and an hdd's 32 MB write cache (io/sim.h) */
+#define AB_SIM_HDD_MODEL	"alloc=stream,wcache_kb=32768"
+#define AB_SIM_SSD_MODEL	"alloc=stream"
 
 struct ab_world_res {
 	uint64_t virtual_ns;		/* on the world's clock */
@@ -422,18 +434,43 @@ static void sim_dev_name(char *buf, size_t len, unsigned int i)
 	snprintf(buf, len, "ab-sim-%d-%u", (int)getpid(), i);
 }
 
-static int sim_devs_create(const struct ab_case *c, unsigned int rep,
-			   struct uf_sim **sims, char *why, size_t len)
+/* --sim-dev's items on a kind of device, before any run (io/sim.c logs
+ * why). */
+static int sim_dev_check(const char *extra, bool ssd)
 {
-	char name[48], spec[128];
+	char name[48], spec[512];
+	struct uf_sim *sim;
+	int err;
+
+	sim_dev_name(name, sizeof(name), AB_MAX_DEVS);
+	snprintf(spec, sizeof(spec), "%s,size=%s,%s,keep_data=0,%s",
+		 ssd ? "ssd" : "hdd", AB_SIM_DEV_SIZE,
+		 ssd ? AB_SIM_SSD_MODEL : AB_SIM_HDD_MODEL, extra);
+	err = uf_sim_create(name, spec, &sim);
+	if (err) {
+		bench_err("ab", "--sim-dev %s: %s (spec %s)", extra,
+			  strerror(-err), spec);
+		return err;
+	}
+	uf_sim_destroy(sim);
+	return 0;
+}
+
+static int sim_devs_create(const struct ab_case *c, unsigned int rep,
+			   const char *extra, struct uf_sim **sims, char *why,
+			   size_t len)
+{
+	char name[48], spec[512];
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < ab_case_devs(c); i++) {
 		sim_dev_name(name, sizeof(name), i);
-		snprintf(spec, sizeof(spec), "%s,size=%s,keep_data=0,seed=%u",
+		snprintf(spec, sizeof(spec), "%s,size=%s,%s,keep_data=0,seed=%u%s%s",
 			 c->dev == AB_DEV_HDD ? "hdd" : "ssd", AB_SIM_DEV_SIZE,
-			 1 + rep * AB_MAX_DEVS + i);
+			 c->dev == AB_DEV_HDD ? AB_SIM_HDD_MODEL :
+			 AB_SIM_SSD_MODEL, 1 + rep * AB_MAX_DEVS + i,
+			 extra ? "," : "", extra ? extra : "");
 		err = uf_sim_create(name, spec, &sims[i]);
 		if (err) {
 			snprintf(why, len, "uf_sim_create(%s, %s): %s", name,
@@ -983,7 +1020,8 @@ static int ab_sim_body(struct ab_body *x, unsigned int rep)
 	uint64_t w0 = uf_now_ns();
 	int err;
 
-	err = sim_devs_create(c, rep, x->s->sims, x->why, x->len);
+	err = sim_devs_create(c, rep, x->b->o.sim_dev, x->s->sims, x->why,
+			      x->len);
 	if (!err)
 		err = world_run(rep + 1, ab_body_fn, x, &res);
 	/* the devices' own counts: the closing writeback included */
@@ -1568,6 +1606,10 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 	bench_json_str(j, "engine", b->sim ? "sim" : "io_uring");
 	if (b->sim) {
 		bench_json_str(j, "sim_device_size", AB_SIM_DEV_SIZE);
+		bench_json_str(j, "sim_hdd_model", AB_SIM_HDD_MODEL);
+		bench_json_str(j, "sim_ssd_model", AB_SIM_SSD_MODEL);
+		bench_json_str(j, "sim_dev_extra",
+			       b->o.sim_dev ? b->o.sim_dev : "");
 		bench_json_str(j, "sim_clock", ab_world_clock());
 		bench_json_num(j, "wall_s", (uf_now_ns() - b->wall0) / 1e9);
 	}
@@ -1798,6 +1840,13 @@ static int ab_devs_check(const struct ab_bench *b)
 {
 	unsigned int i;
 
+	if (b->o.sim_dev && !b->sim) {
+		bench_err("ab", "--sim-dev: only sim: cases run on modelled devices");
+		return -EINVAL;
+	}
+	for (i = 0; b->o.sim_dev && i < b->nr; i++)
+		if (sim_dev_check(b->o.sim_dev, b->ci[i].c.dev != AB_DEV_HDD))
+			return -EINVAL;
 	if (!b->o.devs.n)
 		return 0;
 	if (b->sim) {
@@ -1905,8 +1954,11 @@ static void sim_targets(struct ab_bench *b)
 		bench_parse_size(AB_SIM_DEV_SIZE, &t->size);
 		t->range = t->size;
 		snprintf(t->desc, sizeof(t->desc),
-			 "%u modelled disk%s (io/sim.c, the case's hdd or ssd with its defaults), %s each, data discarded; the cache's frames hold none",
-			 b->nr_devs, b->nr_devs == 1 ? "" : "s", AB_SIM_DEV_SIZE);
+			 "%u modelled disk%s (io/sim.c, the case's hdd or ssd with its defaults; hdd: %s, ssd: %s%s%s), %s each, data discarded; the cache's frames hold none",
+			 b->nr_devs, b->nr_devs == 1 ? "" : "s",
+			 AB_SIM_HDD_MODEL, AB_SIM_SSD_MODEL,
+			 b->o.sim_dev ? "; then " : "",
+			 b->o.sim_dev ? b->o.sim_dev : "", AB_SIM_DEV_SIZE);
 	}
 }
 

@@ -645,6 +645,8 @@ struct uf_sim_stats {
 	uint64_t cut_lost_writes;	/* writes not durable at the cut */
 	uint64_t cut_torn_sectors;	/* sectors rolled back by tear cuts */
 	uint64_t last_cut_ns;		/* uf_now_ns() at the last cut */
+	uint64_t hole_reads;		/* alloc=stream: reads of holes */
+	uint64_t placed_windows;	/* alloc=stream: 8 MiB windows placed */
 };
 
 int uf_sim_create(const char *name, const char *spec, struct uf_sim **out);

@@ -37,6 +37,9 @@
 #define SIM_MAX_QD	256u
 #define SIM_SEEK_KNEE	0.5		/* sqrt below, linear above */
 #define SIM_NS_US	1000ull
+#define SIM_WIN		(8ull << 20)	/* alloc=stream: mballoc's 8 MiB */
+#define SIM_WIN_BLKS	(SIM_WIN / SIM_BLK)
+#define SIM_MAX_WCACHE_KB	(1u << 20)	/* 1 GiB */
 #define SIM_NS_S	1000000000ull
 
 #define SIM_ALL_OPS	((1u << UF_IO_READ) | (1u << UF_IO_WRITE) | \
@@ -122,6 +125,7 @@ void uf_sim_config_init(struct uf_sim_config *c, enum uf_sim_kind kind)
 		c->seek_t2t_us = 1000;
 		c->seek_avg_us = 8500;
 		c->seek_full_us = 16000;
+		c->iface_bw = 300000000;	/* SATA 3 Gb/s, 8b/10b */
 	} else {
 		c->lbs = 4096;
 		c->qd = 32;
@@ -180,6 +184,7 @@ static int config_set(struct uf_sim_config *c, const char *k, const char *v)
 		{ "lbs", offsetof(struct uf_sim_config, lbs) },
 		{ "qd", offsetof(struct uf_sim_config, qd) },
 		{ "max_kb", offsetof(struct uf_sim_config, max_kb) },
+		{ "wcache_kb", offsetof(struct uf_sim_config, wcache_kb) },
 	};
 	uint64_t n;
 	size_t i;
@@ -192,8 +197,16 @@ static int config_set(struct uf_sim_config *c, const char *k, const char *v)
 		return parse_size(v, &c->size);
 	if (!strcmp(k, "bw"))
 		return parse_size(v, &c->bw);
+	if (!strcmp(k, "iface_bw"))
+		return parse_size(v, &c->iface_bw);
 	if (!strcmp(k, "seed"))
 		return parse_size(v, &c->seed);
+	if (!strcmp(k, "alloc")) {
+		if (strcmp(v, "none") && strcmp(v, "stream"))
+			return -EINVAL;
+		c->alloc_stream = v[0] == 's';
+		return 0;
+	}
 	if (!strcmp(k, "keep_data")) {
 		if (parse_size(v, &n) || n > 1)
 			return -EINVAL;
@@ -215,6 +228,9 @@ static int config_check(const struct uf_sim_config *c)
 	if (c->kind == UF_SIM_HDD &&
 	    (!c->rpm || c->seek_t2t_us > c->seek_avg_us ||
 	     c->seek_avg_us > c->seek_full_us))
+		return -EINVAL;
+	if (c->wcache_kb && (c->kind != UF_SIM_HDD || !c->iface_bw ||
+			     c->wcache_kb > SIM_MAX_WCACHE_KB))
 		return -EINVAL;
 	return 0;
 }
@@ -255,7 +271,7 @@ int uf_sim_config_parse(struct uf_sim_config *c, const char *spec)
 	}
 	ret = config_check(c);
 	if (ret)
-		pr_err("sim: \"%s\": out of range (lbs 512/4096, size a multiple of 4 KiB up to 16 TiB, qd 1-256, bw > 0, max_kb a multiple of 4, hdd: t2t <= avg <= full)",
+		pr_err("sim: \"%s\": out of range (lbs 512/4096, size a multiple of 4 KiB up to 16 TiB, qd 1-256, bw > 0, max_kb a multiple of 4, hdd: t2t <= avg <= full, wcache_kb up to 1 GiB on an hdd with iface_bw > 0)",
 		       spec);
 	return ret;
 }
@@ -337,12 +353,32 @@ int uf_sim_model_init(struct uf_sim_model *m, const struct uf_sim_config *c)
 	if (c->kind == UF_SIM_HDD)
 		seek_fit(m);
 	m->last_op = UF_IO_FLUSH;
+	if (c->alloc_stream) {
+		m->nr_win = (c->size + SIM_WIN - 1) / SIM_WIN;
+		m->win = kzalloc(m->nr_win * sizeof(*m->win));
+		m->win_written = kzalloc(m->nr_win * sizeof(*m->win_written));
+		if (!m->win || !m->win_written) {
+			uf_sim_model_exit(m);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
 void uf_sim_model_exit(struct uf_sim_model *m)
 {
+	uint64_t i;
+
+	for (i = 0; m->win_written && i < m->nr_win; i++)
+		kfree(m->win_written[i]);
+	kfree(m->win_written);
+	kfree(m->win);
+	kfree(m->seg);
 	kfree(m->slot_free);
+	m->seg = NULL;
+	m->nr_seg = m->max_seg = 0;
+	m->win_written = NULL;
+	m->win = NULL;
 	m->slot_free = NULL;
 }
 
@@ -353,6 +389,9 @@ void uf_sim_model_reset(struct uf_sim_model *m)
 	m->chan_free = m->last_start = m->last_done = 0;
 	m->last_op = UF_IO_FLUSH;
 	m->last_end = m->last_run = 0;
+	/* what the drive's cache held is gone (the image's undo has it) */
+	m->nr_seg = 0;
+	m->wc_bytes = m->head_free = 0;
 }
 
 uint64_t uf_sim_seek_ns(const struct uf_sim_model *m, uint64_t d)
@@ -392,17 +431,351 @@ static bool try_merge(struct uf_sim_model *m, enum uf_io_op op,
 	return true;
 }
 
-/* The service time of an hdd request starting now, moving the head. */
-static uint64_t hdd_cost(struct uf_sim_model *m, uint64_t off, uint64_t len)
+/* ---- alloc=stream: ext4's placement (io/sim.h, "Block placement") ---- */
+
+static bool blk_written(const struct uf_sim_model *m, uint64_t blk)
+{
+	const uint8_t *bits = m->win_written[blk / SIM_WIN_BLKS];
+	uint64_t i = blk % SIM_WIN_BLKS;
+
+	return bits && (bits[i / 8] & (1u << (i % 8)));
+}
+
+bool uf_sim_model_hole(const struct uf_sim_model *m, enum uf_io_op op,
+		       uint64_t off, uint64_t len)
+{
+	uint64_t b;
+
+	if (!m->cfg.alloc_stream || op != UF_IO_READ || !len)
+		return false;
+	for (b = off / SIM_BLK; b <= (off + len - 1) / SIM_BLK; b++)
+		if (blk_written(m, b))
+			return false;
+	return true;
+}
+
+uint64_t uf_sim_model_phys(const struct uf_sim_model *m, uint64_t off)
+{
+	uint64_t w = off / SIM_WIN;
+
+	if (!m->cfg.alloc_stream || !m->win[w])
+		return off;
+	return (uint64_t)(m->win[w] - 1) * SIM_WIN + off % SIM_WIN;
+}
+
+/* A write reaches a window: place it at the stream goal if new. */
+static int win_place(struct uf_sim_model *m, uint64_t w)
+{
+	uint64_t goal = m->win_next;
+
+	if (m->win[w])
+		return 0;
+	if (!m->win_written[w]) {
+		m->win_written[w] = kzalloc(SIM_WIN_BLKS / 8);
+		if (!m->win_written[w])
+			return -ENOMEM;
+	}
+	/* the media is full: where its offset says */
+	if (goal >= m->nr_win || goal >= UINT32_MAX) {
+		m->win[w] = (uint32_t)(w + 1);
+		return 0;
+	}
+	m->win[w] = (uint32_t)(goal + 1);
+	m->win_next = goal + 1;
+	m->nr_win_alloc++;
+	return 0;
+}
+
+static void blks_mark(struct uf_sim_model *m, uint64_t off, uint64_t len)
+{
+	uint64_t b, i;
+	uint8_t *bits;
+
+	for (b = off / SIM_BLK; b <= (off + len - 1) / SIM_BLK; b++) {
+		bits = m->win_written[b / SIM_WIN_BLKS];
+		i = b % SIM_WIN_BLKS;
+		if (bits)
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+}
+
+/* One physically contiguous run on an hdd: its seek, rotation, transfer. */
+static uint64_t hdd_run(struct uf_sim_model *m, uint64_t phys, uint64_t len)
 {
 	uint64_t rev = 60 * SIM_NS_S / m->cfg.rpm, t = 0, d;
 
-	if (off != m->head) {
-		d = off > m->head ? off - m->head : m->head - off;
+	if (phys != m->head) {
+		d = phys > m->head ? phys - m->head : m->head - phys;
 		t = uf_sim_seek_ns(m, d) + rng_next(&m->rng) % rev;
 	}
-	m->head = off + len;
+	m->head = phys + len;
 	return t + xfer_ns(m, len);
+}
+
+/*
+ * The service time of an hdd request starting now, moving the head: one
+ * run, or under alloc=stream a run per window, the holes of a read
+ * skipped (a file system reads nothing there).
+ */
+static uint64_t hdd_cost(struct uf_sim_model *m, enum uf_io_op op,
+			 uint64_t off, uint64_t len)
+{
+	uint64_t t = 0, end = off + len, n;
+
+	if (!m->cfg.alloc_stream)
+		return hdd_run(m, off, len);
+	while (off < end) {
+		n = SIM_WIN - off % SIM_WIN;
+		if (n > end - off)
+			n = end - off;
+		if (op != UF_IO_READ || !uf_sim_model_hole(m, op, off, n))
+			t += hdd_run(m, uf_sim_model_phys(m, off), n);
+		off += n;
+	}
+	return t;
+}
+
+/* A write's windows get their places before it is timed. */
+static void stream_alloc(struct uf_sim_model *m, enum uf_io_op op,
+			 uint64_t off, uint64_t len)
+{
+	uint64_t w;
+
+	if (!m->cfg.alloc_stream || op != UF_IO_WRITE || !len)
+		return;
+	for (w = off / SIM_WIN; w <= (off + len - 1) / SIM_WIN; w++)
+		if (win_place(m, w))
+			pr_warn("sim: no memory for a window's map: its writes count as holes");
+	blks_mark(m, off, len);
+}
+
+/* ---- wcache: the drive's write cache (io/sim.h, "Write cache") ---- */
+
+static uint64_t rev_ns(const struct uf_sim_model *m)
+{
+	return 60 * SIM_NS_S / m->cfg.rpm;
+}
+
+/*
+ * From the head at instant t to phys: the seek, then the platter's turn
+ * until phys comes under the head.  A byte's angle is its place in the
+ * media rate's bytes per revolution; none where the last access ended.
+ */
+static uint64_t wc_position(const struct uf_sim_model *m, uint64_t phys,
+			    uint64_t t)
+{
+	uint64_t rev = rev_ns(m), d, s, a, h;
+	uint64_t tb = (uint64_t)((unsigned __int128)m->cfg.bw * rev /
+				 SIM_NS_S);
+
+	if (phys == m->head)
+		return 0;
+	if (!tb)
+		tb = 1;
+	d = phys > m->head ? phys - m->head : m->head - phys;
+	s = uf_sim_seek_ns(m, d);
+	a = (uint64_t)((unsigned __int128)(phys % tb) * rev / tb);
+	h = (t + s) % rev;
+	return s + (a >= h ? a - h : rev - h + a);
+}
+
+/* SPTF among the writes in the cache by @t; -1: none is in yet. */
+static int wc_pick(const struct uf_sim_model *m, uint64_t t)
+{
+	uint64_t best_cost = UINT64_MAX, c;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < m->nr_seg; i++) {
+		if (m->seg[i].accept > t)
+			continue;
+		c = wc_position(m, m->seg[i].phys, t);
+		if (c < best_cost || (c == best_cost &&
+				      m->seg[i].phys < m->seg[best].phys)) {
+			best_cost = c;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+static uint64_t wc_first_accept(const struct uf_sim_model *m)
+{
+	uint64_t a = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < m->nr_seg; i++)
+		if (m->seg[i].accept < a)
+			a = m->seg[i].accept;
+	return a;
+}
+
+/* Destage up to max_kb of segment i from head_free on. */
+static void wc_op(struct uf_sim_model *m, int i)
+{
+	struct uf_sim_seg *g = &m->seg[i];
+	uint64_t n = (uint64_t)m->cfg.max_kb << 10, pos;
+
+	if (n > g->len)
+		n = g->len;
+	pos = wc_position(m, g->phys, m->head_free);
+	m->head_free += pos + xfer_ns(m, n);
+	m->head = g->phys + n;
+	m->nr_destage++;
+	m->destage_pos_ns += pos;
+	m->wc_bytes -= n;
+	g->phys += n;
+	g->len -= n;
+	if (!g->len)
+		m->seg[i] = m->seg[--m->nr_seg];
+}
+
+/* One destage op, idle until the first write is in if none is yet. */
+static void wc_step(struct uf_sim_model *m)
+{
+	int i = wc_pick(m, m->head_free);
+
+	if (i < 0) {
+		m->head_free = wc_first_accept(m);
+		i = wc_pick(m, m->head_free);
+	}
+	wc_op(m, i);
+}
+
+/* Every destage op that begins before t. */
+static void wc_advance(struct uf_sim_model *m, uint64_t t)
+{
+	uint64_t a;
+	int i;
+
+	while (m->nr_seg && m->head_free < t) {
+		i = wc_pick(m, m->head_free);
+		if (i < 0) {
+			a = wc_first_accept(m);
+			if (a >= t)
+				break;
+			m->head_free = a;
+			continue;
+		}
+		wc_op(m, i);
+	}
+}
+
+/* A write's run joins the cache, merged with one it continues. */
+static int wc_insert(struct uf_sim_model *m, uint64_t phys, uint64_t len,
+		     uint64_t accept)
+{
+	struct uf_sim_seg *g;
+	unsigned int i, max;
+
+	for (i = 0; i < m->nr_seg; i++) {
+		g = &m->seg[i];
+		if (g->phys + g->len == phys) {
+			g->len += len;
+			return 0;
+		}
+	}
+	if (m->nr_seg == m->max_seg) {
+		max = m->max_seg ? 2 * m->max_seg : 64;
+		g = krealloc(m->seg, max * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		m->seg = g;
+		m->max_seg = max;
+	}
+	m->seg[m->nr_seg++] = (struct uf_sim_seg){ phys, len, accept };
+	return 0;
+}
+
+/*
+ * The media accessed from instant t by the arm: each window's run
+ * positioned by wc_position, a read's holes skipped.  Returns the end.
+ */
+static uint64_t wc_media(struct uf_sim_model *m, enum uf_io_op op,
+			 uint64_t off, uint64_t len, uint64_t t)
+{
+	uint64_t end = off + len, n, p;
+
+	while (off < end) {
+		n = m->cfg.alloc_stream ? SIM_WIN - off % SIM_WIN : end - off;
+		if (n > end - off)
+			n = end - off;
+		if (op != UF_IO_READ || !uf_sim_model_hole(m, op, off, n)) {
+			p = uf_sim_model_phys(m, off);
+			t += wc_position(m, p, t) + xfer_ns(m, n);
+			m->head = p + n;
+		}
+		off += n;
+	}
+	return t;
+}
+
+static uint64_t iface_ns(const struct uf_sim_model *m, uint64_t len)
+{
+	return (uint64_t)(((unsigned __int128)len * SIM_NS_S +
+			   m->cfg.iface_bw - 1) / m->cfg.iface_bw);
+}
+
+/* A write into the cache, once it has room; through it if too big. */
+static uint64_t wc_write(struct uf_sim_model *m, uint64_t off, uint64_t len,
+			 uint64_t start, uint64_t cmds)
+{
+	uint64_t cap = (uint64_t)m->cfg.wcache_kb << 10, t = start, done;
+	uint64_t end = off + len, n;
+	bool waited = false;
+
+	wc_advance(m, start);
+	while (m->nr_seg && m->wc_bytes + len > cap) {
+		wc_step(m);
+		waited = true;
+	}
+	if (waited && m->head_free > t)
+		t = m->head_free;
+	if (len > cap) {
+		if (m->head_free > t)
+			t = m->head_free;
+		m->head_free = wc_media(m, UF_IO_WRITE, off, len, t + cmds);
+		return m->head_free;
+	}
+	done = t + cmds + iface_ns(m, len);
+	for (; off < end; off += n) {
+		n = m->cfg.alloc_stream ? SIM_WIN - off % SIM_WIN : end - off;
+		if (n > end - off)
+			n = end - off;
+		if (wc_insert(m, uf_sim_model_phys(m, off), n, done)) {
+			/* no memory for the record: written through */
+			if (m->head_free < done)
+				m->head_free = done;
+			m->head_free = wc_media(m, UF_IO_WRITE, off, n,
+						m->head_free);
+			continue;
+		}
+		m->wc_bytes += n;
+	}
+	return done;
+}
+
+/* A read waits for the arm; a flush for the cache to empty. */
+static uint64_t wc_read(struct uf_sim_model *m, uint64_t off, uint64_t len,
+			uint64_t start, uint64_t cmds)
+{
+	wc_advance(m, start);
+	if (m->head_free < start)
+		m->head_free = start;
+	m->head_free = wc_media(m, UF_IO_READ, off, len, m->head_free + cmds);
+	return m->head_free;
+}
+
+static uint64_t wc_flush(struct uf_sim_model *m, uint64_t start,
+			 uint64_t cost)
+{
+	wc_advance(m, start);
+	while (m->nr_seg)
+		wc_step(m);
+	if (m->head_free < start)
+		m->head_free = start;
+	m->head_free += cost;
+	return m->head_free;
 }
 
 /* The earliest-free slot; the start keeps arrival order. */
@@ -429,10 +802,20 @@ uint64_t uf_sim_model_schedule(struct uf_sim_model *m, enum uf_io_op op,
 	bool merged = try_merge(m, op, off, len, arrival);
 	unsigned int s = slot_pick(m, arrival, &start);
 
-	if (op == UF_IO_FLUSH) {
+	uint64_t cmds = (merged ? nr_pieces(m, len) - 1 : nr_pieces(m, len)) *
+			cmd;
+
+	stream_alloc(m, op, off, len);
+	if (m->cfg.wcache_kb && op == UF_IO_FLUSH) {
+		done = wc_flush(m, start, cmd + m->cfg.flush_us * SIM_NS_US);
+	} else if (m->cfg.wcache_kb && op == UF_IO_WRITE) {
+		done = wc_write(m, off, len, start, cmds);
+	} else if (m->cfg.wcache_kb) {
+		done = wc_read(m, off, len, start, cmds);
+	} else if (op == UF_IO_FLUSH) {
 		done = start + cmd + m->cfg.flush_us * SIM_NS_US;
 	} else if (m->cfg.kind == UF_SIM_HDD) {
-		done = start + hdd_cost(m, off, len) +
+		done = start + hdd_cost(m, op, off, len) +
 		       (merged ? nr_pieces(m, len) - 1 : nr_pieces(m, len)) *
 		       cmd;
 	} else {
@@ -732,6 +1115,16 @@ static bool inject_eio(struct uf_sim *sim, const struct uf_io_req *req)
 			      f->eio_len);
 }
 
+/* A hole read goes ahead of the queue: the device never sees it. */
+static void rq_push(struct uf_sim *sim, struct sim_rq *rq)
+{
+	rq->next = sim->head;
+	sim->head = rq;
+	if (!sim->tail)
+		sim->tail = rq;
+	uf_cond_signal(&sim->wake);
+}
+
 static void rq_append(struct uf_sim *sim, struct sim_rq *rq)
 {
 	rq->next = NULL;
@@ -762,6 +1155,11 @@ static void sim_one(struct uf_sim *sim, struct sim_rq *rq, uint64_t now)
 		rq->due = now > m->last_done ? now : m->last_done;
 		m->last_done = rq->due;
 		sim->st.eio_injected++;
+	} else if (uf_sim_model_hole(m, req->op, req->offset, req->len)) {
+		rq->due = now;
+		m->nr_hole_reads++;
+		rq_push(sim, rq);
+		return;
 	} else {
 		if (req->op == UF_IO_WRITE)
 			rq->wseq = ++sim->wseq;
@@ -1342,6 +1740,8 @@ static int get_stats(struct uf_sim *sim, struct uf_sim_stats *st)
 {
 	*st = sim->st;
 	st->merged = sim->model.nr_merged;
+	st->hole_reads = sim->model.nr_hole_reads;
+	st->placed_windows = sim->model.nr_win_alloc;
 	return 0;
 }
 

@@ -37,8 +37,51 @@
  *        max_kb, as the elevator's back merge.  A flush takes flush_us.
  *        Requests are served and completed in arrival order (no NCQ or
  *        elevator reordering): the set of completed requests is always a
- *        prefix of the submitted ones.  Writes are charged their media
+ *        prefix of the submitted ones (alloc=stream's hole reads aside).  Writes are charged their media
  *        time when served; the write cache below is about durability.
+ *
+ * Block placement (alloc=stream; alloc=none, the default: a byte lives
+ * where its offset says).  A file of uflush is a range of the device, but
+ * under ext4 the disk sees a file's blocks where the allocator put them,
+ * and with delayed allocation it puts them when writeback maps them:
+ * ext4_da_writepages() asks mballoc for each extent as it goes out.  A
+ * request of a file over 16 blocks (s_mb_stream_request) takes the stream
+ * goal, the block after the file system's last stream allocation
+ * (s_mb_last_group/s_mb_last_start, ext4_mb_regular_allocator() and
+ * ext4_mb_use_best_found() in 3.1/3.2), and ext4_mb_normalize_request()
+ * widens a request of up to 8 MiB of such a file to its 8 MiB-aligned
+ * logical window, kept as the inode's preallocation.  So files written
+ * back in turn lie on the disk window after window, in the order the
+ * flusher reached them.  alloc=stream models that placement, for the
+ * timing only: the first write into a logical 8 MiB window of the device
+ * gives the window the next free 8 MiB of the media (one goal per
+ * device, from 0), its blocks in order, and every physically
+ * discontiguous run of a request pays its own seek.  A read of blocks no
+ * write ever reached is a hole, which ext4 answers without I/O: it
+ * completes at once, ahead of the queue, with zeros
+ * (uf_sim_stats.hole_reads).  The image stays logical; the placement
+ * survives cuts and reopens.  Once the media is full, a new window lies
+ * where its offset says.  Not modelled: block groups and their metadata,
+ * small files' locality groups, XFS's allocation groups.
+ *
+ * Write cache (wcache_kb, hdd only; 0, the default: none).  A desktop SATA
+ * disk acknowledges a write once it is in its buffer, and its write cache
+ * is on by default (the Deskstar 7K1000.C's: 32 MB).  A write that fits
+ * completes after cmd_us and its transfer over the link (iface_bw); one
+ * that does not fit waits until destaging has made room; one larger than
+ * the cache goes through to the media.  The arm destages on its own, a
+ * max_kb piece at a time, always the piece with the shortest positioning
+ * time from the head (SPTF: Jacobson & Wilkes, HPL-CSP-91-7, 1991;
+ * Worthington, Ganger & Patt, SIGMETRICS 1994): the seek curve above plus
+ * the platter's turn until the piece's first byte comes round, a byte's
+ * angle being its place in the bytes the media rate passes in one
+ * revolution (deterministic: without a cache the turn stays a seeded
+ * draw).  A write that continues one in the cache merges into it.  A read
+ * waits for the arm and is served from the media (no read hits); a flush
+ * completes when the cache is empty.  The model is lazy: the destage
+ * decisions up to an arrival are made when it is scheduled, on what was
+ * in the cache by then, so it stays a function of the arrivals.  This is
+ * the timing only: a write is durable when a flush covers it, as below.
  *
  * Volatile write cache.  A completed write is in the device's cache; a
  * flush makes durable the writes that had completed when the flush was
@@ -72,7 +115,8 @@
  *
  * Spec string: "hdd" or "ssd", then ",key=value" items: size, lbs (512 or
  * 4096), qd, max_kb, bw (bytes/s), lat_us, cmd_us, flush_us, rpm,
- * seek_t2t_us, seek_avg_us, seek_full_us, keep_data (0/1), seed.  Sizes
+ * seek_t2t_us, seek_avg_us, seek_full_us, keep_data (0/1), alloc
+ * (none/stream), seed.  Sizes
  * and bw take k/m/g/t suffixes, powers of 1024.  Unknown key, bad value:
  * -EINVAL, logged.
  */
@@ -99,6 +143,9 @@ struct uf_sim_config {
 	uint32_t rpm;
 	uint32_t seek_t2t_us, seek_avg_us, seek_full_us;
 	bool keep_data;
+	bool alloc_stream;	/* alloc=stream: ext4's block placement */
+	uint32_t wcache_kb;	/* hdd: the drive's write cache; 0 = none */
+	uint64_t iface_bw;	/* hdd with wcache: the link's bytes/s */
 	uint64_t seed;
 };
 
@@ -119,6 +166,21 @@ struct uf_sim_model {
 	enum uf_io_op last_op;
 	uint64_t last_end, last_run;
 	uint64_t nr_merged;
+	/* alloc=stream: per 8 MiB logical window, its physical window + 1 */
+	uint32_t *win;
+	uint8_t **win_written;	/* a bit per 4 KiB block a write reached */
+	uint64_t nr_win;
+	uint64_t win_next;	/* the stream goal: the next free window */
+	uint64_t nr_win_alloc, nr_hole_reads;
+	/* wcache: writes in the drive's cache, destaged by SPTF */
+	struct uf_sim_seg {
+		uint64_t phys, len;
+		uint64_t accept;	/* in the cache from (ns) */
+	} *seg;
+	unsigned int nr_seg, max_seg;
+	uint64_t wc_bytes;	/* in the cache */
+	uint64_t head_free;	/* the arm is busy until (ns) */
+	uint64_t nr_destage, destage_pos_ns;	/* ops, their positioning */
 };
 
 int uf_sim_model_init(struct uf_sim_model *m, const struct uf_sim_config *c);
@@ -129,6 +191,14 @@ void uf_sim_model_reset(struct uf_sim_model *m);
 uint64_t uf_sim_seek_ns(const struct uf_sim_model *m, uint64_t distance);
 /* Mean seek over all start/end pairs, as fitted (ns). */
 double uf_sim_seek_mean_ns(const struct uf_sim_model *m);
+/*
+ * alloc=stream: a read of blocks no write has reached (a hole: the file
+ * system answers it without I/O); it leaves the model untouched.
+ */
+bool uf_sim_model_hole(const struct uf_sim_model *m, enum uf_io_op op,
+		       uint64_t off, uint64_t len);
+/* alloc=stream: where a byte lives on the media (allocated or not). */
+uint64_t uf_sim_model_phys(const struct uf_sim_model *m, uint64_t off);
 /* When a request arriving at @arrival completes (ns). */
 uint64_t uf_sim_model_schedule(struct uf_sim_model *m, enum uf_io_op op,
 			       uint64_t off, uint64_t len, uint64_t arrival);

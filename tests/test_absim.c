@@ -370,11 +370,20 @@ static double nth_median(const char *s, unsigned int n)
 	}
 }
 
+/*
+ * The mechanism tests below run on the bare disk model (no drive cache,
+ * blocks at their offsets: AB_BARE), where they were first measured; the
+ * disk ab gives a sim: case by default has both (bench/ab.c, "Sim
+ * cases"), and sim_ab_model_is_the_default_disk checks that.
+ */
+#define AB_BARE	"alloc=none,wcache_kb=0"
+
 static void bgthresh_ab(const char *name, double *a, double *b)
 {
 	char *argv[] = {
 		"ab", "linux-3.2,bgthresh=global", "linux-3.2,bgthresh=bdi",
-		(char *)name, "--reps", "1", "--quiet", "--json", "X", NULL,
+		(char *)name, "--reps", "1", "--quiet", "--sim-dev", AB_BARE,
+		"--json", "X", NULL,
 	};
 	int rc;
 	char *s = ab_json(argv, &rc);
@@ -487,6 +496,47 @@ Test(absim, sim_is_refused_where_it_cannot_run)
 	cr_assert_eq(bench_ab_main(3, simonly), 2);
 }
 
+/*
+ * A sim: case's hdd is ext4's placement over a disk with its 32 MB write
+ * cache; --sim-dev appends to it (checked before any run: a bad item, or
+ * no sim: case, is refused), and the bare disk is another run.
+ */
+Test(absim, sim_ab_model_is_the_default_disk, .timeout = 120)
+{
+	char *bad[] = { "ab", "linux-3.2", "linux-3.2", "--sim-dev", "rpm=x",
+			"sim:hdd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *nosim[] = { "ab", "linux-3.2", "linux-3.2", "--sim-dev",
+			  "rpm=5400", "hdd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *ssd[] = { "ab", "linux-3.2", "linux-3.2", "--sim-dev",
+			"wcache_kb=1024", "sim:ssd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *def[] = { "ab", "linux-3.2", "linux-3.2",
+			"sim:hdd-4dd-1M-1p-64M-20:10-1s", "--reps", "1",
+			"--quiet", "--json", "X", NULL };
+	char *bare[] = { "ab", "linux-3.2", "linux-3.2",
+			 "sim:hdd-4dd-1M-1p-64M-20:10-1s", "--reps", "1",
+			 "--sim-dev", AB_BARE, "--quiet", "--json", "X", NULL };
+	uint64_t h_def, h_bare;
+	char *s;
+	int rc;
+
+	cr_assert_eq(bench_ab_main(6, bad), 2);
+	cr_assert_eq(bench_ab_main(6, nosim), 2);
+	cr_assert_eq(bench_ab_main(6, ssd), 2, "an ssd has no wcache_kb");
+	s = ab_json(def, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(s, "\"sim_hdd_model\": \"alloc=stream,wcache_kb=32768\""),
+		  "%s", s);
+	cr_assert(strstr(s, "\"sim_dev_extra\": \"\""), "%s", s);
+	h_def = first_hash(s);
+	free(s);
+	s = ab_json(bare, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(s, "\"sim_dev_extra\": \"" AB_BARE "\""), "%s", s);
+	h_bare = first_hash(s);
+	free(s);
+	cr_assert_neq(h_def, h_bare, "the default disk is not the bare one");
+}
+
 /* ------------------------------------------------------------------ */
 /* Seed 000's decision points: writers that reach them                 */
 
@@ -539,7 +589,8 @@ static void decisions_of(const char *b_spec, const char *name,
 {
 	char *argv[] = {
 		"ab", "linux-3.1,bdp=3.2", (char *)b_spec, (char *)name,
-		"--reps", "1", "--quiet", "--json", "X", NULL,
+		"--reps", "1", "--quiet", "--sim-dev", AB_BARE, "--json", "X",
+		NULL,
 	};
 	const char *p;
 	unsigned int side;

@@ -31,6 +31,19 @@ static inline void kfree(void *p)
 	if (p)
 		dallocx(p, 0);
 }
+
+/* The kernel's krealloc: NULL p allocates, size 0 frees; on failure p
+ * is kept. */
+static inline void *krealloc(void *p, size_t size)
+{
+	if (!p)
+		return kmalloc(size);
+	if (!size) {
+		kfree(p);
+		return NULL;
+	}
+	return rallocx(p, size, 0);
+}
 #else
 static inline void *kmalloc(size_t size)
 {
@@ -45,6 +58,15 @@ static inline void *kzalloc(size_t size)
 static inline void kfree(void *p)
 {
 	free(p);
+}
+
+static inline void *krealloc(void *p, size_t size)
+{
+	if (!size) {
+		free(p);
+		return NULL;
+	}
+	return realloc(p, size);
 }
 #endif
 
