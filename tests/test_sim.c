@@ -37,6 +37,7 @@
 #include "clients/sqlite/uflush_sqlite.h"
 #include "io/io.h"
 #include "io/sim.h"
+#include "sim_fixture.h"
 #include "uflush-internal.h"
 #include "uflush.h"
 
@@ -55,20 +56,12 @@ static uint64_t t_rng(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static void model_open(struct uf_sim_model *m, const char *spec)
-{
-	struct uf_sim_config c;
-
-	cr_assert_eq(uf_sim_config_parse(&c, spec), 0, "%s", spec);
-	cr_assert_eq(uf_sim_model_init(m, &c), 0);
-}
-
 Test(sim_model, seek_grows_with_distance)
 {
 	struct uf_sim_model m;
 	uint64_t d, prev = 0, t;
 
-	model_open(&m, "hdd,size=1t");
+	sim_model_open(&m, "hdd,size=1t");
 	cr_assert_eq(uf_sim_seek_ns(&m, 0), 0);
 	for (d = PG; d <= m.cfg.size; d *= 2) {
 		t = uf_sim_seek_ns(&m, d);
@@ -95,7 +88,7 @@ Test(sim_model, sequential_is_transfer_bound)
 	uint64_t done = 0, i, n = 1000, len = 1 << 20;
 	double want;
 
-	model_open(&m, "hdd,size=16g,bw=180m");
+	sim_model_open(&m, "hdd,size=16g,bw=180m");
 	for (i = 0; i < n; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_WRITE, i * len, len, 0);
 	want = (double)n * len / (180.0 * (1 << 20)) * 1e9;
@@ -113,7 +106,7 @@ Test(sim_model, random_4k_is_seek_bound)
 	uint64_t done = 0, i, n = 20000, rng = 42, blocks;
 	double iops, want, rot;
 
-	model_open(&m, "hdd,size=16g,rpm=7200");
+	sim_model_open(&m, "hdd,size=16g,rpm=7200");
 	blocks = m.cfg.size / PG;
 	for (i = 0; i < n; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_READ,
@@ -140,14 +133,14 @@ Test(sim_model, ssd_latency_and_bandwidth)
 	uint64_t done = 0, i;
 
 	/* qd 32, 100 us each, ample bandwidth: 3200 requests in 10 ms */
-	model_open(&m, "ssd,qd=32,lat_us=100,bw=100g");
+	sim_model_open(&m, "ssd,qd=32,lat_us=100,bw=100g");
 	for (i = 0; i < 3200; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_READ, i * 2 * PG, PG, 0);
 	cr_assert_float_eq((double)done, 10 * MS, 0.05 * MS, "%" PRIu64,
 			   done);
 	uf_sim_model_exit(&m);
 	/* 1 MiB requests at 500 MiB/s: 2 ms each whatever the depth */
-	model_open(&m, "ssd,qd=32,lat_us=100,bw=500m");
+	sim_model_open(&m, "ssd,qd=32,lat_us=100,bw=500m");
 	for (i = 0; i < 100; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_WRITE, i << 21, 1 << 20,
 					     0);
@@ -162,7 +155,7 @@ static uint64_t timing_hash(const char *spec, uint64_t *last)
 	struct uf_sim_model m;
 	uint64_t h = 0, rng = 7, i, t = 0, done;
 
-	model_open(&m, spec);
+	sim_model_open(&m, spec);
 	for (i = 0; i < 500; i++) {
 		t += t_rng(&rng) % 20000000;
 		done = uf_sim_model_schedule(&m, (enum uf_io_op)(t_rng(&rng) % 3),
@@ -197,7 +190,7 @@ Test(sim_model, queued_contiguous_requests_merge)
 	 * 64 KiB writes back to back, all arriving at 0: the first is in
 	 * service at once, the rest merge 16 to a 1 MiB command.
 	 */
-	model_open(&m, "hdd,cmd_us=500,max_kb=1024");
+	sim_model_open(&m, "hdd,cmd_us=500,max_kb=1024");
 	for (i = 0; i < 64; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_WRITE, i << 16, 1 << 16,
 					     0);
@@ -235,46 +228,6 @@ Test(sim_model, bad_specs)
 /* ------------------------------------------------------------------ */
 /* The engine                                                          */
 
-static struct uf_sim *t_sim;
-static struct uf_bdev *t_bdev;
-
-static void dev_fini(void)
-{
-	if (t_bdev)
-		uf_bdev_close(t_bdev);
-	t_bdev = NULL;
-	if (t_sim)
-		uf_sim_destroy(t_sim);
-	t_sim = NULL;
-}
-
-static struct uf_bdev *dev_open(void)
-{
-	struct uf_bdev_config cfg;
-	int ret;
-
-	uf_bdev_config_init(&cfg);
-	cfg.engine = "sim";
-	ret = uf_bdev_open("t-sim", &cfg, &t_bdev);
-	cr_assert_eq(ret, 0, "open: %s", strerror(-ret));
-	cr_assert_str_eq(uf_bdev_engine_name(t_bdev), "sim");
-	return t_bdev;
-}
-
-static void dev_close(void)
-{
-	cr_assert_eq(uf_bdev_close(t_bdev), 0);
-	t_bdev = NULL;
-}
-
-static struct uf_bdev *dev_make(const char *spec)
-{
-	int ret = uf_sim_create("t-sim", spec, &t_sim);
-
-	cr_assert_eq(ret, 0, "create %s: %s", spec, strerror(-ret));
-	return dev_open();
-}
-
 static void *page_of(uint8_t v, size_t len)
 {
 	void *p = aligned_alloc(PG, len);
@@ -309,7 +262,7 @@ static void image_is(uint64_t off, uint8_t v, size_t len)
 /* A flushed write A at 0, an unflushed B at 64 KiB over old content. */
 static void two_writes(const char *spec)
 {
-	dev_make(spec);
+	sim_dev_make(spec);
 	dev_write(0, 0xaa, 16 * PG);
 	dev_write(64 << 10, 0x11, 16 * PG);
 	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
@@ -317,7 +270,7 @@ static void two_writes(const char *spec)
 	image_is(64 << 10, 0xbb, 16 * PG);	/* reads see the cache */
 }
 
-Test(sim_dev, drop_cut_loses_unflushed_write, .fini = dev_fini)
+Test(sim_dev, drop_cut_loses_unflushed_write, .fini = sim_dev_fini)
 {
 	struct uf_sim_stats st;
 
@@ -330,7 +283,7 @@ Test(sim_dev, drop_cut_loses_unflushed_write, .fini = dev_fini)
 	cr_assert_eq(st.power_cuts, 1);
 }
 
-Test(sim_dev, keep_cut_keeps_unflushed_write, .fini = dev_fini)
+Test(sim_dev, keep_cut_keeps_unflushed_write, .fini = sim_dev_fini)
 {
 	two_writes("ssd,size=16m,lbs=512");
 	cr_assert_eq(uf_sim_power_cut(t_sim, UF_SIM_CUT_KEEP, 1), 0);
@@ -349,7 +302,7 @@ static void t_end_io(struct uf_io_req *req, int res)
  * submitted.  A write still in flight then is not durable when the flush
  * completes, though it completes first.
  */
-Test(sim_dev, flush_covers_only_completed_writes, .fini = dev_fini)
+Test(sim_dev, flush_covers_only_completed_writes, .fini = sim_dev_fini)
 {
 	void *p = page_of(0x44, PG);
 	struct iovec v = { .iov_base = p, .iov_len = PG };
@@ -360,7 +313,7 @@ Test(sim_dev, flush_covers_only_completed_writes, .fini = dev_fini)
 	}, f = { .op = UF_IO_FLUSH, .end_io = t_end_io, .private = &fdone };
 	struct uf_io_req *reqs[2] = { &w, &f };
 
-	dev_make("ssd,size=16m,lat_us=20000,flush_us=0");
+	sim_dev_make("ssd,size=16m,lat_us=20000,flush_us=0");
 	cr_assert_eq(uf_bdev_submit(t_bdev, reqs, 2), 0);
 	cr_assert_eq(uf_bdev_drain(t_bdev), 0);
 	cr_assert_eq(wdone, 2);
@@ -406,12 +359,12 @@ static void tear_case(enum uf_sim_cut mode, unsigned int sec)
 	cr_assert_eq(st.cut_torn_sectors, nr - new);
 }
 
-Test(sim_dev, tear512_cut_tears_per_sector, .fini = dev_fini)
+Test(sim_dev, tear512_cut_tears_per_sector, .fini = sim_dev_fini)
 {
 	tear_case(UF_SIM_CUT_TEAR512, 512);
 }
 
-Test(sim_dev, tear4k_cut_tears_per_4k, .fini = dev_fini)
+Test(sim_dev, tear4k_cut_tears_per_4k, .fini = sim_dev_fini)
 {
 	tear_case(UF_SIM_CUT_TEAR4K, 4096);
 }
@@ -427,7 +380,7 @@ static uint64_t torn_hash(uint64_t dev_seed, uint64_t cut_seed)
 	snprintf(spec, sizeof(spec),
 		 "hdd,size=64m,rpm=720000,seek_t2t_us=10,seek_avg_us=85,seek_full_us=160,seed=%" PRIu64,
 		 dev_seed);
-	dev_make(spec);
+	sim_dev_make(spec);
 	for (i = 0; i < 200; i++) {
 		dev_write(t_rng(&rng) % 4096 * PG, (uint8_t)(1 + i),
 			  PG * (1 + t_rng(&rng) % 8));
@@ -437,11 +390,11 @@ static uint64_t torn_hash(uint64_t dev_seed, uint64_t cut_seed)
 	cr_assert_eq(uf_sim_power_cut(t_sim, UF_SIM_CUT_TEAR512, cut_seed),
 		     0);
 	cr_assert_eq(uf_sim_image_hash(t_sim, &h), 0);
-	dev_fini();
+	sim_dev_fini();
 	return h;
 }
 
-Test(sim_dev, same_seed_same_image, .fini = dev_fini)
+Test(sim_dev, same_seed_same_image, .fini = sim_dev_fini)
 {
 	uint64_t a = torn_hash(1, 9), b = torn_hash(2, 9), c = torn_hash(1, 10);
 
@@ -451,13 +404,13 @@ Test(sim_dev, same_seed_same_image, .fini = dev_fini)
 	cr_assert_eq(torn_hash(1, 10), c);
 }
 
-Test(sim_dev, keep_data_0_reads_zeros, .fini = dev_fini)
+Test(sim_dev, keep_data_0_reads_zeros, .fini = sim_dev_fini)
 {
 	struct uf_sim_stats st;
 	uint64_t size, off = 15ull << 30;
 	uint8_t *p;
 
-	dev_make("hdd,size=16g,keep_data=0");
+	sim_dev_make("hdd,size=16g,keep_data=0");
 	cr_assert_eq(uf_bdev_size(t_bdev, &size), 0);
 	cr_assert_eq(size, 16ull << 30);
 	dev_write(off, 0x5a, 4 * PG);
@@ -474,12 +427,12 @@ Test(sim_dev, keep_data_0_reads_zeros, .fini = dev_fini)
 	cr_assert_eq(st.cut_lost_writes, 1);
 }
 
-Test(sim_dev, off_after_cut_until_reopened, .fini = dev_fini)
+Test(sim_dev, off_after_cut_until_reopened, .fini = sim_dev_fini)
 {
 	uint8_t *p = page_of(0x77, PG);
 	struct uf_sim_stats st;
 
-	dev_make("ssd,size=16m");
+	sim_dev_make("ssd,size=16m");
 	dev_write(0, 0x33, PG);
 	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
 	cr_assert_eq(uf_sim_power_cut(t_sim, UF_SIM_CUT_DROP, 0), 0);
@@ -489,17 +442,17 @@ Test(sim_dev, off_after_cut_until_reopened, .fini = dev_fini)
 	cr_assert_eq(uf_sim_get_stats(t_sim, &st), 0);
 	cr_assert_eq(st.failed_off, 3);
 	cr_assert_eq(uf_sim_destroy(t_sim), -EBUSY);
-	dev_close();
-	dev_open();	/* the reboot */
+	sim_dev_close();
+	sim_dev_open();	/* the reboot */
 	cr_assert_eq(uf_bdev_pread(t_bdev, p, PG, 0), PG);
 	cr_assert_eq(p[0], 0x33);
 	cr_assert_eq(p[PG - 1], 0x33);
 	free(p);
 }
 
-Test(sim_dev, cut_at_nth_request, .fini = dev_fini)
+Test(sim_dev, cut_at_nth_request, .fini = sim_dev_fini)
 {
-	dev_make("ssd,size=16m");
+	sim_dev_make("ssd,size=16m");
 	cr_assert_eq(uf_sim_cut_at(t_sim, 3, UF_SIM_CUT_KEEP, 0), 0);
 	dev_write(0, 0x01, PG);
 	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
@@ -515,36 +468,36 @@ Test(sim_dev, cut_at_nth_request, .fini = dev_fini)
 }
 
 /* Armed while closed (or off), the count starts at the next power-on. */
-Test(sim_dev, cut_at_armed_closed_counts_from_power_on, .fini = dev_fini)
+Test(sim_dev, cut_at_armed_closed_counts_from_power_on, .fini = sim_dev_fini)
 {
 	void *p = page_of(0x05, PG);
 	unsigned int i;
 
-	dev_make("ssd,size=16m");
+	sim_dev_make("ssd,size=16m");
 	for (i = 0; i < 5; i++)
 		dev_write((uint64_t)i * PG, 0x04, PG);
 	cr_assert_eq(uf_bdev_flush(t_bdev), 0);
-	dev_close();
+	sim_dev_close();
 	cr_assert_eq(uf_sim_cut_at(t_sim, 2, UF_SIM_CUT_DROP, 0), 0);
-	dev_open();
+	sim_dev_open();
 	dev_write(0, 0x05, PG);		/* request 1 after power-on */
 	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, PG), -EIO);	/* 2: cut */
 	image_is(0, 0x04, 2 * PG);	/* the drop took request 1 too */
 	/* off after a cut: armed again, it counts from the reboot */
 	cr_assert_eq(uf_sim_cut_at(t_sim, 1, UF_SIM_CUT_DROP, 0), 0);
-	dev_close();
-	dev_open();
+	sim_dev_close();
+	sim_dev_open();
 	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, 0), -EIO);
 	free(p);
 }
 
-Test(sim_dev, faults_and_stall, .fini = dev_fini)
+Test(sim_dev, faults_and_stall, .fini = sim_dev_fini)
 {
 	struct uf_io_shape f = { .eio_offset = 8 * PG, .eio_len = PG };
 	void *p = page_of(0x42, PG);
 	uint64_t t0;
 
-	dev_make("ssd,size=16m");
+	sim_dev_make("ssd,size=16m");
 	cr_assert_eq(uf_sim_set_faults(t_sim, &f), 0);
 	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, 8 * PG), -EIO);
 	cr_assert_eq(uf_bdev_pwrite(t_bdev, p, PG, 9 * PG), PG);
@@ -565,7 +518,7 @@ Test(sim_dev, faults_and_stall, .fini = dev_fini)
 	free(p);
 }
 
-Test(sim_dev, bad_input, .fini = dev_fini)
+Test(sim_dev, bad_input, .fini = sim_dev_fini)
 {
 	struct uf_bdev_config cfg;
 	struct uf_sim *other, *bogus = (struct uf_sim *)&cfg;
@@ -577,7 +530,7 @@ Test(sim_dev, bad_input, .fini = dev_fini)
 	uf_bdev_config_init(&cfg);
 	cfg.engine = "sim";
 	cr_assert_eq(uf_bdev_open("t-none", &cfg, &b), -ENOENT);
-	dev_make("ssd,size=1m");
+	sim_dev_make("ssd,size=1m");
 	cr_assert_eq(uf_sim_create("t-sim", "ssd", &other), -EEXIST);
 	cr_assert_eq(uf_sim_create(NULL, "ssd", &other), -EINVAL);
 	cr_assert_eq(uf_sim_create("x", "ssd", NULL), -EINVAL);
@@ -1125,7 +1078,7 @@ static int t_sql_one(sqlite3 *db, const char *sql, int64_t *v)
 	return rc;
 }
 
-Test(sim_sqlite, vfs_engine_sim_names_a_sim_device, .fini = dev_fini)
+Test(sim_sqlite, vfs_engine_sim_names_a_sim_device, .fini = sim_dev_fini)
 {
 	const char *u = "file:t.db?vfs=uflush&dev=t-sim&engine=sim&cachesize=4M&extent=1M";
 	uint64_t h0, h1;

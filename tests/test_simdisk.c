@@ -24,19 +24,12 @@
 
 #include "io/io.h"
 #include "io/sim.h"
+#include "sim_fixture.h"
 #include "uflush.h"
 
 #define PG	4096u
 #define MIB	((uint64_t)1 << 20)
 #define WIN	(8 * MIB)
-
-static void model_open(struct uf_sim_model *m, const char *spec)
-{
-	struct uf_sim_config c;
-
-	cr_assert_eq(uf_sim_config_parse(&c, spec), 0, "%s", spec);
-	cr_assert_eq(uf_sim_model_init(m, &c), 0, "%s", spec);
-}
 
 /*
  * @streams writers, each its own region of the disk @gap apart, write
@@ -67,7 +60,7 @@ Test(sim_alloc, windows_lie_in_first_write_order)
 	struct uf_sim_model m;
 	unsigned int k;
 
-	model_open(&m, "hdd,size=1t,alloc=stream");
+	sim_model_open(&m, "hdd,size=1t,alloc=stream");
 	interleave(&m, 100, 10ull << 30, 100 << 10, 3);
 	for (k = 0; k < 100; k++) {
 		uint64_t at = (uint64_t)k * (10ull << 30);
@@ -82,7 +75,7 @@ Test(sim_alloc, windows_lie_in_first_write_order)
 	cr_assert_eq(m.nr_win_alloc, 100);
 	uf_sim_model_exit(&m);
 
-	model_open(&m, "hdd,size=1t");
+	sim_model_open(&m, "hdd,size=1t");
 	interleave(&m, 4, 10ull << 30, 100 << 10, 1);
 	cr_assert_eq(uf_sim_model_phys(&m, 3 * (10ull << 30)),
 		     3 * (10ull << 30));
@@ -94,8 +87,8 @@ Test(sim_alloc, interleaved_streams_seek_over_windows_not_the_disk)
 	struct uf_sim_model a, n;
 	uint64_t ta, tn, bytes = 100ull * 20 * (256 << 10);
 
-	model_open(&a, "hdd,size=1t,alloc=stream");
-	model_open(&n, "hdd,size=1t");
+	sim_model_open(&a, "hdd,size=1t,alloc=stream");
+	sim_model_open(&n, "hdd,size=1t");
 	ta = interleave(&a, 100, 10ull << 30, 256 << 10, 20);
 	tn = interleave(&n, 100, 10ull << 30, 256 << 10, 20);
 	printf("sim_alloc: 100 streams, 256 KiB in turn: %.1f MiB/s placed by alloc=stream, %.1f at their offsets\n",
@@ -111,7 +104,7 @@ Test(sim_alloc, holes_are_reads_no_write_reached)
 {
 	struct uf_sim_model m;
 
-	model_open(&m, "hdd,size=16g,alloc=stream");
+	sim_model_open(&m, "hdd,size=16g,alloc=stream");
 	cr_assert(uf_sim_model_hole(&m, UF_IO_READ, 0, PG));
 	uf_sim_model_schedule(&m, UF_IO_WRITE, 4 * PG, PG, 0);
 	cr_assert(uf_sim_model_hole(&m, UF_IO_READ, 0, 4 * PG));
@@ -120,38 +113,13 @@ Test(sim_alloc, holes_are_reads_no_write_reached)
 	cr_assert(uf_sim_model_hole(&m, UF_IO_READ, 5 * PG, PG));
 	cr_assert(!uf_sim_model_hole(&m, UF_IO_WRITE, 0, PG));
 	uf_sim_model_exit(&m);
-	model_open(&m, "hdd,size=16g");
+	sim_model_open(&m, "hdd,size=16g");
 	cr_assert(!uf_sim_model_hole(&m, UF_IO_READ, 0, PG));
 	uf_sim_model_exit(&m);
 }
 
 /* ------------------------------------------------------------------ */
 /* Through the engine                                                  */
-
-static struct uf_sim *t_sim;
-static struct uf_bdev *t_bdev;
-
-static void dev_fini(void)
-{
-	if (t_bdev)
-		uf_bdev_close(t_bdev);
-	t_bdev = NULL;
-	if (t_sim)
-		uf_sim_destroy(t_sim);
-	t_sim = NULL;
-}
-
-static void dev_make(const char *spec)
-{
-	struct uf_bdev_config cfg;
-	int ret = uf_sim_create("t-simdisk", spec, &t_sim);
-
-	cr_assert_eq(ret, 0, "create %s: %s", spec, strerror(-ret));
-	uf_bdev_config_init(&cfg);
-	cfg.engine = "sim";
-	ret = uf_bdev_open("t-simdisk", &cfg, &t_bdev);
-	cr_assert_eq(ret, 0, "open: %s", strerror(-ret));
-}
 
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t order_cond = PTHREAD_COND_INITIALIZER;
@@ -167,7 +135,7 @@ static void order_end(struct uf_io_req *req, int res)
 	pthread_mutex_unlock(&order_lock);
 }
 
-Test(sim_alloc, hole_read_goes_ahead_of_the_queue, .fini = dev_fini)
+Test(sim_alloc, hole_read_goes_ahead_of_the_queue, .fini = sim_dev_fini)
 {
 	static struct uf_io_req rq[9];
 	static struct iovec iov[9];
@@ -178,7 +146,7 @@ Test(sim_alloc, hole_read_goes_ahead_of_the_queue, .fini = dev_fini)
 
 	cr_assert_not_null(buf);
 	memset(buf, 0x5a, 9 * MIB);
-	dev_make("hdd,size=16g,alloc=stream");
+	sim_dev_make("hdd,size=16g,alloc=stream");
 	/* 8 writes of 1 MiB far apart, then a read of a block never written */
 	for (i = 0; i < 9; i++) {
 		iov[i].iov_base = buf + i * MIB;
@@ -221,12 +189,12 @@ Test(sim_wcache, a_write_that_fits_completes_at_the_link_rate)
 	struct uf_sim_model m;
 	uint64_t done, want = (uint64_t)(PG * 1e9 / 300e6) + 1;
 
-	model_open(&m, "hdd,size=1t,wcache_kb=32768");
+	sim_model_open(&m, "hdd,size=1t,wcache_kb=32768");
 	done = uf_sim_model_schedule(&m, UF_IO_WRITE, 500ull << 30, PG, 0);
 	cr_assert_eq(done, want, "%" PRIu64 " ns, want %" PRIu64, done, want);
 	/* without the cache: a seek and a turn first */
 	uf_sim_model_exit(&m);
-	model_open(&m, "hdd,size=1t");
+	sim_model_open(&m, "hdd,size=1t");
 	done = uf_sim_model_schedule(&m, UF_IO_WRITE, 500ull << 30, PG, 0);
 	cr_assert_gt(done, 5000000, "%" PRIu64 " ns", done);
 	uf_sim_model_exit(&m);
@@ -239,8 +207,8 @@ Test(sim_wcache, sptf_destage_beats_arrival_order_on_short_streams)
 	double pos;
 
 	/* 100 streams' 100 KiB pieces in 8 MiB windows (alloc=stream) */
-	model_open(&c, "hdd,size=1t,alloc=stream,wcache_kb=32768");
-	model_open(&n, "hdd,size=1t,alloc=stream");
+	sim_model_open(&c, "hdd,size=1t,alloc=stream,wcache_kb=32768");
+	sim_model_open(&n, "hdd,size=1t,alloc=stream");
 	interleave(&c, 100, 10ull << 30, 100 << 10, 40);
 	tc = uf_sim_model_schedule(&c, UF_IO_FLUSH, 0, 0, 0);
 	tn = interleave(&n, 100, 10ull << 30, 100 << 10, 40);
@@ -261,7 +229,7 @@ Test(sim_wcache, sequential_stream_runs_at_the_media_rate)
 	uint64_t done = 0, i, n = 1000;
 	double r;
 
-	model_open(&m, "hdd,size=16g,bw=180m,wcache_kb=32768");
+	sim_model_open(&m, "hdd,size=16g,bw=180m,wcache_kb=32768");
 	for (i = 0; i < n; i++)
 		done = uf_sim_model_schedule(&m, UF_IO_WRITE, i * MIB, MIB, 0);
 	done = uf_sim_model_schedule(&m, UF_IO_FLUSH, 0, 0, 0);
@@ -275,7 +243,7 @@ Test(sim_wcache, flush_completes_once_the_cache_is_empty)
 	struct uf_sim_model m;
 	uint64_t w = 0, f, i;
 
-	model_open(&m, "hdd,size=1t,wcache_kb=32768");
+	sim_model_open(&m, "hdd,size=1t,wcache_kb=32768");
 	/* 16 scattered MiB: in the cache at the link's rate */
 	for (i = 0; i < 16; i++)
 		w = uf_sim_model_schedule(&m, UF_IO_WRITE, i * (37ull << 30),
@@ -297,7 +265,7 @@ Test(sim_wcache, a_full_cache_holds_the_write_until_destaged)
 	uint64_t done = 0, i, xfer = MIB * 1000000000ull / (180 * MIB);
 
 	/* 20 scattered MiB into 4 MiB: the link could take them in 70 ms */
-	model_open(&m, "hdd,size=1t,wcache_kb=4096");
+	sim_model_open(&m, "hdd,size=1t,wcache_kb=4096");
 	for (i = 0; i < 20; i++) {
 		done = uf_sim_model_schedule(&m, UF_IO_WRITE,
 					     i * (47ull << 30) % m.cfg.size,
