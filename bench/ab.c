@@ -434,18 +434,26 @@ static void sim_dev_name(char *buf, size_t len, unsigned int i)
 	snprintf(buf, len, "ab-sim-%d-%u", (int)getpid(), i);
 }
 
+/* A sim device's spec: the kind's model, then --sim-dev's items. */
+static void sim_dev_spec(char *buf, size_t len, bool hdd, unsigned int seed,
+			 const char *extra)
+{
+	snprintf(buf, len, "%s,size=%s,%s,keep_data=0,seed=%u%s%s",
+		 hdd ? "hdd" : "ssd", AB_SIM_DEV_SIZE,
+		 hdd ? AB_SIM_HDD_MODEL : AB_SIM_SSD_MODEL, seed,
+		 extra ? "," : "", extra ? extra : "");
+}
+
 /* --sim-dev's items on a kind of device, before any run (io/sim.c logs
  * why). */
-static int sim_dev_check(const char *extra, bool ssd)
+static int sim_dev_check(const char *extra, bool hdd)
 {
 	char name[48], spec[512];
 	struct uf_sim *sim;
 	int err;
 
 	sim_dev_name(name, sizeof(name), AB_MAX_DEVS);
-	snprintf(spec, sizeof(spec), "%s,size=%s,%s,keep_data=0,%s",
-		 ssd ? "ssd" : "hdd", AB_SIM_DEV_SIZE,
-		 ssd ? AB_SIM_SSD_MODEL : AB_SIM_HDD_MODEL, extra);
+	sim_dev_spec(spec, sizeof(spec), hdd, 1, extra);
 	err = uf_sim_create(name, spec, &sim);
 	if (err) {
 		bench_err("ab", "--sim-dev %s: %s (spec %s)", extra,
@@ -466,11 +474,8 @@ static int sim_devs_create(const struct ab_case *c, unsigned int rep,
 
 	for (i = 0; i < ab_case_devs(c); i++) {
 		sim_dev_name(name, sizeof(name), i);
-		snprintf(spec, sizeof(spec), "%s,size=%s,%s,keep_data=0,seed=%u%s%s",
-			 c->dev == AB_DEV_HDD ? "hdd" : "ssd", AB_SIM_DEV_SIZE,
-			 c->dev == AB_DEV_HDD ? AB_SIM_HDD_MODEL :
-			 AB_SIM_SSD_MODEL, 1 + rep * AB_MAX_DEVS + i,
-			 extra ? "," : "", extra ? extra : "");
+		sim_dev_spec(spec, sizeof(spec), c->dev == AB_DEV_HDD,
+			     1 + rep * AB_MAX_DEVS + i, extra);
 		err = uf_sim_create(name, spec, &sims[i]);
 		if (err) {
 			snprintf(why, len, "uf_sim_create(%s, %s): %s", name,
@@ -1832,6 +1837,17 @@ static int add_case(struct ab_bench *b, const char *name)
 	return 0;
 }
 
+/* Some case of the run is on this kind of device. */
+static bool ab_has_dev(const struct ab_bench *b, enum ab_dev dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++)
+		if (b->ci[i].c.dev == dev)
+			return true;
+	return false;
+}
+
 /*
  * --dev: enough devices for every case (a JBOD-<n>HDD case needs n), none
  * twice; said before any device is opened or made.
@@ -1844,8 +1860,9 @@ static int ab_devs_check(const struct ab_bench *b)
 		bench_err("ab", "--sim-dev: only sim: cases run on modelled devices");
 		return -EINVAL;
 	}
-	for (i = 0; b->o.sim_dev && i < b->nr; i++)
-		if (sim_dev_check(b->o.sim_dev, b->ci[i].c.dev != AB_DEV_HDD))
+	for (i = 0; b->o.sim_dev && i < 2; i++)
+		if (ab_has_dev(b, i ? AB_DEV_HDD : AB_DEV_SSD) &&
+		    sim_dev_check(b->o.sim_dev, i))
 			return -EINVAL;
 	if (!b->o.devs.n)
 		return 0;

@@ -499,10 +499,28 @@ static void blks_mark(struct uf_sim_model *m, uint64_t off, uint64_t len)
 	}
 }
 
+/*
+ * The bytes from off (before end) that lie together on the media: to the
+ * end of off's window under alloc=stream, else all of them.
+ */
+static uint64_t place_run(const struct uf_sim_model *m, uint64_t off,
+			  uint64_t end)
+{
+	uint64_t n = SIM_WIN - off % SIM_WIN;
+
+	return !m->cfg.alloc_stream || n > end - off ? end - off : n;
+}
+
+/* One revolution of the platter. */
+static uint64_t rev_ns(const struct uf_sim_model *m)
+{
+	return 60 * SIM_NS_S / m->cfg.rpm;
+}
+
 /* One physically contiguous run on an hdd: its seek, rotation, transfer. */
 static uint64_t hdd_run(struct uf_sim_model *m, uint64_t phys, uint64_t len)
 {
-	uint64_t rev = 60 * SIM_NS_S / m->cfg.rpm, t = 0, d;
+	uint64_t rev = rev_ns(m), t = 0, d;
 
 	if (phys != m->head) {
 		d = phys > m->head ? phys - m->head : m->head - phys;
@@ -525,9 +543,7 @@ static uint64_t hdd_cost(struct uf_sim_model *m, enum uf_io_op op,
 	if (!m->cfg.alloc_stream)
 		return hdd_run(m, off, len);
 	while (off < end) {
-		n = SIM_WIN - off % SIM_WIN;
-		if (n > end - off)
-			n = end - off;
+		n = place_run(m, off, end);
 		if (op != UF_IO_READ || !uf_sim_model_hole(m, op, off, n))
 			t += hdd_run(m, uf_sim_model_phys(m, off), n);
 		off += n;
@@ -550,11 +566,6 @@ static void stream_alloc(struct uf_sim_model *m, enum uf_io_op op,
 }
 
 /* ---- wcache: the drive's write cache (io/sim.h, "Write cache") ---- */
-
-static uint64_t rev_ns(const struct uf_sim_model *m)
-{
-	return 60 * SIM_NS_S / m->cfg.rpm;
-}
 
 /*
  * From the head at instant t to phys: the seek, then the platter's turn
@@ -697,9 +708,7 @@ static uint64_t wc_media(struct uf_sim_model *m, enum uf_io_op op,
 	uint64_t end = off + len, n, p;
 
 	while (off < end) {
-		n = m->cfg.alloc_stream ? SIM_WIN - off % SIM_WIN : end - off;
-		if (n > end - off)
-			n = end - off;
+		n = place_run(m, off, end);
 		if (op != UF_IO_READ || !uf_sim_model_hole(m, op, off, n)) {
 			p = uf_sim_model_phys(m, off);
 			t += wc_position(m, p, t) + xfer_ns(m, n);
@@ -739,9 +748,7 @@ static uint64_t wc_write(struct uf_sim_model *m, uint64_t off, uint64_t len,
 	}
 	done = t + cmds + iface_ns(m, len);
 	for (; off < end; off += n) {
-		n = m->cfg.alloc_stream ? SIM_WIN - off % SIM_WIN : end - off;
-		if (n > end - off)
-			n = end - off;
+		n = place_run(m, off, end);
 		if (wc_insert(m, uf_sim_model_phys(m, off), n, done)) {
 			/* no memory for the record: written through */
 			if (m->head_free < done)
