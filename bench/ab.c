@@ -74,15 +74,17 @@ struct ab_run {
 	double written_mb;	/* pages written back during the run */
 	double busy;		/* % of the window the devices were busy */
 	double oom;		/* allocations failed (-ENOMEM) in the window */
+	double pgscan;		/* pages reclaim scanned in the window */
 	/* sim: cases: the run's time on its clock, the wall time, the hash */
 	double virt_s, wall_s;
 	uint64_t trace_hash;
 	/* in the window, all devices: seed 000's decision points
-	 * (uf_dev_stats wb_waits, requeue_io, redirty_tail) */
-	double wb_waits, requeue_io, redirty_tail;
+	 * (uf_dev_stats wb_waits, requeue_io, redirty_tail) and seed 001's
+	 * (bg_bdi_only) */
+	double wb_waits, requeue_io, redirty_tail, bg_bdi_only;
 };
 
-#define NR_METRICS	12
+#define NR_METRICS	13
 
 struct ab_cinfo {
 	struct ab_case c;
@@ -895,7 +897,7 @@ static int world_writers_stop(struct ab_state *s, int err, char *why,
 /* Busy time of the case's devices (the library's io_ticks), ms summed. */
 /* The devices' busy time (ms) and decision counts, summed. */
 struct ab_devsum {
-	double busy_ms, wb_waits, requeue_io, redirty_tail;
+	double busy_ms, wb_waits, requeue_io, redirty_tail, bg_bdi_only;
 };
 
 static void dev_sum(const struct ab_case *c, const struct ab_state *s,
@@ -912,6 +914,7 @@ static void dev_sum(const struct ab_case *c, const struct ab_state *s,
 		d->wb_waits += (double)st.wb_waits;
 		d->requeue_io += (double)st.requeue_io;
 		d->redirty_tail += (double)st.redirty_tail;
+		d->bg_bdi_only += (double)st.bg_bdi_only;
 	}
 }
 
@@ -930,10 +933,12 @@ static int ab_measure(struct ab_bench *b, const struct ab_case *c,
 	r->wb_waits = d1.wb_waits - d0.wb_waits;
 	r->requeue_io = d1.requeue_io - d0.requeue_io;
 	r->redirty_tail = d1.redirty_tail - d0.redirty_tail;
+	r->bg_bdi_only = d1.bg_bdi_only - d0.bg_bdi_only;
 	r->mbs = writers_bytes(s) / 1e6 / secs;
 	uf_cache_stats(s->cache, &c1);
 	r->written_mb = (double)(c1.nr_written - c0.nr_written) * 4096 / 1e6;
 	r->oom = (double)(c1.nr_oom - c0.nr_oom);
+	r->pgscan = (double)(c1.nr_scanned - c0.nr_scanned);
 	r->flusher_cpu = 0;
 	bench_for_each_thread(flusher_cpu_fn, &r->flusher_cpu);
 	return 0;
@@ -1238,7 +1243,7 @@ static int kern_once(struct ab_bench *b, unsigned int ci, struct ab_run *r,
 	r->dev_writes = counted ? (double)(i1 - i0) : NAN;
 	r->dev_write_kb = counted && i1 > i0 ?
 			  (double)(s1 - s0) / 2 / (i1 - i0) : NAN;
-	r->flusher_cpu = r->written_mb = r->busy = r->oom = NAN;
+	r->flusher_cpu = r->written_mb = r->busy = r->oom = r->pgscan = NAN;
 	free(s->w);
 	free(s);
 	return err;
@@ -1279,8 +1284,9 @@ static int ab_run_one(void *priv, unsigned int k, unsigned int rep)
 			r.virt_s, r.trace_hash ? "virtual" : "(real clock)",
 			r.wall_s, (unsigned long long)r.trace_hash);
 	if (info->c.sim)
-		fprintf(stderr, "; waits %.0f, requeue_io %.0f, redirty_tail %.0f",
-			r.wb_waits, r.requeue_io, r.redirty_tail);
+		fprintf(stderr, "; waits %.0f, requeue_io %.0f, redirty_tail %.0f, bdi-only bg %.0f",
+			r.wb_waits, r.requeue_io, r.redirty_tail,
+			r.bg_bdi_only);
 	fputc('\n', stderr);
 	return 0;
 }
@@ -1388,7 +1394,7 @@ static void ab_row(struct bench_table *t, const void *priv, unsigned int i)
 static const char *const detail_cols[] = {
 	"case", "side", ">fsync p50", ">fsync p99", ">pause p50", ">pause p99",
 	">pause max", ">flusher s", ">dev writes", ">mean KB", ">written MB",
-	">busy%", ">oom",
+	">busy%", ">oom", ">pgscan",
 };
 
 static void detail_cell(struct bench_table *t, int row, unsigned int col,
@@ -1408,7 +1414,7 @@ static void detail_cell(struct bench_table *t, int row, unsigned int col,
 
 static const char *const sim_cols[] = {
 	"case", "side", ">virtual s", ">wall s", "trace hash (rep 1)",
-	">waits", ">requeue_io", ">redirty_tail",
+	">waits", ">requeue_io", ">redirty_tail", ">bdi-only bg",
 };
 
 /* The sim table's decision counts, medians of the reps. */
@@ -1419,10 +1425,11 @@ static void sim_count_cells(struct bench_table *t, int row,
 		offsetof(struct ab_run, wb_waits),
 		offsetof(struct ab_run, requeue_io),
 		offsetof(struct ab_run, redirty_tail),
+		offsetof(struct ab_run, bg_bdi_only),
 	};
 	unsigned int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < sizeof(offs) / sizeof(offs[0]); k++)
 		detail_cell(t, row, 5 + k, ci, side, offs[k], "%.0f");
 }
 
@@ -1535,7 +1542,10 @@ static void ab_sim_notes(const struct ab_bench *b)
 	bench_table_print(t, stdout);
 	printf("\nwaits: wb_writeback's no-progress waits (writeback_wait); requeue_io,\n"
 	       "redirty_tail: the flusher's moves of an inode to b_more_io and to b_dirty\n"
-	       "(seed 000's decision points), in the window.\n");
+	       "(seed 000's decision points); bdi-only bg: over_bground_thresh() calls\n"
+	       "where a device's own background test was over and the global one not\n"
+	       "(seed 001's decision point: bgthresh=bdi goes on there, global stops;\n"
+	       "counted under both), in the window.\n");
 	printf("\nwall time of the whole run: %.1f s\n",
 	       (uf_now_ns() - b->wall0) / 1e9);
 	free(t);
@@ -1557,10 +1567,11 @@ static void ab_notes(const void *priv)
 		offsetof(struct ab_run, written_mb),
 		offsetof(struct ab_run, busy),
 		offsetof(struct ab_run, oom),
+		offsetof(struct ab_run, pgscan),
 	};
 	static const char *const fmts[] = {
 		"%.2f", "%.2f", "%.3f", "%.2f", "%.1f", "%.2f", "%.0f",
-		"%.0f", "%.0f", "%.0f", "%.0f",
+		"%.0f", "%.0f", "%.0f", "%.0f", "%.0f",
 	};
 	const struct ab_bench *b = priv;
 	struct bench_table *t = calloc(1, sizeof(*t));
@@ -1591,7 +1602,9 @@ static void ab_notes(const void *priv)
 	       "completed, the closing writeback included (a file: those uflush\n"
 	       "completed, counted after a uf_sync); written: pages written back\n"
 	       "during the timed window; busy%%: of the window, the devices' io_ticks;\n"
-	       "oom: allocations that failed with -ENOMEM (a memcg= domain's OOM).\n");
+	       "oom: allocations that failed with -ENOMEM (a memcg= domain's OOM);\n"
+	       "pgscan: pages reclaim scanned in the window (uf_cache_stats nr_scanned,\n"
+	       "the kernel's pgscan).\n");
 	if (b->sim)
 		ab_sim_notes(b);
 	if (b->sides == AB_SIDES)
@@ -1654,7 +1667,7 @@ static const char *const metric_names[NR_METRICS] = {
 	"mb_per_sec", "fsync_p50_ms", "fsync_p99_ms", "pause_p50_ms",
 	"pause_p99_ms", "pause_max_ms", "flusher_cpu_s", "dev_writes",
 	"dev_write_mean_kb", "written_mb", "dev_busy_percent",
-	"alloc_failures",
+	"alloc_failures", "pages_scanned",
 };
 
 static const char *const cmp_keys[] = {
@@ -1732,6 +1745,9 @@ static void ab_json_case(struct bench_json *j, const void *priv,
 			gather(ci, side, offsetof(struct ab_run, redirty_tail),
 			       &s);
 			bench_json_samples(j, "redirty_tail", &s);
+			gather(ci, side, offsetof(struct ab_run, bg_bdi_only),
+			       &s);
+			bench_json_samples(j, "bg_bdi_only", &s);
 		}
 		bench_json_end(j);
 	}

@@ -447,6 +447,12 @@ struct uf_dev_stats {
 	unsigned long wb_waits;
 	unsigned long requeue_io;
 	unsigned long redirty_tail;
+	/* seed 001's decision point: over_bground_thresh() calls where the
+	 * device's own background test (reclaimable pages over its share of
+	 * background_thresh) was over and the global one was not; counted
+	 * under bgthresh=global as well, where the answer is no, so that an
+	 * A/B run shows how often the two variants decide differently */
+	unsigned long bg_bdi_only;
 	/* the device's I/O, as /proc/diskstats counts it (issue 13) */
 	uint64_t size_bytes;		/* the device's size */
 	uint64_t io_ticks_ms;		/* busy: >= 1 request in flight */
@@ -702,7 +708,8 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  * operation (ns_per_page_op, 100: a lookup, an insert, and three for a
  * page written back plus one at its completion), per request submitted
  * (ns_per_request, 10000), per inode visited by writeback (ns_per_inode,
- * 10000); DESIGN.md gives how they were measured.  So a task that loops
+ * 10000), per page reclaim scans off an LRU list (ns_per_page_scan,
+ * 0 until calibrated); DESIGN.md gives how they were measured.  So a task that loops
  * without sleeping burns virtual CPU: the clock moves, timers fire, and
  * res->cpu_ns shows it.  A task that has run a tick (1e9 / HZ ns) gives
  * way at the engine's next preemption point (cond_resched(), schedule()
@@ -725,7 +732,7 @@ struct uf_sim_opts {
 	uint64_t max_ns;	/* virtual-time limit of the run; 0: none */
 	/* CPU cost model overrides, ns of virtual time; 0 = the defaults */
 	uint64_t ns_per_page_copy, ns_per_page_op, ns_per_request,
-		 ns_per_inode;
+		 ns_per_inode, ns_per_page_scan;
 };
 
 struct uf_sim_result {

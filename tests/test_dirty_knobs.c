@@ -94,15 +94,26 @@ static unsigned long two_devices(const char *spec, unsigned long bg)
 	return two_devices_idle(spec, bg, false);
 }
 
+/* uf_dev_stats' bg_bdi_only of @dev */
+static unsigned long bdi_only(struct uf_dev *dev)
+{
+	struct uf_dev_stats st;
+
+	cr_assert_eq(uf_dev_stats(dev, &st), 0);
+	return st.bg_bdi_only;
+}
+
 /*
  * BG-2/BG-3: with the global count at or under background_thresh, a
  * device is over exactly when its reclaimable pages are strictly over
  * its share; the other device, under its own, is not.  bgthresh=global
- * sees neither.
+ * sees neither.  Both count the one answer the device's test alone
+ * decides (uf_dev_stats bg_bdi_only), whatever the answer.
  */
 static void bg_strict_case(const char *spec, bool per_bdi)
 {
 	unsigned long share = two_devices(spec, 200);
+	unsigned long n0, n2;
 	struct tf *a;
 
 	cr_assert(share >= 80 && share <= 120,
@@ -112,16 +123,27 @@ static void bg_strict_case(const char *spec, bool per_bdi)
 	tf_dirty(a, 0, share, 1);
 	cr_assert_eq(reclaimable(fx.bdi), share);
 	cr_assert_leq(global_page_state(uf_cache_obj(fx.cache), NR_FILE_DIRTY), 200);
+	n0 = bdi_only(fx.dev);
+	n2 = bdi_only(d2.dev);
 	cr_assert(!over_bground_thresh(fx.bdi),
 		  "%s: A at its share (%lu pages) is not over (strict >)",
 		  spec, share);
+	cr_assert_eq(bdi_only(fx.dev), n0, "%s: counted at the share", spec);
 	tf_dirty(a, share, 1, 1);
 	cr_assert_leq(global_page_state(uf_cache_obj(fx.cache), NR_FILE_DIRTY), 200,
 		      "the global test alone must say no");
 	cr_assert_eq(over_bground_thresh(fx.bdi), per_bdi,
 		     "%s: A one page over its share of %lu", spec, share);
+	cr_assert_eq(bdi_only(fx.dev), n0 + 1,
+		     "%s: one page over, counted once", spec);
 	cr_assert(!over_bground_thresh(d2.bdi), "%s: B (10 pages) is over",
 		  spec);
+	cr_assert_eq(bdi_only(d2.dev), n2, "%s: B counted", spec);
+	/* over the global threshold the device's test is not asked */
+	tf_dirty(a, share + 1, 200 - share, 1);
+	cr_assert(over_bground_thresh(fx.bdi));
+	cr_assert_eq(bdi_only(fx.dev), n0 + 1, "%s: counted over global",
+		     spec);
 }
 
 FX_TEST(dirty_knobs, bgthresh_bdi_strictly_over_the_share, 60,

@@ -70,6 +70,7 @@ static const uint64_t sim_cost_default[UF_SIM_NR_COSTS] = {
 	[UF_SIM_COST_PAGE_OP] = 100,
 	[UF_SIM_COST_REQUEST] = 10000,
 	[UF_SIM_COST_INODE] = 10000,
+	[UF_SIM_COST_PAGE_SCAN] = 0,
 };
 
 enum sim_block {
@@ -1026,7 +1027,7 @@ static void world_reset(const struct uf_sim_opts *o)
 	unsigned int i;
 	const uint64_t *over[UF_SIM_NR_COSTS] = {
 		&o->ns_per_page_copy, &o->ns_per_page_op, &o->ns_per_request,
-		&o->ns_per_inode,
+		&o->ns_per_inode, &o->ns_per_page_scan,
 	};
 
 	W.ended = false;

@@ -146,6 +146,7 @@ enum uf_sim_cost {
 	UF_SIM_COST_PAGE_OP,		/* a page-cache lookup/insert/state op */
 	UF_SIM_COST_REQUEST,		/* a request submitted */
 	UF_SIM_COST_INODE,		/* an inode visited by writeback */
+	UF_SIM_COST_PAGE_SCAN,		/* a page reclaim scanned */
 	UF_SIM_NR_COSTS,
 };
 

@@ -199,6 +199,8 @@ void bdi_fill_stats(struct backing_dev_info *bdi, struct uf_dev_stats *st)
 							__ATOMIC_RELAXED);
 	st->redirty_tail = (unsigned long)__atomic_load_n(
 		&bdi->nr_redirty_tail, __ATOMIC_RELAXED);
+	st->bg_bdi_only = (unsigned long)__atomic_load_n(
+		&bdi->nr_bg_bdi_only, __ATOMIC_RELAXED);
 }
 
 /* ---- congestion (3.2 mm/backing-dev.c, block/blk-core.c) ---- */

@@ -118,6 +118,11 @@ struct backing_dev_info {
 	long nr_wb_wait;		/* writeback_wait: no-progress waits */
 	long nr_requeue_io;		/* requeue_io() calls */
 	long nr_redirty_tail;		/* redirty_tail() calls */
+	/* seed 001's decision point: over_bground_thresh() answers where
+	 * the device's own test is over and the global one is not, counted
+	 * under bgthresh=global too (where it says no): the decisions the
+	 * two variants take differently */
+	long nr_bg_bdi_only;
 	wait_queue_head_t wb_waitq;	/* wb_wait_for_completion-style */
 };
 

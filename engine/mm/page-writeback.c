@@ -704,6 +704,30 @@ int bdi_set_strict_limit(struct backing_dev_info *bdi,
 	return 0;
 }
 
+/* The device's own background test (seed 001, S001:L58-102). */
+static bool bdi_over_bground_thresh(struct backing_dev_info *bdi,
+				    unsigned long background_thresh,
+				    unsigned long dirty_thresh)
+{
+	struct uf_cache *c = bdi->cache;
+
+	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
+		/* 6.18 wb_bg_dirty_limits(): __wb_calc_thresh of bg_thresh,
+		 * floored against the dirty (not writeback) pages */
+		struct dirty_throttle_control dtc = {
+			.wb = bdi,
+			.dirty = global_page_state(c, NR_FILE_DIRTY),
+			.thresh = dirty_thresh,
+			.bg_thresh = background_thresh,
+		};
+
+		return bdi_stat(bdi, BDI_RECLAIMABLE) >
+		       __wb_calc_thresh(&dtc, background_thresh);
+	}
+	return bdi_stat(bdi, BDI_RECLAIMABLE) >
+	       bdi_dirty_limit(bdi, background_thresh);
+}
+
 /**
  * over_bground_thresh - should background writeback (start or) go on?
  * @bdi: the device whose flusher asks
@@ -727,23 +751,13 @@ bool over_bground_thresh(struct backing_dev_info *bdi)
 	    global_page_state(c, NR_UNSTABLE_NFS) > background_thresh)
 		return true;
 
-	if (!POLICY_KNOB(c, bgthresh_bdi))
+	/* the device's test is asked under both variants, so that the A/B
+	 * tool can count where they part (nr_bg_bdi_only); reading the
+	 * shares has no effect on them */
+	if (!bdi_over_bground_thresh(bdi, background_thresh, dirty_thresh))
 		return false;
-	if (cache_bdp_is(c, balance_dirty_pages_ratelimited_mainline)) {
-		/* 6.18 wb_bg_dirty_limits(): __wb_calc_thresh of bg_thresh,
-		 * floored against the dirty (not writeback) pages */
-		struct dirty_throttle_control dtc = {
-			.wb = bdi,
-			.dirty = global_page_state(c, NR_FILE_DIRTY),
-			.thresh = dirty_thresh,
-			.bg_thresh = background_thresh,
-		};
-
-		return bdi_stat(bdi, BDI_RECLAIMABLE) >
-		       __wb_calc_thresh(&dtc, background_thresh);
-	}
-	return bdi_stat(bdi, BDI_RECLAIMABLE) >
-	       bdi_dirty_limit(bdi, background_thresh);
+	__atomic_add_fetch(&bdi->nr_bg_bdi_only, 1, __ATOMIC_RELAXED);
+	return POLICY_KNOB(c, bgthresh_bdi);
 }
 
 /* ------------------------------------------------------------------ */

@@ -40,6 +40,7 @@
 #include "kernel/kthread.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/sim.h"
 #include "policies/policy.h"
 #include "trace/events/vmscan.h"
 #include "uflush.h"
@@ -464,6 +465,8 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 			   __ATOMIC_RELAXED);
 	spin_unlock(&pool->lru_lock);
 	trace_mm_vmscan_lru_isolate(c, nr_to_scan, nr_scanned, rb.nr_taken);
+	/* a world's CPU model: isolating and sorting each page scanned */
+	uf_sim_charge(UF_SIM_COST_PAGE_SCAN, nr_scanned);
 	if (v3x)	/* 6.18: counted per folio in shrink_folio_list */
 		sc->nr_scanned += nr_scanned;
 	rstat_add(&pool->rstat.nr_scanned, nr_scanned);
@@ -515,6 +518,7 @@ static void shrink_active_list(struct uf_cache *c, unsigned long nr_to_scan,
 		lru_count_mod(pool, false, 1);
 	}
 	spin_unlock(&pool->lru_lock);
+	uf_sim_charge(UF_SIM_COST_PAGE_SCAN, scan);	/* a world's CPU model */
 	/* 6.18's shrink_active_list leaves sc->nr_scanned alone */
 	if (reclaim_is_3x(c))
 		sc->nr_scanned += scan;
