@@ -60,6 +60,7 @@ struct ab_opts {
 	bool kernel;
 	bool sim;
 	const char *sim_dev;		/* items after every sim device's spec */
+	const char *sim_cpu;		/* the worlds' CPU cost overrides */
 	const char *job;
 };
 
@@ -147,6 +148,9 @@ static const struct bench_opt ab_opt_table[] = {
 	BENCH_STR("sim-dev", "ITEMS", &ab_o.sim_dev,
 		  "key=value items appended to every sim device's spec (io/sim.h),\n"
 		  "e.g. alloc=none or rpm=10000"),
+	BENCH_STR("sim-cpu", "ITEMS", &ab_o.sim_cpu,
+		  "the worlds' CPU cost model, ns: page_copy, page_op, request,\n"
+		  "inode, page_scan (uf_sim_opts), e.g. page_scan=30"),
 	BENCH_FLAG("list", &ab_o.list, "list the built-in matrices and exit"),
 	BENCH_STR("job", "FILE", &ab_o.job,
 		  "read devices, cases, options and the two policies from an\n"
@@ -399,15 +403,67 @@ struct ab_world_res {
 	uint64_t trace_hash;		/* 0: no world (the real clock) */
 };
 
+/* --sim-cpu's keys, in uf_sim_opts' order */
+static const char *const sim_cpu_keys[] = {
+	"page_copy", "page_op", "request", "inode", "page_scan",
+};
+
+static uint64_t *sim_cpu_field(struct uf_sim_opts *o, unsigned int k)
+{
+	uint64_t *const f[] = {
+		&o->ns_per_page_copy, &o->ns_per_page_op, &o->ns_per_request,
+		&o->ns_per_inode, &o->ns_per_page_scan,
+	};
+
+	return f[k];
+}
+
+/* --sim-cpu ITEMS (key=ns,...) into *o; -EINVAL, said, if one is bad. */
+static int sim_cpu_parse(const char *items, struct uf_sim_opts *o)
+{
+	char buf[256], *save = NULL, *it, *eq, *end;
+	unsigned long long ns;
+	unsigned int k;
+
+	if (!items)
+		return 0;
+	if (snprintf(buf, sizeof(buf), "%s", items) >= (int)sizeof(buf))
+		goto bad;
+	for (it = strtok_r(buf, ",", &save); it;
+	     it = strtok_r(NULL, ",", &save)) {
+		eq = strchr(it, '=');
+		if (!eq)
+			goto bad;
+		*eq = 0;
+		errno = 0;
+		ns = strtoull(eq + 1, &end, 10);
+		if (errno || end == eq + 1 || *end || !ns || eq[1] == '-')
+			goto bad;
+		for (k = 0; k < (sizeof(sim_cpu_keys) / sizeof(sim_cpu_keys[0])); k++)
+			if (!strcmp(it, sim_cpu_keys[k]))
+				break;
+		if (k == (sizeof(sim_cpu_keys) / sizeof(sim_cpu_keys[0])))
+			goto bad;
+		*sim_cpu_field(o, k) = ns;
+	}
+	return 0;
+bad:
+	bench_err("ab", "--sim-cpu %s: want key=ns[,key=ns...], ns > 0, keys "
+		  "page_copy, page_op, request, inode, page_scan", items);
+	return -EINVAL;
+}
+
 /* Run fn(arg) as the first task of a world seeded with seed. */
-static int world_run(uint64_t seed, int (*fn)(void *), void *arg,
-		     struct ab_world_res *res)
+static int world_run(uint64_t seed, const char *sim_cpu,
+		     int (*fn)(void *), void *arg, struct ab_world_res *res)
 {
 	struct uf_sim_opts o = { .seed = seed };
 	struct uf_sim_result r;
 	uint64_t t0 = uf_now_ns();
 	int ret;
 
+	if (sim_cpu_parse(sim_cpu, &o))
+		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	ret = uf_sim_run(&o, fn, arg, &r);
 	res->wall_ns = uf_now_ns() - t0;
@@ -1033,7 +1089,7 @@ static int ab_sim_body(struct ab_body *x, unsigned int rep)
 	err = sim_devs_create(c, rep, x->b->o.sim_dev, x->s->sims, x->why,
 			      x->len);
 	if (!err)
-		err = world_run(rep + 1, ab_body_fn, x, &res);
+		err = world_run(rep + 1, x->b->o.sim_cpu, ab_body_fn, x, &res);
 	/* the devices' own counts: the closing writeback included */
 	sim_devs_counters(x->s->sims, ab_case_devs(c), &x->i1, &x->s1);
 	sim_devs_destroy(x->s->sims, ab_case_devs(c));
@@ -1537,8 +1593,9 @@ static void ab_sim_notes(const struct ab_bench *b)
 				bench_table_set(t, row, 4, "-");
 			sim_count_cells(t, row, ci, side);
 		}
-	printf("\nsim: modelled devices (%s); clock: %s.  Per case and side, medians:\n\n",
-	       b->t[0].desc, ab_world_clock());
+	printf("\nsim: modelled devices (%s); clock: %s; CPU costs: %s.  Per case and side, medians:\n\n",
+	       b->t[0].desc, ab_world_clock(),
+	       b->o.sim_cpu ? b->o.sim_cpu : "the model's (uf_sim_opts)");
 	bench_table_print(t, stdout);
 	printf("\nwaits: wb_writeback's no-progress waits (writeback_wait); requeue_io,\n"
 	       "redirty_tail: the flusher's moves of an inode to b_more_io and to b_dirty\n"
@@ -1628,6 +1685,7 @@ static void ab_json_config(struct bench_json *j, const void *priv)
 		bench_json_str(j, "sim_ssd_model", AB_SIM_SSD_MODEL);
 		bench_json_str(j, "sim_dev_extra",
 			       b->o.sim_dev ? b->o.sim_dev : "");
+		bench_json_str(j, "sim_cpu", b->o.sim_cpu ? b->o.sim_cpu : "");
 		bench_json_str(j, "sim_clock", ab_world_clock());
 		bench_json_num(j, "wall_s", (uf_now_ns() - b->wall0) / 1e9);
 	}
@@ -1872,10 +1930,18 @@ static int ab_devs_check(const struct ab_bench *b)
 {
 	unsigned int i;
 
+	struct uf_sim_opts o = { 0 };
+
 	if (b->o.sim_dev && !b->sim) {
 		bench_err("ab", "--sim-dev: only sim: cases run on modelled devices");
 		return -EINVAL;
 	}
+	if (b->o.sim_cpu && !b->sim) {
+		bench_err("ab", "--sim-cpu: only sim: cases run in worlds");
+		return -EINVAL;
+	}
+	if (sim_cpu_parse(b->o.sim_cpu, &o))
+		return -EINVAL;
 	for (i = 0; b->o.sim_dev && i < 2; i++)
 		if (ab_has_dev(b, i ? AB_DEV_HDD : AB_DEV_SSD) &&
 		    sim_dev_check(b->o.sim_dev, i))

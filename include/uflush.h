@@ -708,9 +708,10 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  * operation (ns_per_page_op, 100: a lookup, an insert, and three for a
  * page written back plus one at its completion), per request submitted
  * (ns_per_request, 10000), per inode visited by writeback (ns_per_inode,
- * 10000), per page reclaim scans off an LRU list (ns_per_page_scan,
- * 0 until calibrated); DESIGN.md gives how they were measured.  So a task that loops
- * without sleeping burns virtual CPU: the clock moves, timers fire, and
+ * 10000), per page reclaim scans off the inactive list (ns_per_page_scan,
+ * 115: all of reclaim's work for a page it counts in pgscan); DESIGN.md
+ * gives how they were measured.  So a task that loops without sleeping
+ * burns virtual CPU: the clock moves, timers fire, and
  * res->cpu_ns shows it.  A task that has run a tick (1e9 / HZ ns) gives
  * way at the engine's next preemption point (cond_resched(), schedule()
  * while running, a lock break, uf_sim_charge_ns).

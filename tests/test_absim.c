@@ -565,6 +565,48 @@ Test(absim, sim_ab_model_is_the_default_disk, .timeout = 120)
 	cr_assert_neq(h_def, h_bare, "the default disk is not the bare one");
 }
 
+/*
+ * --sim-cpu sets the worlds' cost model: a bad item, or no sim: case, is
+ * refused; reclaim's scan at 1000 ns a page against the model's 115 is
+ * another world in a small memory domain (reclaim scans there), recorded
+ * in the JSON, and its pgscan is reported.
+ */
+Test(absim, sim_cpu_sets_the_cost_model, .timeout = 120)
+{
+	char *bad[] = { "ab", "linux-3.2", "linux-3.2", "--sim-cpu", "scan=3",
+			"sim:hdd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *zero[] = { "ab", "linux-3.2", "linux-3.2", "--sim-cpu",
+			 "page_scan=0", "sim:hdd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *nosim[] = { "ab", "linux-3.2", "linux-3.2", "--sim-cpu",
+			  "page_scan=3", "hdd-1dd-1M-1p-64M-20:10-1s", NULL };
+	char *def[] = { "ab", "linux-3.2", "linux-3.2",
+			"sim:memcg=1600k/ssd-2dd-4k-1p-64M-20:10-1s", "--reps",
+			"1", "--quiet", "--json", "X", NULL };
+	char *cheap[] = { "ab", "linux-3.2", "linux-3.2",
+			  "sim:memcg=1600k/ssd-2dd-4k-1p-64M-20:10-1s", "--reps",
+			  "1", "--sim-cpu", "page_scan=1000", "--quiet", "--json",
+			  "X", NULL };
+	uint64_t h_def, h_cheap;
+	char *s;
+	int rc;
+
+	cr_assert_eq(bench_ab_main(6, bad), 2);
+	cr_assert_eq(bench_ab_main(6, zero), 2);
+	cr_assert_eq(bench_ab_main(6, nosim), 2);
+	s = ab_json(def, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(s, "\"sim_cpu\": \"\""), "%s", s);
+	cr_assert_gt(nth_metric(s, "pages_scanned", 0), 0, "no scan: %s", s);
+	h_def = first_hash(s);
+	free(s);
+	s = ab_json(cheap, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(s, "\"sim_cpu\": \"page_scan=1000\""), "%s", s);
+	h_cheap = first_hash(s);
+	free(s);
+	cr_assert_neq(h_def, h_cheap, "the scan's price changed nothing");
+}
+
 /* ------------------------------------------------------------------ */
 /* Seed 000's decision points: writers that reach them                 */
 

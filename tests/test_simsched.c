@@ -548,6 +548,79 @@ Test(simsched_engine, sync_in_a_world, .timeout = 120)
 }
 
 /*
+ * Reclaim's scanning is CPU work of the world: a writer streaming 16 MiB
+ * through a 4 MiB cache makes reclaim scan, and each page scanned costs
+ * ns_per_page_scan of virtual CPU (uf_sim_opts), so a dear scan shows in
+ * cpu_ns by at least its count times the price.
+ */
+struct scan_case {
+	unsigned long scanned;	/* uf_cache_stats nr_scanned at the end */
+};
+
+static int scan_main(void *arg)
+{
+	struct uf_dev_config dcfg = { .engine = "sim" };
+	struct scan_case *sc = arg;
+	struct uf_cache_config cfg;
+	struct uf_cache_stats cs;
+	static char buf[256 << 10];
+	struct uf_cache *c;
+	struct uf_dev *d;
+	struct uf_file *f;
+	struct uf_sim *sim;
+	unsigned int i;
+
+	if (uf_sim_create("ss-scan", "ssd,size=256m,keep_data=0", &sim))
+		return -1;
+	uf_cache_config_init(&cfg);
+	cfg.nr_pages = 1024;
+	if (uf_cache_open(&cfg, &c))
+		return -2;
+	if (uf_dev_open(c, "ss-scan", &dcfg, &d) ||
+	    uf_file_open(d, 1, 0, 64 << 20, NULL, NULL, &f))
+		return -3;
+	memset(buf, 0x3c, sizeof(buf));
+	for (i = 0; i < 64; i++)
+		if (uf_pwrite(f, buf, sizeof(buf), (uint64_t)i * sizeof(buf)) !=
+		    (ssize_t)sizeof(buf))
+			return -4;
+	if (uf_cache_stats(c, &cs))
+		return -5;
+	sc->scanned = cs.nr_scanned;
+	if (uf_file_close(f) || uf_dev_close(d) || uf_cache_close(c) ||
+	    uf_sim_destroy(sim))
+		return -6;
+	return 0;
+}
+
+static void scan_world(uint64_t ns_per_scan, struct scan_case *sc,
+		       struct uf_sim_result *r)
+{
+	struct uf_sim_opts o = { .seed = 5, .ns_per_page_scan = ns_per_scan };
+
+	cr_assert_eq(uf_sim_run(&o, scan_main, sc, r), 0);
+	cr_assert_eq(r->main_ret, 0, "main_fn: %d", r->main_ret);
+}
+
+Test(simsched_engine, reclaim_scanning_costs_virtual_cpu, .timeout = 60)
+{
+	const uint64_t dear = 100 * 1000;	/* 100 us a page */
+	struct scan_case cheap_c, dear_c;
+	struct uf_sim_result cheap, costly;
+
+	scan_world(1, &cheap_c, &cheap);
+	scan_world(dear, &dear_c, &costly);
+	printf("simsched: 16 MiB through 4 MiB: %lu pages scanned, %.3f s "
+	       "CPU at 1 ns a page; %lu, %.3f s at 100 us\n", cheap_c.scanned,
+	       (double)cheap.cpu_ns / 1e9, dear_c.scanned,
+	       (double)costly.cpu_ns / 1e9);
+	cr_assert_geq(cheap_c.scanned, 4096 - 1024, "reclaim scanned less than it freed");
+	cr_assert_geq(dear_c.scanned, 4096 - 1024, "reclaim scanned less than it freed");
+	cr_assert_geq(costly.cpu_ns, dear * dear_c.scanned);
+	cr_assert_lt(cheap.cpu_ns, dear * dear_c.scanned / 10);
+}
+
+/*
  * A sim device's requests complete at their modelled time on the virtual
  * clock: a 1 MiB write and its fsync on an idle sim HDD take the seek,
  * the rotation, 1 MiB at 180 MiB/s (5.6 ms) and the flush (0.5 ms).

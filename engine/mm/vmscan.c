@@ -307,6 +307,9 @@ static unsigned long shrink_page_list(struct uf_cache *c,
 	while (!list_empty(page_list)) {
 		enum page_references references;
 
+		/* 3.2.41 and 6.18 give way here, page by page: in a world,
+		 * once the scan has used the task's tick */
+		cond_resched();
 		page = lru_to_page(page_list);
 		list_del(&page->lru);
 
@@ -465,7 +468,8 @@ static unsigned long shrink_inactive_list(struct uf_cache *c,
 			   __ATOMIC_RELAXED);
 	spin_unlock(&pool->lru_lock);
 	trace_mm_vmscan_lru_isolate(c, nr_to_scan, nr_scanned, rb.nr_taken);
-	/* a world's CPU model: isolating and sorting each page scanned */
+	/* a world's CPU model: all of reclaim's work per page scanned
+	 * (pgscan), the active list's aging included */
 	uf_sim_charge(UF_SIM_COST_PAGE_SCAN, nr_scanned);
 	if (v3x)	/* 6.18: counted per folio in shrink_folio_list */
 		sc->nr_scanned += nr_scanned;
@@ -518,7 +522,6 @@ static void shrink_active_list(struct uf_cache *c, unsigned long nr_to_scan,
 		lru_count_mod(pool, false, 1);
 	}
 	spin_unlock(&pool->lru_lock);
-	uf_sim_charge(UF_SIM_COST_PAGE_SCAN, scan);	/* a world's CPU model */
 	/* 6.18's shrink_active_list leaves sc->nr_scanned alone */
 	if (reclaim_is_3x(c))
 		sc->nr_scanned += scan;
