@@ -709,7 +709,7 @@ int uf_sim_get_stats(struct uf_sim *sim, struct uf_sim_stats *st);
  * page written back plus one at its completion), per request submitted
  * (ns_per_request, 10000), per inode visited by writeback (ns_per_inode,
  * 10000), per page reclaim scans off the inactive list (ns_per_page_scan,
- * 115: all of reclaim's work for a page it counts in pgscan); DESIGN.md
+ * 75: all of reclaim's work for a page it counts in pgscan); DESIGN.md
  * gives how they were measured.  So a task that loops without sleeping
  * burns virtual CPU: the clock moves, timers fire, and
  * res->cpu_ns shows it.  A task that has run a tick (1e9 / HZ ns) gives

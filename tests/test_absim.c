@@ -567,7 +567,7 @@ Test(absim, sim_ab_model_is_the_default_disk, .timeout = 120)
 
 /*
  * --sim-cpu sets the worlds' cost model: a bad item, or no sim: case, is
- * refused; reclaim's scan at 1000 ns a page against the model's 115 is
+ * refused; reclaim's scan at 1000 ns a page against the model's 75 is
  * another world in a small memory domain (reclaim scans there), recorded
  * in the JSON, and its pgscan is reported.
  */

@@ -70,7 +70,7 @@ static const uint64_t sim_cost_default[UF_SIM_NR_COSTS] = {
 	[UF_SIM_COST_PAGE_OP] = 100,
 	[UF_SIM_COST_REQUEST] = 10000,
 	[UF_SIM_COST_INODE] = 10000,
-	[UF_SIM_COST_PAGE_SCAN] = 115,
+	[UF_SIM_COST_PAGE_SCAN] = 75,
 };
 
 enum sim_block {
