@@ -109,6 +109,7 @@ struct ab_bench {
 	bool sim;			/* every case is a sim: one */
 	const struct ab_matrix *m;	/* --matrix, for the seed's figures */
 	uint64_t wall0;			/* when the first run began */
+	struct uf_sim_opts sim_costs;	/* --sim-cpu's, parsed once; 0: model's */
 	struct bench_case cases[AB_SIDES * AB_MAX_CASES];
 	unsigned int done, total;
 };
@@ -407,6 +408,7 @@ struct ab_world_res {
 static const char *const sim_cpu_keys[] = {
 	"page_copy", "page_op", "request", "inode", "page_scan",
 };
+#define NR_SIM_CPU_KEYS	(sizeof(sim_cpu_keys) / sizeof(sim_cpu_keys[0]))
 
 static uint64_t *sim_cpu_field(struct uf_sim_opts *o, unsigned int k)
 {
@@ -439,31 +441,35 @@ static int sim_cpu_parse(const char *items, struct uf_sim_opts *o)
 		ns = strtoull(eq + 1, &end, 10);
 		if (errno || end == eq + 1 || *end || !ns || eq[1] == '-')
 			goto bad;
-		for (k = 0; k < (sizeof(sim_cpu_keys) / sizeof(sim_cpu_keys[0])); k++)
+		for (k = 0; k < NR_SIM_CPU_KEYS; k++)
 			if (!strcmp(it, sim_cpu_keys[k]))
 				break;
-		if (k == (sizeof(sim_cpu_keys) / sizeof(sim_cpu_keys[0])))
+		if (k == NR_SIM_CPU_KEYS)
 			goto bad;
 		*sim_cpu_field(o, k) = ns;
 	}
 	return 0;
 bad:
-	bench_err("ab", "--sim-cpu %s: want key=ns[,key=ns...], ns > 0, keys "
-		  "page_copy, page_op, request, inode, page_scan", items);
+	buf[0] = 0;
+	for (k = 0; k < NR_SIM_CPU_KEYS; k++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+			 k ? ", " : "", sim_cpu_keys[k]);
+	bench_err("ab", "--sim-cpu %s: want key=ns[,key=ns...], ns > 0, keys %s",
+		  items, buf);
 	return -EINVAL;
 }
 
-/* Run fn(arg) as the first task of a world seeded with seed. */
-static int world_run(uint64_t seed, const char *sim_cpu,
+/* Run fn(arg) as the first task of a world seeded with seed, its CPU
+ * costs those of *costs. */
+static int world_run(uint64_t seed, const struct uf_sim_opts *costs,
 		     int (*fn)(void *), void *arg, struct ab_world_res *res)
 {
-	struct uf_sim_opts o = { .seed = seed };
+	struct uf_sim_opts o = *costs;
 	struct uf_sim_result r;
 	uint64_t t0 = uf_now_ns();
 	int ret;
 
-	if (sim_cpu_parse(sim_cpu, &o))
-		return -EINVAL;
+	o.seed = seed;
 	memset(&r, 0, sizeof(r));
 	ret = uf_sim_run(&o, fn, arg, &r);
 	res->wall_ns = uf_now_ns() - t0;
@@ -1089,7 +1095,7 @@ static int ab_sim_body(struct ab_body *x, unsigned int rep)
 	err = sim_devs_create(c, rep, x->b->o.sim_dev, x->s->sims, x->why,
 			      x->len);
 	if (!err)
-		err = world_run(rep + 1, x->b->o.sim_cpu, ab_body_fn, x, &res);
+		err = world_run(rep + 1, &x->b->sim_costs, ab_body_fn, x, &res);
 	/* the devices' own counts: the closing writeback included */
 	sim_devs_counters(x->s->sims, ab_case_devs(c), &x->i1, &x->s1);
 	sim_devs_destroy(x->s->sims, ab_case_devs(c));
@@ -1924,13 +1930,13 @@ static bool ab_has_dev(const struct ab_bench *b, enum ab_dev dev)
 
 /*
  * --dev: enough devices for every case (a JBOD-<n>HDD case needs n), none
- * twice; said before any device is opened or made.
+ * twice; --sim-dev and --sim-cpu only with sim: cases and well formed
+ * (--sim-cpu parsed here, once, into b->sim_costs); said before any
+ * device is opened or made.
  */
-static int ab_devs_check(const struct ab_bench *b)
+static int ab_devs_check(struct ab_bench *b)
 {
 	unsigned int i;
-
-	struct uf_sim_opts o = { 0 };
 
 	if (b->o.sim_dev && !b->sim) {
 		bench_err("ab", "--sim-dev: only sim: cases run on modelled devices");
@@ -1940,7 +1946,7 @@ static int ab_devs_check(const struct ab_bench *b)
 		bench_err("ab", "--sim-cpu: only sim: cases run in worlds");
 		return -EINVAL;
 	}
-	if (sim_cpu_parse(b->o.sim_cpu, &o))
+	if (sim_cpu_parse(b->o.sim_cpu, &b->sim_costs))
 		return -EINVAL;
 	for (i = 0; b->o.sim_dev && i < 2; i++)
 		if (ab_has_dev(b, i ? AB_DEV_HDD : AB_DEV_SSD) &&
