@@ -5,6 +5,7 @@
  * and the census of held handles that a close consults.
  */
 #include "api/handle.h"
+#include "kernel/sim.h"
 
 static uint64_t pslot_free_head;	/* ABA tag << 32 | index + 1 */
 unsigned int nr_pslot_chunks;	/* pslot_grow_lock */
@@ -121,10 +122,24 @@ static void pslot_cache_drain(void *arg)
 	pc->registered = false;
 }
 
+/* In a world, a task gives its slots back at its end, in its turn
+ * (kernel/sim.c), not when its thread really exits. */
+static void pslot_cache_sim_exit(void)
+{
+	struct pslot_cache *pc = &pslot_cache;
+
+	if (!pc->registered)
+		return;
+	pthread_setspecific(pslot_cache_key, NULL);
+	pslot_cache_drain(pc);
+}
+
 static void pslot_cache_key_init(void)
 {
 	if (pthread_key_create(&pslot_cache_key, pslot_cache_drain))
 		pr_warn("no per-thread page slot caches: pthread_key_create failed");
+	else
+		uf_sim_register_exit(pslot_cache_sim_exit);
 }
 
 /* False if this thread's cache cannot be drained at its exit: unused. */

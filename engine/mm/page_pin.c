@@ -34,6 +34,7 @@
 
 #include "mm/mm.h"
 #include "kernel/printk.h"
+#include "kernel/sim.h"
 
 struct pin_table pin_tables[PIN_TABLES];
 static unsigned int nr_pin_tables;	/* atomic: the scan's bound */
@@ -61,11 +62,28 @@ static void pin_table_release(void *arg)
 	pthread_mutex_unlock(&pin_lock);
 }
 
+/*
+ * In a world, a task's exit is in its turn (kernel/sim.c): the table is
+ * free for the next task then, not when the thread really exits, so that
+ * which table (or none) a later task claims does not depend on real time.
+ */
+static void pin_table_sim_exit(void)
+{
+	struct pin_table *t = my_pin_table;
+
+	if (!t)
+		return;
+	pthread_setspecific(pin_key, NULL);
+	pin_table_release(t);
+}
+
 static void pin_key_init(void)
 {
 	pin_key_ok = !pthread_key_create(&pin_key, pin_table_release);
 	if (!pin_key_ok)
 		pr_warn("no per-thread page pins: pthread_key_create failed");
+	else
+		uf_sim_register_exit(pin_table_sim_exit);
 }
 
 /* Slots of a table not owned that still hold an exited thread's pins. */

@@ -17,7 +17,7 @@
  * "cpus" are threads, which come and go, so every thread's pagevecs are
  * registered: lru_add_drain_all() empties those of one cache (reclaim
  * calls it when a pass freed nothing, the cache at close), and a thread
- * that exits drains its own.  After each batch of rotations the waiters
+ * that exits drains its own (a world's task at its end, in its turn).  After each batch of rotations the waiters
  * of reclaim_wait() are woken (seed 003's reclaim_rotated()).
  *
  * A cache built by hand (tests) has pool.lru_batch false: every move is
@@ -33,6 +33,7 @@
 #include "mm/mm.h"
 #include "mm/pagemap.h"
 #include "mm/vmscan.h"
+#include "kernel/sim.h"
 #include "kernel/wait.h"
 #include "lib/slab.h"
 
@@ -151,9 +152,29 @@ static void pvec_key_destroy(void *p)
 	kfree(pv);
 }
 
+/*
+ * In a world, a task's exit is its end in its turn (kernel/sim.c): left
+ * to the key's destructor, its pages would reach the inactive list at a
+ * moment of real time, between two other tasks' steps, and a later
+ * reclaim pass would find them there or not by chance (a seed replayed
+ * another trace in the second world of a process).  Nothing is left for
+ * the thread's real exit.
+ */
+static void pvec_sim_exit(void)
+{
+	struct lru_pvecs *pv = my_pvecs;
+
+	if (!pv)
+		return;
+	my_pvecs = NULL;
+	pthread_setspecific(pvec_key, NULL);
+	pvec_key_destroy(pv);
+}
+
 static void pvec_key_create(void)
 {
 	BUG_ON(pthread_key_create(&pvec_key, pvec_key_destroy));
+	uf_sim_register_exit(pvec_sim_exit);
 }
 
 /* This thread's pagevecs, locked, emptied first if they hold another
