@@ -3013,8 +3013,8 @@ int test_set_page_writeback(struct page *page)
  * mpage_writepage() set already: their tag moves under one tree_lock and
  * the counts added once, before the request goes to the device.  Until
  * then a page is under writeback but still tagged DIRTY (and TOWRITE):
- * a sync walk finds it, sees PG_writeback and waits, as fdatawait would
- * on its WRITEBACK tag; the flusher moves every tag before its
+ * a sync walk finds it, clean and under writeback, and waits for it
+ * (wait_on_untagged_writeback), as fdatawait would on its WRITEBACK tag; the flusher moves every tag before its
  * writepages returns, so its own mapping_tagged() checks see them moved.
  */
 void test_set_pages_writeback_tags(struct address_space *mapping,
@@ -3673,6 +3673,37 @@ static int redirty_page_for_writepage(struct writeback_control *wbc,
 	return 1;
 }
 
+/*
+ * A page another writer cleaned is skipped by integrity writeback, as in
+ * the kernel, where its write is then in fdatawait's hands: the kernel
+ * tags it WRITEBACK when it sets PG_writeback.  Here a request being filled
+ * sets PG_writeback page by page and moves the tags when it is closed
+ * (mpage_writepage, mpage_flush), so until then the page is still tagged
+ * DIRTY/TOWRITE, which is how this walk found it, and fdatawait's walk of
+ * the WRITEBACK tag would not: wait for its write here (a page tagged
+ * already is left to fdatawait, as in the kernel).  Our own request
+ * goes out first (its pages' waiters may be what the other writer waits
+ * for).  Without this, fsync returned while the flusher was filling a
+ * request of the file (the API fuzzer, 1 run in 300).
+ */
+static void wait_on_untagged_writeback(struct mpage_data *mpd,
+				       struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	int tagged;
+
+	if (!PageWriteback(page))
+		return;
+	spin_lock(&mapping->tree_lock);
+	tagged = radix_tree_tag_get(&mapping->page_tree, page->index,
+				    PAGECACHE_TAG_WRITEBACK);
+	spin_unlock(&mapping->tree_lock);
+	if (tagged)
+		return;		/* fdatawait will find it */
+	mpage_unplug(mpd);
+	wait_on_page_writeback(page);
+}
+
 /* pagevec_release() */
 static void release_pages(struct uf_cache *c, struct page **pages,
 			  unsigned int nr)
@@ -3796,6 +3827,9 @@ retry:
 			 * even for integrity writeback (it is not ours now) */
 			if (page->mapping != mapping || !PageDirty(page)) {
 				unlock_page(page);
+				if (page->mapping == mapping &&
+				    wbc->sync_mode != WB_SYNC_NONE)
+					wait_on_untagged_writeback(mpd, page);
 				continue;
 			}
 
