@@ -3014,8 +3014,9 @@ int test_set_page_writeback(struct page *page)
  * the counts added once, before the request goes to the device.  Until
  * then a page is under writeback but still tagged DIRTY (and TOWRITE):
  * a sync walk finds it, clean and under writeback, and waits for it
- * (wait_on_untagged_writeback), as fdatawait would on its WRITEBACK tag; the flusher moves every tag before its
- * writepages returns, so its own mapping_tagged() checks see them moved.
+ * (wait_on_untagged_writeback), as fdatawait would on its WRITEBACK tag;
+ * the flusher moves every tag before its writepages returns, so its own
+ * mapping_tagged() checks see them moved.
  */
 void test_set_pages_writeback_tags(struct address_space *mapping,
 				   struct page **pages, unsigned int nr)

@@ -17,8 +17,9 @@
  * "cpus" are threads, which come and go, so every thread's pagevecs are
  * registered: lru_add_drain_all() empties those of one cache (reclaim
  * calls it when a pass freed nothing, the cache at close), and a thread
- * that exits drains its own (a world's task at its end, in its turn).  After each batch of rotations the waiters
- * of reclaim_wait() are woken (seed 003's reclaim_rotated()).
+ * that exits drains its own (a world's task at its end, in its turn).
+ * After each batch of rotations the waiters of reclaim_wait() are woken
+ * (seed 003's reclaim_rotated()).
  *
  * A cache built by hand (tests) has pool.lru_batch false: every move is
  * done at once, so a test sees exact list order without drains.
