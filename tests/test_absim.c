@@ -582,11 +582,11 @@ Test(absim, sim_cpu_sets_the_cost_model, .timeout = 120)
 	char *def[] = { "ab", "linux-3.2", "linux-3.2",
 			"sim:memcg=1600k/ssd-2dd-4k-1p-64M-20:10-1s", "--reps",
 			"1", "--quiet", "--json", "X", NULL };
-	char *cheap[] = { "ab", "linux-3.2", "linux-3.2",
+	char *costly[] = { "ab", "linux-3.2", "linux-3.2",
 			  "sim:memcg=1600k/ssd-2dd-4k-1p-64M-20:10-1s", "--reps",
 			  "1", "--sim-cpu", "page_scan=1000", "--quiet", "--json",
 			  "X", NULL };
-	uint64_t h_def, h_cheap;
+	uint64_t h_def, h_costly;
 	char *s;
 	int rc;
 
@@ -599,12 +599,12 @@ Test(absim, sim_cpu_sets_the_cost_model, .timeout = 120)
 	cr_assert_gt(nth_metric(s, "pages_scanned", 0), 0, "no scan: %s", s);
 	h_def = first_hash(s);
 	free(s);
-	s = ab_json(cheap, &rc);
+	s = ab_json(costly, &rc);
 	cr_assert_eq(rc, 0);
 	cr_assert(strstr(s, "\"sim_cpu\": \"page_scan=1000\""), "%s", s);
-	h_cheap = first_hash(s);
+	h_costly = first_hash(s);
 	free(s);
-	cr_assert_neq(h_def, h_cheap, "the scan's price changed nothing");
+	cr_assert_neq(h_def, h_costly, "the scan's price changed nothing");
 }
 
 /* ------------------------------------------------------------------ */

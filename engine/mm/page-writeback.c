@@ -3014,7 +3014,7 @@ int test_set_page_writeback(struct page *page)
  * the counts added once, before the request goes to the device.  Until
  * then a page is under writeback but still tagged DIRTY (and TOWRITE):
  * a sync walk finds it, clean and under writeback, and waits for it
- * (wait_on_untagged_writeback), as fdatawait would on its WRITEBACK tag;
+ * (writeback_untagged), as fdatawait would on its WRITEBACK tag;
  * the flusher moves every tag before its writepages returns, so its own
  * mapping_tagged() checks see them moved.
  */
@@ -3681,28 +3681,24 @@ static int redirty_page_for_writepage(struct writeback_control *wbc,
  * sets PG_writeback page by page and moves the tags when it is closed
  * (mpage_writepage, mpage_flush), so until then the page is still tagged
  * DIRTY/TOWRITE, which is how this walk found it, and fdatawait's walk of
- * the WRITEBACK tag would not: wait for its write here (a page tagged
- * already is left to fdatawait, as in the kernel).  Our own request
- * goes out first (its pages' waiters may be what the other writer waits
- * for).  Without this, fsync returned while the flusher was filling a
- * request of the file (the API fuzzer, 1 run in 300).
+ * the WRITEBACK tag would not: such a page is waited for (a page tagged
+ * already is left to fdatawait, as in the kernel), our own request sent
+ * first, as for a dirty page under writeback.  Without this, fsync
+ * returned while the flusher was filling a request of the file (the API
+ * fuzzer, 1 run in 300).  Page lock held.
  */
-static void wait_on_untagged_writeback(struct mpage_data *mpd,
-				       struct page *page)
+static bool writeback_untagged(struct address_space *mapping,
+			       struct page *page)
 {
-	struct address_space *mapping = page->mapping;
 	int tagged;
 
 	if (!PageWriteback(page))
-		return;
+		return false;
 	spin_lock(&mapping->tree_lock);
 	tagged = radix_tree_tag_get(&mapping->page_tree, page->index,
 				    PAGECACHE_TAG_WRITEBACK);
 	spin_unlock(&mapping->tree_lock);
-	if (tagged)
-		return;		/* fdatawait will find it */
-	mpage_unplug(mpd);
-	wait_on_page_writeback(page);
+	return !tagged;		/* tagged: fdatawait will find it */
 }
 
 /* pagevec_release() */
@@ -3827,10 +3823,17 @@ retry:
 			/* truncated, or written by someone else: skip it,
 			 * even for integrity writeback (it is not ours now) */
 			if (page->mapping != mapping || !PageDirty(page)) {
+				/* decided under the lock: once it is dropped,
+				 * truncate may take the page from @mapping */
+				bool wait = page->mapping == mapping &&
+					    wbc->sync_mode != WB_SYNC_NONE &&
+					    writeback_untagged(mapping, page);
+
 				unlock_page(page);
-				if (page->mapping == mapping &&
-				    wbc->sync_mode != WB_SYNC_NONE)
-					wait_on_untagged_writeback(mpd, page);
+				if (wait) {
+					mpage_unplug(mpd);
+					wait_on_page_writeback(page);
+				}
 				continue;
 			}
 
