@@ -333,11 +333,19 @@ int autoremove_wake_function(struct wait_queue_entry *wq_entry,
 	return ret;
 }
 
+/*
+ * The kernel sets WQ_FLAG_EXCLUSIVE before taking the queue's lock.  An
+ * entry that is still queued (a __lock_page() sleeper preparing again
+ * without having been woken) is then written while a waker of another key
+ * in the same bucket reads its flags in __wake_up_common(): harmless on
+ * the kernel's memory model, a data race in C11.  Here the flag changes
+ * under the lock; the order of entries and wakeups is the kernel's.
+ */
 void add_wait_queue(struct wait_queue_head *wq_head,
 		    struct wait_queue_entry *wq_entry)
 {
-	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
 	spin_lock(&wq_head->lock);
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
 	__add_wait_queue(wq_head, wq_entry);
 	spin_unlock(&wq_head->lock);
 }
@@ -345,8 +353,8 @@ void add_wait_queue(struct wait_queue_head *wq_head,
 void add_wait_queue_exclusive(struct wait_queue_head *wq_head,
 			      struct wait_queue_entry *wq_entry)
 {
-	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
 	spin_lock(&wq_head->lock);
+	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
 	__add_wait_queue_entry_tail(wq_head, wq_entry);
 	spin_unlock(&wq_head->lock);
 }
@@ -373,8 +381,8 @@ void prepare_to_wait(struct wait_queue_head *wq_head,
 void prepare_to_wait_exclusive(struct wait_queue_head *wq_head,
 			       struct wait_queue_entry *wq_entry, int state)
 {
-	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
 	spin_lock(&wq_head->lock);
+	wq_entry->flags |= WQ_FLAG_EXCLUSIVE;
 	if (list_empty(&wq_entry->entry))
 		__add_wait_queue_entry_tail(wq_head, wq_entry);
 	set_current_state(state);

@@ -521,6 +521,7 @@ enum st_result st_open_files(struct st_ctx *ctx,
 /* Main                                                                */
 
 static const struct st_scenario *const tables[] = {
+	st_kernel_scenarios,
 	st_io_scenarios,
 	st_cache_scenarios,
 	st_handle_scenarios,

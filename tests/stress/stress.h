@@ -52,6 +52,7 @@ extern const struct st_scenario st_cache_scenarios[];
 extern const struct st_scenario st_handle_scenarios[];
 extern const struct st_scenario st_alloc_scenarios[];
 extern const struct st_scenario st_page_scenarios[];
+extern const struct st_scenario st_kernel_scenarios[];
 
 /* Set ctx->why and return r, so that `return st_fail(ctx, ...)`. */
 enum st_result st_why(struct st_ctx *ctx, enum st_result r,
